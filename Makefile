@@ -1,0 +1,89 @@
+# The one entry point: CI runs exactly what a developer runs.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.installed
+PROTO_OUT := clients/python
+PG_DIR ?= /tmp/outrider-test-pg
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop
+
+help:
+	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
+	@echo "make test         install and start everything the tests need, then run them all"
+	@echo "make proto        regenerate the Python code from proto/"
+	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
+	@echo "make lint         ruff, mypy, import-linter"
+	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
+	@echo "make docker       build the container image (needs a Docker engine)"
+
+$(STAMP): pyproject.toml clients/python/pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e clients/python -e '.[dev]'
+	touch $@
+
+venv: $(STAMP)
+
+proto/node_modules/.bin/buf: proto/package.json proto/package-lock.json
+	cd proto && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+run: venv
+	$(BIN)/outrider serve --config outrider.example.yaml
+
+proto: venv
+	rm -rf $(PROTO_OUT)/outrider/v1 && mkdir -p $(PROTO_OUT)/outrider/v1
+	cd proto && ../$(PY) -m grpc_tools.protoc -I . \
+	  --python_out=../$(PROTO_OUT) --pyi_out=../$(PROTO_OUT) \
+	  --grpc_python_out=../$(PROTO_OUT) --mypy_grpc_out=../$(PROTO_OUT) \
+	  outrider/v1/*.proto
+	printf '"""Generated from proto/outrider/v1 by `make proto`; do not edit."""\n' > $(PROTO_OUT)/outrider/v1/__init__.py
+
+proto-check: venv proto/node_modules/.bin/buf
+	cd proto && npx --no-install buf lint
+	@if git rev-parse --verify -q main >/dev/null && git cat-file -e main:proto/buf.yaml 2>/dev/null; then \
+	  cd proto && npx --no-install buf breaking --against '../.git#branch=main,subdir=proto'; \
+	else echo "buf breaking: no released proto on main yet"; fi
+	$(PY) -m pytest -q -p no:cacheprovider tests/unit/test_generated_code.py
+
+lint: venv
+	$(BIN)/ruff check server console tests bench clients/python
+	$(BIN)/ruff format --check server console tests bench clients/python
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+format: venv
+	$(BIN)/ruff format server console tests bench clients/python
+	$(BIN)/ruff check --fix server console tests bench clients/python
+
+pg-start:
+	bash scripts/postgres.sh start "$(PG_DIR)"
+
+pg-stop:
+	bash scripts/postgres.sh stop "$(PG_DIR)"
+
+test: venv proto/node_modules/.bin/buf
+	$(MAKE) --no-print-directory proto-check
+	$(MAKE) --no-print-directory lint
+	bash scripts/postgres.sh start "$(PG_DIR)"
+	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1; \
+	  $(PY) -m pytest tests -p no:cacheprovider; rc=$$?; \
+	  bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
+
+test-unit: venv
+	$(PY) -m pytest tests/unit -q
+
+bench: venv
+	$(PY) bench/checkaction.py --out docs/benchmarks.md
+
+docker:
+	@command -v hadolint >/dev/null && hadolint Dockerfile || echo "hadolint not installed; skipping Dockerfile lint"
+	docker build -t outrider:dev .
+
+clean:
+	rm -rf $(VENV) .outrider .outrider-test proto/node_modules

@@ -1,0 +1,1 @@
+"""Outrider Python client: generated `outrider.v1` messages and stubs, and a typed client."""

@@ -1,0 +1,49 @@
+"""Overview page: the chain, the agents and the latest decisions, refreshed live; and /healthz."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, render_template
+from flask_htmx import HTMX
+
+from server.domain.decisions import DecisionFilter
+
+bp = Blueprint("overview", __name__)
+
+
+def _services() -> Any:
+    return current_app.config["SERVICES"]
+
+
+@bp.get("/")
+def index() -> str:
+    return render_template("overview.html", **_state(), htmx=HTMX())
+
+
+@bp.get("/partials/decisions")
+def decisions_partial() -> str:
+    return render_template("_decisions.html", **_state())
+
+
+@bp.get("/healthz")
+def healthz() -> Any:
+    s = _services()
+    stats = s.decisions.stats
+    return jsonify(
+        status="SERVING",
+        agents=s.agents.count(),
+        guardrails=len(s.supervisor.list_guardrails()),
+        decision_log={"written": stats.written, "dropped": stats.dropped, "failed": stats.failed},
+    )
+
+
+def _state() -> dict[str, Any]:
+    s = _services()
+    page = s.decisions.list(DecisionFilter(), 25, "")
+    return {
+        "guardrails": s.supervisor.list_guardrails(),
+        "agents": s.agents.list("", 100, "").items,
+        "decisions": page.items,
+        "stats": s.decisions.stats,
+    }

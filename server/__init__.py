@@ -1,0 +1,1 @@
+"""Outrider sidecar: guardrails, approvals, recovery and safeguards for AI agents, over gRPC."""

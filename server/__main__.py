@@ -1,0 +1,131 @@
+"""The `outrider` command: `outrider serve` runs the sidecar; `outrider check-config` validates a config."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from server.config import Config, ConfigError, load_config
+from server.domain.errors import OutriderError
+from server.logs import setup_logging
+
+log = logging.getLogger("outrider")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="outrider", description="Outrider: a sidecar control plane for AI agents.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the sidecar (gRPC + console)")
+    _config_flags(serve)
+    serve.add_argument("--port-file", help="write the bound gRPC port here once serving (for scripts)")
+
+    check = sub.add_parser("check-config", help="validate the config and policy, then exit")
+    _config_flags(check)
+    return p
+
+
+def _config_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="config file (default: ./outrider.yaml if present; env OUTRIDER_CONFIG)")
+    p.add_argument("--listen", help="gRPC address HOST:PORT or unix:PATH (default 127.0.0.1:50051)")
+    p.add_argument("--console-listen", help="console address HOST:PORT (default 127.0.0.1:8080)")
+    p.add_argument("--no-console", action="store_true", help="do not serve the web console")
+    p.add_argument("--db-url", help="database URL, e.g. postgresql+psycopg://user@host/db (default SQLite)")
+    p.add_argument("--data-dir", help="directory for the SQLite database (default ./.outrider)")
+    p.add_argument("--log-format", choices=("text", "json"), help="log line format (default text)")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+
+
+def _config(args: argparse.Namespace) -> Config:
+    overrides: dict[str, Any] = {
+        "listen": args.listen,
+        "console_listen": args.console_listen,
+        "db_url": args.db_url,
+        "data_dir": Path(args.data_dir) if args.data_dir else None,
+        "log_format": args.log_format,
+        "log_level": args.log_level,
+        "console_enabled": False if args.no_console else None,
+    }
+    return load_config(args.config, overrides)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        config = _config(args)
+    except ConfigError as exc:
+        print(f"outrider: configuration error: {exc}", file=sys.stderr)
+        return 2
+    setup_logging(config.log_format, config.log_level)
+    if args.command == "check-config":
+        return _check_config(config)
+    return asyncio.run(_serve(config, args.port_file))
+
+
+def _check_config(config: Config) -> int:
+    from server.domain.policy import parse_guardrails
+    from server.policy_file import FilePolicySource
+    from server.services.plugins import load_plugin_class
+
+    if config.config_path is None:
+        print("outrider: no config file; the defaults are valid")
+        return 0
+    try:
+        raw, _ = FilePolicySource(config.config_path).read()
+        chain = parse_guardrails(raw, load_plugin_class)
+    except OutriderError as exc:
+        print(f"outrider: configuration error: {config.config_path}: {exc.message}", file=sys.stderr)
+        return 2
+    print(f"outrider: {config.config_path} is valid ({len(chain)} guardrails)")
+    return 0
+
+
+async def _serve(config: Config, port_file: str | None) -> int:
+    from server.bootstrap import build_server
+
+    try:
+        sidecar = await build_server(config)
+    except OutriderError as exc:
+        log.error("cannot start: %s", exc.message)
+        print(f"outrider: cannot start: {exc.message}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"outrider: cannot start: {exc}", file=sys.stderr)
+        return 2
+    if port_file:
+        Path(port_file).write_text(str(sidecar.port))
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    reloads: set[asyncio.Task[None]] = set()
+
+    def _reload() -> None:
+        async def run() -> None:
+            try:
+                count, path = await asyncio.to_thread(sidecar.services.supervisor.reload)
+            except OutriderError as exc:
+                log.error("policy reload failed; the old chain stays", extra={"error": exc.message})
+            else:
+                log.info("policy reloaded on SIGHUP", extra={"path": path, "guardrails": count})
+
+        task = loop.create_task(run())
+        reloads.add(task)
+        task.add_done_callback(reloads.discard)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, _reload)
+    await stop.wait()
+    log.info("shutting down", extra={"grace_seconds": config.shutdown_grace})
+    await sidecar.stop()
+    logging.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""The composition root: the one place that wires concrete classes into a running sidecar."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from outrider.v1 import (
+    recovery_service_pb2,
+    recovery_service_pb2_grpc,
+    safeguard_service_pb2,
+    safeguard_service_pb2_grpc,
+    supervisor_service_pb2,
+    supervisor_service_pb2_grpc,
+)
+from server.config import Config
+from server.policy_file import FilePolicySource
+from server.rpc.supervisor import SupervisorServicer
+from server.rpc.unimplemented import unimplemented_servicer
+from server.services.agents import AgentService
+from server.services.clock import SystemClock
+from server.services.decision_log import DecisionLog
+from server.services.plugins import load_plugin_class
+from server.services.ports import Clock
+from server.services.supervisor import SupervisorService
+from server.storage.db import create_db_engine, migrate
+from server.storage.repositories import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAMES = (
+    supervisor_service_pb2.DESCRIPTOR.services_by_name["SupervisorService"].full_name,
+    recovery_service_pb2.DESCRIPTOR.services_by_name["RecoveryService"].full_name,
+    safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
+)
+MAX_MESSAGE = 8 << 20
+
+
+@dataclass
+class Services:
+    """What the adapters (gRPC, console, jobs) may call."""
+
+    config: Config
+    agents: AgentService
+    supervisor: SupervisorService
+    decisions: DecisionLog
+    health: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Sidecar:
+    config: Config
+    services: Services
+    server: grpc.aio.Server
+    health: HealthServicer
+    address: str
+    port: int
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+    _stopped: bool = False
+
+    @property
+    def target(self) -> str:
+        return self.address if self.address.startswith("unix:") else f"{self.address.rpartition(':')[0]}:{self.port}"
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop accepting, let in-flight calls finish (bounded by `grace`), then close the rest."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(self.config.shutdown_grace if grace is None else grace)
+        for close in reversed(self._closers):
+            try:
+                await asyncio.to_thread(close)
+            except Exception:
+                log.exception("error while shutting down")
+        log.info("sidecar stopped")
+
+
+def build_services(config: Config, clock: Clock | None = None) -> tuple[Services, list[Callable[[], None]]]:
+    """Storage, migrations and every service, loaded and ready; plus what to close, in order."""
+    clock = clock or SystemClock()
+    if config.db_url is None:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_db_engine(config.database_url())
+    migrate(engine)
+    decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log)
+    agents = AgentService(SqlAgentRepository(engine))
+    agents.load()
+    plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    supervisor = SupervisorService(
+        agents=agents,
+        repo=SqlGuardrailRepository(engine),
+        decisions=decisions,
+        policy=FilePolicySource(config.config_path) if config.config_path else None,
+        clock=clock,
+        load_plugin=load_plugin_class,
+        plugin_executor=plugin_pool,
+        max_context_bytes=config.max_context_bytes,
+    )
+    supervisor.load()
+    decisions.start()
+    services = Services(config=config, agents=agents, supervisor=supervisor, decisions=decisions)
+    closers: list[Callable[[], None]] = [
+        engine.dispose,
+        lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
+        decisions.stop,
+    ]
+    return services, closers
+
+
+async def build_server(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+    with_console: bool | None = None,
+    with_scheduler: bool = True,
+) -> Sidecar:
+    """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
+    services, closers = await asyncio.to_thread(build_services, config, clock)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE),
+            ("grpc.max_send_message_length", MAX_MESSAGE),
+            ("grpc.so_reuseport", 0),
+        ],
+    )
+    supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
+        SupervisorServicer(services.supervisor, services.agents, services.decisions), server
+    )
+    recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
+        unimplemented_servicer(recovery_service_pb2_grpc.RecoveryServiceServicer, "RecoveryService"), server
+    )
+    safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
+        unimplemented_servicer(safeguard_service_pb2_grpc.SafeguardServiceServicer, "SafeguardService"), server
+    )
+    if extra_handlers:
+        server.add_generic_rpc_handlers(tuple(extra_handlers))
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
+
+    port = server.add_insecure_port(config.listen)
+    if not config.listen.startswith("unix:") and port == 0:
+        raise OSError(f"cannot listen on {config.listen}")
+    await server.start()
+    sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
+
+    if with_scheduler:
+        from server.jobs.scheduler import build_scheduler
+
+        scheduler = build_scheduler(services.decisions)
+        scheduler.start()
+        sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
+    if config.console_enabled if with_console is None else with_console:
+        stop_console = start_console(services)
+        sidecar._closers.append(stop_console)
+
+    for name in ("", *SERVICE_NAMES):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
+    return sidecar
+
+
+def start_console(services: Services) -> Callable[[], None]:
+    """Serve the console on its own threads (cheroot streams SSE); returns the stopper."""
+    from cheroot import wsgi
+
+    from console import create_app
+
+    host, _, port = services.config.console_listen.rpartition(":")
+    app = create_app(services)
+    httpd = wsgi.Server((host, int(port)), app, numthreads=16, shutdown_timeout=2)
+    httpd.prepare()
+    services.health["console_url"] = f"http://{host}:{httpd.bind_addr[1]}"
+    thread = threading.Thread(target=httpd.serve, name="console", daemon=True)
+    thread.start()
+    log.info("console serving", extra={"url": services.health["console_url"]})
+
+    def stop() -> None:
+        httpd.stop()
+        thread.join(5)
+
+    return stop
+
+
+def _safe_url(url: str) -> str:
+    """The database URL without its password, for logs."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        creds, _, host = rest.rpartition("@")
+        user = creds.split(":", 1)[0]
+        return f"{scheme}{sep}{user}:***@{host}"
+    return url

@@ -1,0 +1,212 @@
+"""Configuration: one YAML file (`outrider.yaml`), overridden by OUTRIDER_* variables, then by flags.
+
+A bad value stops start-up with a message that names the file, the key and the problem.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from server.domain.errors import InvalidArgument
+from server.domain.values import parse_duration
+from server.services.decision_log import DecisionLogSettings
+
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_CONSOLE_LISTEN = "127.0.0.1:8080"
+DEFAULT_DATA_DIR = ".outrider"
+DEFAULT_CONFIG = "outrider.yaml"
+
+# Top-level sections; later features add theirs here.
+_SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"}
+
+
+class ConfigError(Exception):
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
+        self.source, self.key, self.problem = source, key, problem
+
+
+@dataclass(frozen=True)
+class Config:
+    config_path: Path | None = None
+    listen: str = DEFAULT_LISTEN
+    console_enabled: bool = True
+    console_listen: str = DEFAULT_CONSOLE_LISTEN
+    db_url: str | None = None
+    data_dir: Path = Path(DEFAULT_DATA_DIR)
+    log_format: str = "text"
+    log_level: str = "info"
+    max_context_bytes: int = 1 << 20
+    shutdown_grace: float = 10.0
+    decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
+
+    def database_url(self) -> str:
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{(self.data_dir / 'outrider.db').resolve()}"
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(str(path), "", f"cannot read the file: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), "", f"not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(path), "", "the top level must be a mapping of sections")
+    unknown = sorted(set(data) - _SECTIONS)
+    if unknown:
+        raise ConfigError(str(path), unknown[0], f"unknown section; known sections: {', '.join(sorted(_SECTIONS))}")
+    return data
+
+
+class _Reader:
+    """Typed access to one section, with errors naming `section.key` in `source`."""
+
+    def __init__(self, source: str, data: Mapping[str, Any], section: str, known: set[str]) -> None:
+        self.source, self.section = source, section
+        raw = data.get(section) or {}
+        if not isinstance(raw, Mapping):
+            raise ConfigError(source, section, "must be a mapping")
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise ConfigError(source, f"{section}.{unknown[0]}", f"unknown key; known keys: {', '.join(sorted(known))}")
+        self.raw = raw
+
+    def get(self, key: str, conv: Callable[[Any, str], Any], default: Any) -> Any:
+        if key not in self.raw or self.raw[key] is None:
+            return default
+        name = f"{self.section}.{key}"
+        try:
+            return conv(self.raw[key], name)
+        except InvalidArgument as exc:
+            raise ConfigError(self.source, name, exc.message.removeprefix(f"{name}: ")) from exc
+
+
+def _str(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidArgument(f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _bool(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+        return value.lower() in ("true", "1", "yes", "on")
+    raise InvalidArgument(f"must be true or false, got {value!r}")
+
+
+def _positive_int(value: Any, name: str) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = 0
+    if isinstance(value, bool) or number <= 0 or (isinstance(value, float) and not value.is_integer()):
+        raise InvalidArgument(f"must be a whole number above 0, got {value!r}")
+    return number
+
+
+def _duration(value: Any, name: str) -> float:
+    return parse_duration(value, name)
+
+
+def _choice(*choices: str) -> Callable[[Any, str], str]:
+    def conv(value: Any, name: str) -> str:
+        if value not in choices:
+            raise InvalidArgument(f"must be one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    return conv
+
+
+def check_listen(value: str, source: str, key: str) -> str:
+    if value.startswith("unix:"):
+        if len(value) <= len("unix:"):
+            raise ConfigError(source, key, "a unix socket address needs a path, e.g. unix:/run/outrider.sock")
+        return value
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(source, key, f"{value!r} is not HOST:PORT (e.g. 127.0.0.1:50051) or unix:PATH")
+    return value
+
+
+def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
+    src = str(path) if path else "defaults"
+    srv = _Reader(src, data, "server", {"listen", "shutdown_grace", "max_context_bytes"})
+    con = _Reader(src, data, "console", {"enabled", "listen"})
+    sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
+    lg = _Reader(src, data, "log", {"format", "level"})
+    dl = _Reader(src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention"})
+    ret_raw = dl.raw.get("retention") or {}
+    ret = _Reader(src, {"decision_log.retention": ret_raw}, "decision_log.retention", {"max_rows", "max_age"})
+    defaults = DecisionLogSettings()
+    cfg = Config(
+        config_path=path,
+        listen=srv.get("listen", _str, DEFAULT_LISTEN),
+        shutdown_grace=srv.get("shutdown_grace", _duration, 10.0),
+        max_context_bytes=srv.get("max_context_bytes", _positive_int, 1 << 20),
+        console_enabled=con.get("enabled", _bool, True),
+        console_listen=con.get("listen", _str, DEFAULT_CONSOLE_LISTEN),
+        db_url=sto.get("db_url", _str, None),
+        data_dir=Path(sto.get("data_dir", _str, DEFAULT_DATA_DIR)),
+        log_format=lg.get("format", _choice("text", "json"), "text"),
+        log_level=lg.get("level", _choice("debug", "info", "warning", "error"), "info"),
+        decision_log=DecisionLogSettings(
+            queue_size=dl.get("queue_size", _positive_int, defaults.queue_size),
+            batch_size=dl.get("batch_size", _positive_int, defaults.batch_size),
+            flush_interval=dl.get("flush_interval", _duration, defaults.flush_interval),
+            max_rows=ret.get("max_rows", _positive_int, defaults.max_rows),
+            max_age=ret.get("max_age", _duration, defaults.max_age),
+        ),
+    )
+    check_listen(cfg.listen, src, "server.listen")
+    check_listen(cfg.console_listen, src, "console.listen")
+    return cfg
+
+
+# (env var, Config field, converter)
+_ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
+    ("OUTRIDER_LISTEN", "listen", _str),
+    ("OUTRIDER_CONSOLE_LISTEN", "console_listen", _str),
+    ("OUTRIDER_CONSOLE_ENABLED", "console_enabled", _bool),
+    ("OUTRIDER_DB_URL", "db_url", _str),
+    ("OUTRIDER_DATA_DIR", "data_dir", lambda v, n: Path(_str(v, n))),
+    ("OUTRIDER_LOG_FORMAT", "log_format", _choice("text", "json")),
+    ("OUTRIDER_LOG_LEVEL", "log_level", _choice("debug", "info", "warning", "error")),
+    ("OUTRIDER_MAX_CONTEXT_BYTES", "max_context_bytes", _positive_int),
+    ("OUTRIDER_SHUTDOWN_GRACE", "shutdown_grace", _duration),
+]
+
+
+def load_config(
+    config_path: str | None = None, overrides: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+) -> Config:
+    """Defaults < file < OUTRIDER_* env < flags (`overrides`, by Config field name)."""
+    env = os.environ if env is None else env
+    explicit = config_path or env.get("OUTRIDER_CONFIG")
+    path: Path | None = Path(explicit) if explicit else None
+    if path is None and Path(DEFAULT_CONFIG).is_file():
+        path = Path(DEFAULT_CONFIG)
+    cfg = from_file(path, read_yaml(path) if path else {})
+    for var, name, conv in _ENV:
+        if env.get(var):
+            try:
+                cfg = replace(cfg, **{name: conv(env[var], var)})
+            except InvalidArgument as exc:
+                raise ConfigError("environment", var, exc.message) from exc
+    cfg = replace(cfg, **{k: v for k, v in (overrides or {}).items() if v is not None})
+    check_listen(cfg.listen, "flags/environment", "listen")
+    check_listen(cfg.console_listen, "flags/environment", "console-listen")
+    return cfg

@@ -1,0 +1,52 @@
+"""The one tree of domain errors; `server.rpc.errors` maps each branch to a gRPC status.
+
+OutriderError
+├── InvalidArgument      bad input: a field, an option, a policy file      -> INVALID_ARGUMENT
+├── NotFound             the named thing does not exist                    -> NOT_FOUND
+├── AlreadyExists        the thing exists and may not be created again     -> ALREADY_EXISTS
+├── FailedPrecondition   the request is valid but the state forbids it     -> FAILED_PRECONDITION
+├── Unimplemented        reserved, not built yet                           -> UNIMPLEMENTED
+└── Unavailable          a dependency (storage) cannot answer now          -> UNAVAILABLE
+"""
+
+from __future__ import annotations
+
+
+class OutriderError(Exception):
+    """Root of every error the sidecar reports to a caller.
+
+    `reason` is a stable UPPER_SNAKE word for machines (google.rpc.ErrorInfo.reason);
+    `field` names the offending request field or config key, when there is one.
+    """
+
+    default_reason = "ERROR"
+
+    def __init__(self, message: str, *, reason: str | None = None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason or self.default_reason
+        self.field = field
+
+
+class InvalidArgument(OutriderError):
+    default_reason = "INVALID_FIELD"
+
+
+class NotFound(OutriderError):
+    default_reason = "NOT_FOUND"
+
+
+class AlreadyExists(OutriderError):
+    default_reason = "ALREADY_EXISTS"
+
+
+class FailedPrecondition(OutriderError):
+    default_reason = "FAILED_PRECONDITION"
+
+
+class Unimplemented(OutriderError):
+    default_reason = "UNIMPLEMENTED"
+
+
+class Unavailable(OutriderError):
+    default_reason = "UNAVAILABLE"

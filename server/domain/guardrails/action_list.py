@@ -1,0 +1,40 @@
+"""`action_list`: allow and deny lists of action globs, optionally only for some agents or groups."""
+
+from __future__ import annotations
+
+from ..errors import InvalidArgument
+from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from .options import Options
+from .patterns import GlobSet
+
+
+class ActionList(Guardrail):
+    kind = "action_list"
+
+    def __init__(self, spec: GuardrailSpec) -> None:
+        super().__init__(spec)
+        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode"})
+        self.allow = GlobSet(opts.strings("allow"))
+        self.deny = GlobSet(opts.strings("deny"))
+        if not self.allow and not self.deny:
+            raise InvalidArgument(f"{opts.where('allow')}: give an `allow` or a `deny` list", field="allow")
+        self.agents = frozenset(opts.strings("agents"))
+        self.groups = frozenset(opts.strings("groups"))
+        mode = opts.string("mode", default="block")
+        if mode not in ("block", "warn"):
+            raise InvalidArgument(f"{opts.where('mode')}: must be 'block' or 'warn', got {mode!r}", field="mode")
+        self._verdict = GuardrailResult.blocked if mode == "block" else GuardrailResult.warning
+
+    def applies_to(self, call: ActionCall) -> bool:
+        if not self.agents and not self.groups:
+            return True
+        return call.agent_id in self.agents or (call.group is not None and call.group in self.groups)
+
+    def check(self, call: ActionCall, now: float) -> GuardrailResult:
+        if not self.applies_to(call):
+            return GuardrailResult.allow()
+        if self.deny.matches(call.action):
+            return self._verdict(f"Action {call.action!r} is denied by {self.name}")
+        if self.allow and not self.allow.matches(call.action):
+            return self._verdict(f"Action {call.action!r} is not in the allow list of {self.name}")
+        return GuardrailResult.allow()

@@ -1,0 +1,28 @@
+"""`cost_cap`: block when a numeric context value is above a cap (the CostCap example of seed 000)."""
+
+from __future__ import annotations
+
+from ..errors import InvalidArgument
+from ..values import format_number, is_number
+from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from .options import Options
+
+
+class CostCap(Guardrail):
+    kind = "cost_cap"
+
+    def __init__(self, spec: GuardrailSpec) -> None:
+        super().__init__(spec)
+        opts = Options(spec, allowed={"key", "max"})
+        self.key = opts.string("key", default="cost")
+        cap = opts.require("max")
+        if not is_number(cap):
+            raise InvalidArgument(f"{opts.where('max')}: must be a number, got {cap!r}", field="max")
+        self.max = float(cap)
+
+    def check(self, call: ActionCall, now: float) -> GuardrailResult:
+        value = call.context.get(self.key)
+        # As in the seed, only numbers count: a missing or non-numeric value is allowed.
+        if is_number(value) and float(value) > self.max:  # type: ignore[arg-type]
+            return GuardrailResult.blocked(f"Cost {format_number(value)} is over the cap")  # type: ignore[arg-type]
+        return GuardrailResult.allow()

@@ -1,0 +1,56 @@
+"""Builds a guardrail from its spec: the one place that knows every kind."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidArgument, Unimplemented
+from .action_list import ActionList
+from .base import Guardrail, GuardrailSpec
+from .cost_cap import CostCap
+from .plugin import Plugin, PluginLoader
+from .rate_limit import RateLimit
+from .trust_root import TrustRoot
+
+_SIMPLE: dict[str, type[Guardrail]] = {
+    TrustRoot.kind: TrustRoot,
+    CostCap.kind: CostCap,
+    ActionList.kind: ActionList,
+    RateLimit.kind: RateLimit,
+}
+# Kinds whose services are not built yet: named now so policy files can be written against them.
+RESERVED = {
+    "hitl": "human approval",
+    "breaker": "circuit breakers",
+    "budget": "token budgets",
+}
+KINDS = (*_SIMPLE, Plugin.kind, *RESERVED)
+MAX_NAME = 128
+
+
+def spec_from_mapping(raw: Mapping[str, Any], source: str) -> GuardrailSpec:
+    """A policy-file entry `{name, kind, **options}` as a spec (shape only; build_guardrail validates)."""
+    name, kind = raw.get("name"), raw.get("kind")
+    options = {k: v for k, v in raw.items() if k not in ("name", "kind")}
+    if not isinstance(kind, str):
+        raise InvalidArgument(f"`kind` is required and must be a string, got {kind!r}", field="kind")
+    if name is None and kind == "hitl":
+        name = "hitl-approval"
+    if not isinstance(name, str):
+        raise InvalidArgument(f"`name` is required and must be a string, got {name!r}", field="name")
+    return GuardrailSpec(name=name, kind=kind, options=options, source=source)
+
+
+def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader) -> Guardrail:
+    if not spec.name or len(spec.name) > MAX_NAME:
+        raise InvalidArgument(f"guardrail name must be 1-{MAX_NAME} characters, got {spec.name!r}", field="name")
+    if spec.kind in _SIMPLE:
+        return _SIMPLE[spec.kind](spec)
+    if spec.kind == Plugin.kind:
+        return Plugin(spec, load_plugin)
+    if spec.kind in RESERVED:
+        raise Unimplemented(
+            f"guardrail kind {spec.kind!r} ({RESERVED[spec.kind]}) is reserved and not available in this version"
+        )
+    raise InvalidArgument(f"unknown guardrail kind {spec.kind!r}; known kinds: {', '.join(KINDS)}", field="kind")

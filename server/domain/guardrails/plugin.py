@@ -1,0 +1,70 @@
+"""`plugin`: a team's own guardrail class, named by import path, run under a time limit.
+
+The class has a `name` and `check(agent_id, action, context)`; it may return a GuardrailResult,
+anything with `allowed`/`reason`/`severity` attributes, True/None (allow) or False (block).
+Loading the class is the caller's business (it is I/O); this module only adapts it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InvalidArgument
+from ..values import parse_duration
+from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
+from .options import Options
+
+PluginLoader = Callable[[str], Any]
+
+_SEVERITY_NAMES = {s.name: s for s in Severity}
+
+
+def coerce_result(raw: Any, name: str) -> GuardrailResult:
+    if isinstance(raw, GuardrailResult):
+        return raw
+    if raw is None or raw is True:
+        return GuardrailResult.allow()
+    if raw is False:
+        return GuardrailResult.blocked(f"Blocked by plugin {name}")
+    if hasattr(raw, "allowed"):
+        allowed = bool(raw.allowed)
+        reason = str(getattr(raw, "reason", "") or "")
+        severity = getattr(raw, "severity", None)
+        sev_name = getattr(severity, "name", severity)
+        sev = _SEVERITY_NAMES.get(str(sev_name).upper()) if sev_name is not None else None
+        if sev is None:
+            sev = Severity.INFO if allowed else Severity.BLOCK
+        if not allowed:
+            sev = Severity.BLOCK
+        return GuardrailResult(allowed, reason, sev)
+    raise TypeError(f"plugin returned {type(raw).__name__}, expected a GuardrailResult or a bool")
+
+
+class Plugin(Guardrail):
+    kind = "plugin"
+    needs_isolation = True
+
+    def __init__(self, spec: GuardrailSpec, load: PluginLoader) -> None:
+        super().__init__(spec)
+        extra = {k for k in spec.options if k not in ("class", "timeout")}
+        opts = Options(spec, allowed={"class", "timeout", *extra})
+        self.class_path = opts.string("class", default="")
+        self.timeout = parse_duration(opts.get("timeout", 1.0), opts.where("timeout"))
+        kwargs = {k: spec.options[k] for k in sorted(extra)}
+        try:
+            cls = load(self.class_path)
+            self.instance = cls(**kwargs)
+        except InvalidArgument:
+            raise
+        except Exception as exc:
+            raise InvalidArgument(
+                f"{opts.where('class')}: cannot load {self.class_path!r}: {type(exc).__name__}: {exc}",
+                field="class",
+            ) from exc
+        if not callable(getattr(self.instance, "check", None)):
+            raise InvalidArgument(f"{opts.where('class')}: {self.class_path!r} has no check() method", field="class")
+
+    def check(self, call: ActionCall, now: float) -> GuardrailResult:
+        raw = self.instance.check(call.agent_id, call.action, dict(call.context))
+        return coerce_result(raw, self.name)

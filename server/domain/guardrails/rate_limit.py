@@ -1,0 +1,47 @@
+"""`rate_limit`: at most `max` admitted checks per agent in a sliding `window`, warning from `warn_at`."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from ..errors import InvalidArgument
+from ..values import format_number, is_number, parse_duration
+from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from .options import Options
+
+
+class RateLimit(Guardrail):
+    kind = "rate_limit"
+
+    def __init__(self, spec: GuardrailSpec) -> None:
+        super().__init__(spec)
+        opts = Options(spec, allowed={"max", "window", "warn_at"})
+        cap = opts.require("max")
+        if not is_number(cap) or cap < 1 or not float(cap).is_integer():
+            raise InvalidArgument(f"{opts.where('max')}: must be a whole number >= 1, got {cap!r}", field="max")
+        self.max = int(cap)
+        self.window = parse_duration(opts.require("window"), opts.where("window"))
+        warn_at = opts.get("warn_at")
+        if warn_at is not None and (not is_number(warn_at) or not 0 < warn_at <= 1):
+            raise InvalidArgument(
+                f"{opts.where('warn_at')}: must be a fraction in (0, 1], got {warn_at!r}", field="warn_at"
+            )
+        # The count from which a check answers WARNING (None: never).
+        self.warn_from = math.ceil(float(warn_at) * self.max) if warn_at is not None else None
+        self._seen: dict[str, deque[float]] = {}
+
+    def check(self, call: ActionCall, now: float) -> GuardrailResult:
+        times = self._seen.setdefault(call.agent_id, deque())
+        horizon = now - self.window
+        while times and times[0] <= horizon:
+            times.popleft()
+        count = len(times) + 1
+        per = f"{self.max} checks per {format_number(self.window)}s"
+        if count > self.max:
+            # A refused check is not counted, so a flood does not extend its own block.
+            return GuardrailResult.blocked(f"Rate limit exceeded: more than {per} for agent {call.agent_id!r}")
+        times.append(now)
+        if self.warn_from is not None and count >= self.warn_from:
+            return GuardrailResult.warning(f"Rate limit near: {count} of {per}")
+        return GuardrailResult.allow()

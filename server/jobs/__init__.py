@@ -1,0 +1,1 @@
+"""APScheduler wiring only: each job calls one service method."""

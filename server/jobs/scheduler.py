@@ -1,0 +1,17 @@
+"""The background scheduler: periodic jobs that each call one service method."""
+
+from __future__ import annotations
+
+import logging
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from server.services.decision_log import DecisionLog
+
+log = logging.getLogger(__name__)
+
+
+def build_scheduler(decisions: DecisionLog, prune_interval: float = 60.0) -> BackgroundScheduler:
+    scheduler = BackgroundScheduler(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1})
+    scheduler.add_job(decisions.prune, "interval", seconds=prune_interval, id="decision-log-prune")
+    return scheduler

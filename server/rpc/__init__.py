@@ -1,0 +1,1 @@
+"""gRPC adapters: servicers translate requests, delegate to services, translate back."""

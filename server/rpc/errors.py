@@ -1,0 +1,116 @@
+"""The one place where domain errors become gRPC status codes (with google.rpc.ErrorInfo details).
+
+A client never sees a Python traceback: anything unexpected is logged here with an error id and
+answered INTERNAL with that id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+from server.domain import errors as e
+
+log = logging.getLogger(__name__)
+
+DOMAIN = "outrider.dev"
+
+_CODES: list[tuple[type[e.OutriderError], grpc.StatusCode]] = [
+    (e.InvalidArgument, grpc.StatusCode.INVALID_ARGUMENT),
+    (e.NotFound, grpc.StatusCode.NOT_FOUND),
+    (e.AlreadyExists, grpc.StatusCode.ALREADY_EXISTS),
+    (e.FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
+    (e.Unimplemented, grpc.StatusCode.UNIMPLEMENTED),
+    (e.Unavailable, grpc.StatusCode.UNAVAILABLE),
+]
+
+
+def status_code(exc: e.OutriderError) -> grpc.StatusCode:
+    for cls, code in _CODES:
+        if isinstance(exc, cls):
+            return code
+    return grpc.StatusCode.UNKNOWN
+
+
+def rich_status(code: grpc.StatusCode, message: str, reason: str, metadata: dict[str, str]) -> grpc.Status:
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)
+    detail = any_pb2.Any()
+    detail.Pack(info)
+    status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=[detail])
+    return rpc_status.to_status(status)
+
+
+async def abort(context: grpc.aio.ServicerContext[Any, Any], exc: e.OutriderError) -> None:
+    meta = {"field": exc.field} if exc.field else {}
+    status = rich_status(status_code(exc), exc.message, exc.reason, meta)
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+async def abort_internal(context: grpc.aio.ServicerContext[Any, Any], method: str, exc: BaseException) -> None:
+    error_id = uuid.uuid4().hex[:12]
+    log.error("unexpected error in %s (error id %s)", method, error_id, exc_info=exc)
+    status = rich_status(
+        grpc.StatusCode.INTERNAL,
+        f"internal error in {method}; the sidecar log has the details under error id {error_id}",
+        "INTERNAL",
+        {"error_id": error_id},
+    )
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+_PASS_THROUGH = (grpc.aio.AbortError, asyncio.CancelledError)
+
+C = TypeVar("C", bound=type)
+
+
+def translate_errors(cls: C) -> C:
+    """Wrap every public RPC method of a servicer class (coroutines and async generators)."""
+    for name, fn in list(vars(cls).items()):
+        if name.startswith("_"):
+            continue
+        if inspect.isasyncgenfunction(fn):
+            setattr(cls, name, _wrap_stream(fn, f"{cls.__name__}.{name}"))
+        elif inspect.iscoroutinefunction(fn):
+            setattr(cls, name, _wrap_unary(fn, f"{cls.__name__}.{name}"))
+    return cls
+
+
+def _wrap_unary(fn: Callable[..., Any], method: str) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    async def wrapper(self: Any, request: Any, context: Any) -> Any:
+        try:
+            return await fn(self, request, context)
+        except _PASS_THROUGH:
+            raise
+        except e.OutriderError as exc:
+            await abort(context, exc)
+        except Exception as exc:
+            await abort_internal(context, method, exc)
+
+    return wrapper
+
+
+def _wrap_stream(fn: Callable[..., Any], method: str) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    async def wrapper(self: Any, request: Any, context: Any) -> Any:
+        try:
+            async for item in fn(self, request, context):
+                yield item
+        except _PASS_THROUGH:
+            raise
+        except e.OutriderError as exc:
+            await abort(context, exc)
+        except Exception as exc:
+            await abort_internal(context, method, exc)
+
+    return wrapper

@@ -1,0 +1,1 @@
+"""Use cases: domain rules combined with storage and events. Ports in `ports.py`."""

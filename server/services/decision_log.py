@@ -1,0 +1,184 @@
+"""The decision log: every CheckAction outcome, written off the hot path in batches.
+
+Best effort by design: a bounded queue between the hot path and a writer thread. When storage falls
+behind and the queue is full, records are dropped and counted (visible in health detail and the log),
+so a slow disk never slows an agent. Everything else the sidecar acknowledges is written before the
+answer; this log is the one exception.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from server.domain.decisions import Decision, DecisionFilter
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails import Verdict
+from server.domain.values import digest
+
+from .ports import Clock, DecisionRepository, Page
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionLogSettings:
+    queue_size: int = 10_000
+    batch_size: int = 500
+    flush_interval: float = 0.2
+    max_rows: int | None = 1_000_000
+    max_age: float | None = 7 * 86400.0
+
+
+@dataclass(slots=True)
+class _Pending:
+    decision_id: str
+    agent_id: str
+    action: str
+    context: Any
+    verdict: Verdict
+    latency_us: int
+    create_time: datetime
+    request_id: str
+    trace_id: str
+
+    def to_decision(self) -> Decision:
+        v = self.verdict
+        # The digest is computed here, in the writer thread, not on the hot path.
+        return Decision(
+            self.decision_id,
+            self.agent_id,
+            self.action,
+            digest(self.context),
+            v.allowed,
+            v.reason,
+            v.severity,
+            v.guardrail,
+            v.warnings,
+            self.latency_us,
+            self.create_time,
+            self.request_id,
+            self.trace_id,
+        )
+
+
+@dataclass
+class DecisionLogStats:
+    written: int = 0
+    dropped: int = 0
+    failed: int = 0
+    last_error: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+class DecisionLog:
+    def __init__(self, repo: DecisionRepository, clock: Clock, settings: DecisionLogSettings) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.settings = settings
+        self.stats = DecisionLogStats()
+        self._queue: queue.Queue[_Pending | None] = queue.Queue(maxsize=settings.queue_size)
+        self._thread: threading.Thread | None = None
+        self._last_drop_log = 0.0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="decision-log", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Write what is queued, then stop the writer."""
+        if self._thread is None:
+            return
+        try:
+            self._queue.put(None, timeout=timeout)
+        except queue.Full:
+            log.error("decision log: queue still full at shutdown; %d records lost", self._queue.qsize())
+        self._thread.join(timeout)
+        self._thread = None
+
+    def submit(
+        self,
+        decision_id: str,
+        agent_id: str,
+        action: str,
+        context: Any,
+        verdict: Verdict,
+        latency_us: int,
+        request_id: str,
+        trace_id: str = "",
+    ) -> None:
+        pending = _Pending(
+            decision_id, agent_id, action, context, verdict, latency_us, self.clock.utcnow(), request_id, trace_id
+        )
+        try:
+            self._queue.put_nowait(pending)
+        except queue.Full:
+            with self.stats._lock:
+                self.stats.dropped += 1
+                dropped = self.stats.dropped
+            now = time.monotonic()
+            if now - self._last_drop_log > 5:
+                self._last_drop_log = now
+                log.warning("decision log queue full: records dropped", extra={"dropped_total": dropped})
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until everything submitted so far is written (tests, shutdown). False on timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._queue.unfinished_tasks == 0:
+                return True
+            time.sleep(0.005)
+        return False
+
+    def _run(self) -> None:
+        s = self.settings
+        while True:
+            first = self._queue.get()
+            batch = [first]
+            deadline = time.monotonic() + s.flush_interval
+            while first is not None and len(batch) < s.batch_size:
+                left = deadline - time.monotonic()
+                try:
+                    item = self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                batch.append(item)
+                if item is None:
+                    break
+            records = [p for p in batch if p is not None]
+            if records:
+                self._write(records)
+            for _ in batch:
+                self._queue.task_done()
+            if batch[-1] is None:
+                return
+
+    def _write(self, records: list[_Pending]) -> None:
+        try:
+            self.repo.insert_many([p.to_decision() for p in records])
+        except Exception as exc:  # storage down: count it, keep serving
+            with self.stats._lock:
+                self.stats.failed += len(records)
+                self.stats.last_error = f"{type(exc).__name__}: {exc}"[:500]
+            log.error("decision log: writing %d records failed: %s", len(records), exc)
+        else:
+            with self.stats._lock:
+                self.stats.written += len(records)
+
+    def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
+        if flt.outcome not in ("", "allowed", "blocked"):
+            raise InvalidArgument("outcome must be 'allowed', 'blocked' or empty", field="outcome")
+        return self.repo.list(flt, page_size, page_token)
+
+    def prune(self) -> int:
+        s = self.settings
+        older = self.clock.utcnow() - timedelta(seconds=s.max_age) if s.max_age else None
+        removed = self.repo.prune(older, s.max_rows)
+        if removed:
+            log.info("decision log pruned", extra={"removed": removed})
+        return removed

@@ -1,0 +1,67 @@
+"""What the services need from the outside world; storage and the clock implement these."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Generic, Protocol, TypeVar
+
+from server.domain.agents import Agent
+from server.domain.decisions import Decision, DecisionFilter
+from server.domain.guardrails import GuardrailSpec
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float: ...
+
+    def utcnow(self) -> datetime: ...
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    items: list[T]
+    next_page_token: str
+
+
+class AgentRepository(Protocol):
+    def upsert(self, agent: Agent) -> tuple[Agent, bool]: ...
+
+    def delete(self, agent_id: str) -> bool: ...
+
+    def get(self, agent_id: str) -> Agent | None: ...
+
+    def all(self) -> list[Agent]: ...
+
+    def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]: ...
+
+
+class GuardrailRepository(Protocol):
+    def load(self) -> tuple[list[GuardrailSpec], str | None]:
+        """The stored chain and the digest of the policy file it was last built from (None: never)."""
+        ...
+
+    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> None:
+        """Store a whole chain; a digest records that it came from that policy file content."""
+        ...
+
+
+class DecisionRepository(Protocol):
+    def insert_many(self, rows: Sequence[Decision]) -> None: ...
+
+    def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]: ...
+
+    def prune(self, older_than: datetime | None, keep_rows: int | None) -> int: ...
+
+
+class PolicySource(Protocol):
+    """The policy file: re-read on reload."""
+
+    path: str
+
+    def read(self) -> tuple[Any, str]:
+        """The raw `guardrails:` list and the digest of the file's policy content."""
+        ...

@@ -1,0 +1,1 @@
+"""SQLModel tables and repositories: SQLite by default, PostgreSQL by URL; Alembic migrations."""
