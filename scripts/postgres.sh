@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL for the tests: installs Debian's postgresql if needed, then initdb + pg_ctl
-# into DIR as a non-root user, listening on a Unix socket in DIR and on 127.0.0.1:$PGPORT.
+# into DIR as a non-root user, listening on a Unix socket in DIR and on a free 127.0.0.1 port (kept in DIR/port).
 #   scripts/postgres.sh start DIR | stop DIR | url DIR
 set -euo pipefail
 cmd=${1:?usage: postgres.sh start|stop|url DIR}
 dir=${2:?usage: postgres.sh start|stop|url DIR}
-port=${OUTRIDER_TEST_PG_PORT:-54329}
+port_file="$dir/port"
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 find_bin() {
   local d
@@ -42,9 +46,13 @@ case "$cmd" in
     if [ ! -f "$dir/data/PG_VERSION" ]; then
       as_pg "$bin/initdb" -D "$dir/data" -U outrider --auth=trust -E UTF8 --no-locale >/dev/null
     fi
-    if as_pg "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+    if as_pg "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1 && [ -f "$port_file" ]; then
+      port=$(cat "$port_file")
       echo "postgres.sh: already running" >&2
     else
+      # A free port each start, so a second checkout (or a leftover server) never collides.
+      port=${OUTRIDER_TEST_PG_PORT:-$(free_port)}
+      echo "$port" > "$port_file"
       as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null
     fi
@@ -58,7 +66,7 @@ case "$cmd" in
     [ -f "$dir/data/PG_VERSION" ] && as_pg "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
     ;;
   url)
-    echo "postgresql+psycopg://outrider@127.0.0.1:$port/outrider"
+    echo "postgresql+psycopg://outrider@127.0.0.1:$(cat "$port_file")/outrider"
     ;;
   *) echo "usage: postgres.sh start|stop|url DIR" >&2; exit 2 ;;
 esac
