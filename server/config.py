@@ -23,7 +23,8 @@ DEFAULT_DATA_DIR = ".outrider"
 DEFAULT_CONFIG = "outrider.yaml"
 
 # Top-level sections; later features add theirs here.
-_SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"}
+_SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails", "auth", "tls", "limits", "audit"}
+DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
 class ConfigError(Exception):
@@ -45,6 +46,16 @@ class Config:
     max_context_bytes: int = 1 << 20
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
+    # Security (see docs/security.md).
+    auth_enabled: bool = True
+    insecure: bool = False  # allow a non-loopback listen address without TLS
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    tls_client_ca_file: Path | None = None
+    requests_per_second: float = 1000.0  # per credential
+    burst: int = 2000
+    max_message_bytes: int = 4 << 20
+    sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
 
     def database_url(self) -> str:
         if self.db_url:
@@ -118,6 +129,22 @@ def _positive_int(value: Any, name: str) -> int:
     return number
 
 
+def _positive_float(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InvalidArgument(f"must be a number above 0, got {value!r}")
+    return float(value)
+
+
+def _path(value: Any, name: str) -> Path:
+    return Path(_str(value, name))
+
+
+def _key_list(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InvalidArgument("must be a list of key names")
+    return tuple(value)
+
+
 def _duration(value: Any, name: str) -> float:
     return parse_duration(value, name)
 
@@ -144,7 +171,12 @@ def check_listen(value: str, source: str, key: str) -> str:
 
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
-    srv = _Reader(src, data, "server", {"listen", "shutdown_grace", "max_context_bytes"})
+    srv = _Reader(src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure",
+                                        "max_message_bytes"})
+    auth = _Reader(src, data, "auth", {"enabled"})
+    tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
+    lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
+    aud = _Reader(src, data, "audit", {"sensitive_keys"})
     con = _Reader(src, data, "console", {"enabled", "listen"})
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
@@ -171,6 +203,18 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             max_age=ret.get("max_age", _duration, defaults.max_age),
         ),
     )
+    cfg = replace(
+        cfg,
+        insecure=srv.get("insecure", _bool, False),
+        max_message_bytes=srv.get("max_message_bytes", _positive_int, 4 << 20),
+        auth_enabled=auth.get("enabled", _bool, True),
+        tls_cert_file=tls.get("cert_file", _path, None),
+        tls_key_file=tls.get("key_file", _path, None),
+        tls_client_ca_file=tls.get("client_ca_file", _path, None),
+        requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
+        burst=lim.get("burst", _positive_int, 2000),
+        sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
+    )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
     return cfg
@@ -187,6 +231,11 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_LOG_LEVEL", "log_level", _choice("debug", "info", "warning", "error")),
     ("OUTRIDER_MAX_CONTEXT_BYTES", "max_context_bytes", _positive_int),
     ("OUTRIDER_SHUTDOWN_GRACE", "shutdown_grace", _duration),
+    ("OUTRIDER_AUTH_ENABLED", "auth_enabled", _bool),
+    ("OUTRIDER_INSECURE", "insecure", _bool),
+    ("OUTRIDER_TLS_CERT_FILE", "tls_cert_file", _path),
+    ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
+    ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
 ]
 
 

@@ -65,3 +65,10 @@ class PolicySource(Protocol):
     def read(self) -> tuple[Any, str]:
         """The raw `guardrails:` list and the digest of the file's policy content."""
         ...
+
+
+class AuditSink(Protocol):
+    """The tamper-evident audit trail (services/audit.py). `actor` is "operator:NAME", "agent:ID",
+    "reviewer:NAME", "system" or "cli:USER"; `details` is masked before it is stored."""
+
+    def record(self, actor: str, action: str, subject: str, details: dict[str, Any]) -> None: ...

@@ -67,3 +67,45 @@ class DecisionRow(SQLModel, table=True):
     create_time: datetime = _utc_column(index=True)
     request_id: str = Field(default="", max_length=256)
     trace_id: str = Field(default="", max_length=32)
+
+
+class TokenRow(SQLModel, table=True):
+    """An API credential. Only the SHA-256 of the secret is kept."""
+
+    __tablename__ = "tokens"
+
+    token_id: str = Field(primary_key=True, max_length=32)
+    kind: str = Field(max_length=16)  # "agent" or "operator"
+    subject: str = Field(index=True, max_length=128)  # the agent id or operator name
+    secret_hash: str = Field(unique=True, max_length=64)
+    description: str = Field(default="", max_length=512)
+    created_by: str = Field(default="", max_length=160)
+    create_time: datetime = _utc_column()
+    revoke_time: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+
+
+class CounterRow(SQLModel, table=True):
+    """Change counters other processes poll cheaply (e.g. `tokens`: bumped on every issue/revoke)."""
+
+    __tablename__ = "counters"
+
+    name: str = Field(primary_key=True, max_length=32)
+    value: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class AuditRow(SQLModel, table=True):
+    """One append-only audit record; `hash` covers its content and `prev_hash`."""
+
+    __tablename__ = "audit_log"
+
+    seq: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    )
+    record_time: datetime = _utc_column()
+    actor: str = Field(max_length=160)
+    action: str = Field(index=True, max_length=64)
+    subject: str = Field(max_length=256)
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)

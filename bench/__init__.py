@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` runs `bench/checkaction.py`, which writes docs/benchmarks.md."""

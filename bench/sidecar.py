@@ -1,0 +1,95 @@
+"""The benchmark's server process: the production `build_server` plus an empty gRPC echo, on 127.0.0.1:0.
+
+Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-dir DIR`. It prints
+`{"event": "ready", "port": N}` once serving, then answers commands read from stdin, one per line:
+`stats`, `profile start`, `profile stop FILE` and `quit` (stops the sidecar, which drains the decision
+log, and reports the final decision-log figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+from bench._proc import emit, self_usage
+from server.bootstrap import Sidecar, build_server
+from server.config import load_config
+from server.logs import setup_logging
+
+ECHO_SERVICE = "outrider.bench.Echo"
+ECHO_METHOD = f"/{ECHO_SERVICE}/Echo"
+
+
+async def _echo(request: bytes, context: Any) -> bytes:
+    return request
+
+
+def echo_handler() -> grpc.GenericRpcHandler:
+    """Raw bytes in, the same bytes out: no (de)serialization, no work."""
+    return grpc.method_handlers_generic_handler(ECHO_SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(_echo)})
+
+
+def _stats(sidecar: Sidecar) -> dict[str, Any]:
+    dl = sidecar.services.decisions
+    with dl.stats._lock:
+        log = {"written": dl.stats.written, "dropped": dl.stats.dropped, "failed": dl.stats.failed}
+    return {**log, "queued": dl._queue.qsize(), **self_usage()}
+
+
+def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
+    for line in sys.stdin:
+        loop.call_soon_threadsafe(lines.put_nowait, line.strip())
+    loop.call_soon_threadsafe(lines.put_nowait, "quit")
+
+
+async def serve(config_path: str, data_dir: Path) -> None:
+    config = load_config(
+        config_path, {"listen": "127.0.0.1:0", "console_enabled": False, "data_dir": data_dir}, env={}
+    )
+    setup_logging(config.log_format, config.log_level)
+    sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=False)
+    emit({"event": "ready", "port": sidecar.port, "pid": os.getpid()})
+
+    lines: asyncio.Queue[str] = asyncio.Queue()
+    threading.Thread(target=_stdin_lines, args=(asyncio.get_running_loop(), lines), daemon=True).start()
+    profiler: cProfile.Profile | None = None
+    while True:
+        command, _, arg = (await lines.get()).partition(" ")
+        if command == "stats":
+            emit(_stats(sidecar))
+        elif command == "profile" and arg == "start":
+            # Enabled here, on the event loop thread, where the handlers run.
+            profiler = cProfile.Profile()
+            profiler.enable()
+            emit({"profiling": True})
+        elif command == "profile" and arg.startswith("stop ") and profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(arg.removeprefix("stop "))
+            profiler = None
+            emit({"profiling": False})
+        elif command == "quit":
+            await sidecar.stop(1.0)
+            emit({"event": "stopped", **_stats(sidecar)})
+            return
+        else:
+            emit({"error": f"unknown command {command!r}"})
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--config", required=True)
+    p.add_argument("--data-dir", required=True, type=Path)
+    args = p.parse_args()
+    asyncio.run(serve(args.config, args.data_dir))
+
+
+if __name__ == "__main__":
+    main()
