@@ -34,7 +34,8 @@ proto/node_modules/.bin/buf: proto/package.json proto/package-lock.json
 	touch $@
 
 run: venv
-	$(BIN)/outrider serve --config outrider.example.yaml
+	@echo "make run: DEMO MODE, authentication disabled (OUTRIDER_AUTH_ENABLED=false). Never expose it."
+	OUTRIDER_AUTH_ENABLED=false $(BIN)/outrider serve --config outrider.example.yaml
 
 proto: venv
 	rm -rf $(PROTO_OUT)/outrider/v1 && mkdir -p $(PROTO_OUT)/outrider/v1

@@ -1,7 +1,8 @@
 """The benchmark's server process: the production `build_server` plus an empty gRPC echo, on 127.0.0.1:0.
 
-Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-dir DIR`. It prints
-`{"event": "ready", "port": N}` once serving, then answers commands read from stdin, one per line:
+Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-dir DIR --agent ID`. It
+prints `{"event": "ready", "port": N, "agent_token": ..., "operator_token": ...}` once serving (the tokens
+are issued in-process, as `outrider tokens` would), then answers commands from stdin, one per line:
 `stats`, `profile start`, `profile stop FILE` and `quit` (stops the sidecar, which drains the decision
 log, and reports the final decision-log figures).
 """
@@ -37,6 +38,28 @@ def echo_handler() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(ECHO_SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(_echo)})
 
 
+def _serve_echo_like_any_rpc() -> None:
+    """Give the echo an access rule (any authenticated caller), so the auth interceptor that wraps every
+    RPC treats it like the others instead of refusing a method it has no rule for."""
+    try:
+        from server.domain.access import Rule, Scope
+        from server.rpc.access_rules import RULES
+    except ImportError:  # a sidecar without access control
+        return
+    RULES[ECHO_METHOD] = Rule(Scope.ANY)
+
+
+def _issue_tokens(sidecar: Sidecar, agent_id: str) -> dict[str, str]:
+    access = getattr(sidecar.services, "access", None)
+    if access is None or not getattr(sidecar.config, "auth_enabled", False):
+        return {}
+    from server.domain.access import PrincipalKind
+
+    agent, _ = access.issue(PrincipalKind.AGENT, agent_id, "benchmark agent", "bench")
+    operator, _ = access.issue(PrincipalKind.OPERATOR, "bench-operator", "benchmark operator", "bench")
+    return {"agent_token": agent, "operator_token": operator}
+
+
 def _stats(sidecar: Sidecar) -> dict[str, Any]:
     dl = sidecar.services.decisions
     with dl.stats._lock:
@@ -50,13 +73,13 @@ def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> 
     loop.call_soon_threadsafe(lines.put_nowait, "quit")
 
 
-async def serve(config_path: str, data_dir: Path) -> None:
-    config = load_config(
-        config_path, {"listen": "127.0.0.1:0", "console_enabled": False, "data_dir": data_dir}, env={}
-    )
+async def serve(config_path: str, data_dir: Path, agent_id: str) -> None:
+    config = load_config(config_path, {"listen": "127.0.0.1:0", "console_enabled": False, "data_dir": data_dir}, env={})
     setup_logging(config.log_format, config.log_level)
+    _serve_echo_like_any_rpc()
     sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=False)
-    emit({"event": "ready", "port": sidecar.port, "pid": os.getpid()})
+    tokens = await asyncio.to_thread(_issue_tokens, sidecar, agent_id)
+    emit({"event": "ready", "port": sidecar.port, "pid": os.getpid(), **tokens})
 
     lines: asyncio.Queue[str] = asyncio.Queue()
     threading.Thread(target=_stdin_lines, args=(asyncio.get_running_loop(), lines), daemon=True).start()
@@ -87,8 +110,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--config", required=True)
     p.add_argument("--data-dir", required=True, type=Path)
+    p.add_argument("--agent", required=True, help="the agent id to issue a token for")
     args = p.parse_args()
-    asyncio.run(serve(args.config, args.data_dir))
+    asyncio.run(serve(args.config, args.data_dir, args.agent))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import asyncio
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -66,7 +67,15 @@ def _control(counters: _Counters, release: Any) -> None:
             return
 
 
-async def _serve_aio(hold: str) -> None:
+def _options(backlog: int) -> list[tuple[str, int]]:
+    """grpc core answers CANCELLED at random once more than 1000 (surely above 3000) calls have arrived but
+    were not yet taken up by the server (`grpc.server.max_pending_requests[_hard_limit]`)."""
+    if not backlog:
+        return []
+    return [("grpc.server.max_pending_requests", backlog), ("grpc.server.max_pending_requests_hard_limit", 2 * backlog)]
+
+
+async def _serve_aio(hold: str, backlog: int) -> None:
     counters = _Counters()
     event = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -80,7 +89,7 @@ async def _serve_aio(hold: str) -> None:
             counters.leave()
         return b""
 
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=_options(backlog))
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(SERVICE, {"Wait": grpc.unary_unary_rpc_method_handler(wait)}),)
     )
@@ -91,7 +100,7 @@ async def _serve_aio(hold: str) -> None:
     await server.stop(0)
 
 
-def _serve_sync(hold: str, workers: int) -> None:
+def _serve_sync(hold: str, workers: int, backlog: int) -> None:
     counters = _Counters()
     event = threading.Event()
     sleep = float(hold.removeprefix("sleep:")) if hold.startswith("sleep:") else None
@@ -107,7 +116,7 @@ def _serve_sync(hold: str, workers: int) -> None:
             counters.leave()
         return b""
 
-    server = grpc.server(ThreadPoolExecutor(max_workers=workers))
+    server = grpc.server(ThreadPoolExecutor(max_workers=workers), options=_options(backlog))
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(SERVICE, {"Wait": grpc.unary_unary_rpc_method_handler(wait)}),)
     )
@@ -125,79 +134,101 @@ def _serve_sync(hold: str, workers: int) -> None:
 class Scenario:
     server: str  # "grpc.aio" or "sync, max_workers=W"
     calls: int
-    hold: str
+    hold: str  # "hold" (await a release) or "sleep:SECONDS"
+    wave: int  # calls sent at once; the next wave goes when they are all waiting (0: all in one burst)
+    backlog: int  # grpc.server.max_pending_requests (0: the default, 1000)
     idle_rss_kb: int = 0
     idle_threads: int = 0
     rss_kb: int = 0  # while the most calls were waiting
     threads: int = 0
     peak_waiting: int = 0  # most handlers waiting at once, counted in the server
-    fill_s: float = 0.0  # until every call was waiting (or the peak was reached)
+    fill_s: float = 0.0  # until every call was waiting (or the most that can)
     total_s: float = 0.0  # from the first call sent to the last answer
     ok: int = 0
+    errors: str = ""
 
 
-async def _scenario(mode: str, calls: int, hold: str, workers: int = 0, limit: float = 30.0) -> Scenario:
-    args = ["--serve", mode, "--hold", hold, "--workers", str(workers)]
+async def _scenario(
+    mode: str, calls: int, hold: str, workers: int = 0, wave: int = 0, backlog: int = 0, limit: float = 20.0
+) -> Scenario:
+    args = ["--serve", mode, "--hold", hold, "--workers", str(workers), "--backlog", str(backlog)]
     label = "grpc.aio" if mode == "aio" else f"sync, max_workers={workers}"
-    result = Scenario(label, calls, hold)
+    result = Scenario(label, calls, hold, wave, backlog)
     with Child("bench.waiting", *args) as child:
         result.idle_rss_kb, result.idle_threads = child.ready["rss_kb"], child.ready["threads"]
         async with grpc.aio.insecure_channel(f"127.0.0.1:{child.ready['port']}") as channel:
             call = channel.unary_unary(METHOD)
             await channel.channel_ready()
+            pending: list[asyncio.Future[bytes]] = []
             started = time.perf_counter()
-            pending = [asyncio.ensure_future(call(b"", timeout=limit + 30)) for _ in range(calls)]
-            target = calls if hold == "hold" else min(calls, workers or calls)
-            while True:  # sample until the most calls that can wait are waiting
-                stats = await asyncio.to_thread(child.ask, "stats")
-                if stats["waiting"] >= result.peak_waiting:
-                    result.rss_kb, result.threads = stats["rss_kb"], stats["threads"]
-                result.peak_waiting = max(result.peak_waiting, stats["peak"])
-                if stats["peak"] >= target or time.perf_counter() - started > limit:
-                    break
-                await asyncio.sleep(0.02)
+            capacity = calls if mode == "aio" else min(calls, workers)
+            while len(pending) < calls:
+                batch = min(wave or calls, calls - len(pending))
+                pending += [asyncio.ensure_future(call(b"", timeout=limit + 30)) for _ in range(batch)]
+                target = min(len(pending), capacity)
+                while True:  # sample until the calls sent so far wait (as many as can), or a call failed
+                    stats = await asyncio.to_thread(child.ask, "stats")
+                    if stats["waiting"] >= result.peak_waiting:
+                        result.rss_kb, result.threads = stats["rss_kb"], stats["threads"]
+                    result.peak_waiting = max(result.peak_waiting, stats["peak"])
+                    failed = sum(1 for f in pending if f.done() and f.exception() is not None)
+                    if stats["peak"] + failed >= target or time.perf_counter() - started > limit:
+                        break
+                    await asyncio.sleep(0.01)
             result.fill_s = time.perf_counter() - started
             if hold == "hold":
                 await asyncio.to_thread(child.ask, "release")
             answers = await asyncio.gather(*pending, return_exceptions=True)
             result.total_s = time.perf_counter() - started
-            result.ok = sum(1 for a in answers if not isinstance(a, BaseException))
-            result.peak_waiting = max(result.peak_waiting, (await asyncio.to_thread(child.ask, "stats"))["peak"])
-        child.close()
+        final = child.close()
+    result.peak_waiting = max(result.peak_waiting, final["peak"])
+    result.ok = sum(1 for a in answers if not isinstance(a, BaseException))
+    codes = Counter(a.code().name if isinstance(a, grpc.aio.AioRpcError) else type(a).__name__ for a in answers)
+    result.errors = ", ".join(f"{n} {code}" for code, n in codes.items() if code != "bytes")
     return result
 
 
-async def _run(many: int, few: int, few_workers: int, sleep: float) -> list[Scenario]:
+async def _run(many: int, few: int, few_workers: int, sleep: float, wave: int) -> list[Scenario]:
     return [
-        await _scenario("aio", many, "hold"),
-        await _scenario("sync", many, "hold", workers=many),
+        await _scenario("aio", many, "hold", wave=wave),
+        await _scenario("sync", many, "hold", workers=many, wave=wave),
         await _scenario("aio", few, f"sleep:{sleep:g}"),
         await _scenario("sync", few, f"sleep:{sleep:g}", workers=few_workers),
+        await _scenario("aio", many, "hold"),
+        await _scenario("aio", many, "hold", backlog=4 * many),
     ]
 
 
-def run(many: int = 2000, few: int = 200, few_workers: int = 10, sleep: float = 0.25) -> list[dict[str, Any]]:
-    """The four scenarios: N=`many` held calls on aio and on sync with a thread each; then `few` calls that
-    each sleep `sleep` s on aio and on sync with `few_workers` threads (the rest queue)."""
-    return [asdict(s) for s in asyncio.run(_run(many, few, few_workers, sleep))]
+def run(
+    many: int = 2000, few: int = 200, few_workers: int = 10, sleep: float = 0.25, wave: int = 250
+) -> list[dict[str, Any]]:
+    """Six scenarios, each in a fresh server process:
+    1-2. `many` calls held until released, sent in waves of `wave`: grpc.aio, then sync with a thread per call;
+    3-4. `few` calls that each sleep `sleep` s, sent at once: grpc.aio, then sync with `few_workers` threads;
+    5-6. `many` held calls sent in one burst on grpc.aio: grpc's default backlog, then a raised one."""
+    return [asdict(s) for s in asyncio.run(_run(many, few, few_workers, sleep, wave))]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = (
-        "| server | calls | handler | peak waiting at once | server RSS idle → waiting | threads idle → waiting "
-        "| RSS per waiting call | time to all waiting | total time | ok |\n"
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
-    )
-    out = []
+    lines = [
+        "| server | calls | arrival | handler | waiting at once (peak) | RSS idle → waiting "
+        "| threads idle → waiting | RSS per waiting call | until all waiting | until all answered | answered |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         per_call = (r["rss_kb"] - r["idle_rss_kb"]) / max(r["peak_waiting"], 1)
+        per_call_text = f"{per_call:.1f} KiB" if r["peak_waiting"] >= 100 else "—"
         handler = "awaits release" if r["hold"] == "hold" else f"sleeps {r['hold'].removeprefix('sleep:')} s"
-        out.append(
-            f"| {r['server']} | {r['calls']} | {handler} | {r['peak_waiting']} "
+        arrival = f"waves of {r['wave']}" if r["wave"] else "one burst"
+        if r["backlog"]:
+            arrival += f", max_pending_requests={r['backlog']}"
+        answered = f"{r['ok']}" + (f" ({r['errors']})" if r["errors"] else "")
+        lines.append(
+            f"| {r['server']} | {r['calls']} | {arrival} | {handler} | {r['peak_waiting']} "
             f"| {r['idle_rss_kb'] / 1024:.1f} → {r['rss_kb'] / 1024:.1f} MiB | {r['idle_threads']} → {r['threads']} "
-            f"| {per_call:.1f} KiB | {r['fill_s']:.2f} s | {r['total_s']:.2f} s | {r['ok']} |"
+            f"| {per_call_text} | {r['fill_s']:.2f} s | {r['total_s']:.2f} s | {answered} |"
         )
-    return head + "\n".join(out) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -205,11 +236,12 @@ def main() -> None:
     p.add_argument("--serve", choices=("aio", "sync"), help="(internal) run a waiting server")
     p.add_argument("--hold", default="hold", help="hold | sleep:SECONDS")
     p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--backlog", type=int, default=0)
     args = p.parse_args()
     if args.serve == "aio":
-        asyncio.run(_serve_aio(args.hold))
+        asyncio.run(_serve_aio(args.hold, args.backlog))
     elif args.serve == "sync":
-        _serve_sync(args.hold, args.workers)
+        _serve_sync(args.hold, args.workers, args.backlog)
     else:
         print(table(run()))
 

@@ -27,6 +27,25 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check-config", help="validate the config and policy, then exit")
     _config_flags(check)
+
+    tokens = sub.add_parser("tokens", help="issue, revoke and list API tokens (works on the database directly)")
+    tsub = tokens.add_subparsers(dest="tokens_command", required=True)
+    issue = tsub.add_parser("issue", help="issue a token; prints the secret once")
+    who = issue.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agent", metavar="ID", help="a token that may only act as this agent")
+    who.add_argument("--operator", metavar="NAME", help="an operator token (guardrails, policy, kills, tokens)")
+    issue.add_argument("--description", default="", help="what the token is for")
+    _config_flags(issue)
+    revoke = tsub.add_parser("revoke", help="revoke a token by id (refused by running sidecars within 250 ms)")
+    revoke.add_argument("token_id")
+    _config_flags(revoke)
+    listing = tsub.add_parser("list", help="list tokens (never their secrets)")
+    listing.add_argument("--all", action="store_true", help="include revoked tokens")
+    _config_flags(listing)
+
+    from server.cli_audit import add_audit_parser
+
+    add_audit_parser(sub, _config_flags)
     return p
 
 
@@ -39,6 +58,11 @@ def _config_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="directory for the SQLite database (default ./.outrider)")
     p.add_argument("--log-format", choices=("text", "json"), help="log line format (default text)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a non-loopback --listen address without TLS (plaintext credentials!)",
+    )
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -50,6 +74,7 @@ def _config(args: argparse.Namespace) -> Config:
         "log_format": args.log_format,
         "log_level": args.log_level,
         "console_enabled": False if args.no_console else None,
+        "insecure": True if args.insecure else None,
     }
     return load_config(args.config, overrides)
 
@@ -64,6 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(config.log_format, config.log_level)
     if args.command == "check-config":
         return _check_config(config)
+    if args.command == "tokens":
+        from server.cli_tokens import run_tokens
+
+        return run_tokens(args, config)
+    if args.command == "audit":
+        from server.cli_audit import run_audit
+
+        return run_audit(args, config)
     return asyncio.run(_serve(config, args.port_file))
 
 
@@ -93,6 +126,9 @@ async def _serve(config: Config, port_file: str | None) -> int:
     except OutriderError as exc:
         log.error("cannot start: %s", exc.message)
         print(f"outrider: cannot start: {exc.message}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"outrider: configuration error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"outrider: cannot start: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -16,6 +17,8 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from outrider.v1 import (
+    access_service_pb2,
+    access_service_pb2_grpc,
     recovery_service_pb2,
     recovery_service_pb2_grpc,
     safeguard_service_pb2,
@@ -23,18 +26,24 @@ from outrider.v1 import (
     supervisor_service_pb2,
     supervisor_service_pb2_grpc,
 )
-from server.config import Config
+from server.config import Config, ConfigError
 from server.policy_file import FilePolicySource
+from server.rpc.access import AccessServicer
+from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.supervisor import SupervisorServicer
 from server.rpc.unimplemented import unimplemented_servicer
+from server.services.access import AccessService
 from server.services.agents import AgentService
+from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.decision_log import DecisionLog
 from server.services.plugins import load_plugin_class
 from server.services.ports import Clock
 from server.services.supervisor import SupervisorService
+from server.storage.audit_repository import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.repositories import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
+from server.storage.token_repository import SqlTokenRepository
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +51,9 @@ SERVICE_NAMES = (
     supervisor_service_pb2.DESCRIPTOR.services_by_name["SupervisorService"].full_name,
     recovery_service_pb2.DESCRIPTOR.services_by_name["RecoveryService"].full_name,
     safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
+    access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
-MAX_MESSAGE = 8 << 20
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 @dataclass
@@ -54,6 +64,8 @@ class Services:
     agents: AgentService
     supervisor: SupervisorService
     decisions: DecisionLog
+    access: AccessService
+    audit: AuditTrail
     health: dict[str, Any] = field(default_factory=dict)
 
 
@@ -94,7 +106,10 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = create_db_engine(config.database_url())
     migrate(engine)
-    decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log)
+    audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
+    decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
+    access = AccessService(SqlTokenRepository(engine), clock, audit)
+    access.load()
     agents = AgentService(SqlAgentRepository(engine))
     agents.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
@@ -107,10 +122,14 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         load_plugin=load_plugin_class,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
+        audit=audit,
+        sensitive_keys=config.sensitive_keys,
     )
     supervisor.load()
     decisions.start()
-    services = Services(config=config, agents=agents, supervisor=supervisor, decisions=decisions)
+    services = Services(
+        config=config, agents=agents, supervisor=supervisor, decisions=decisions, access=access, audit=audit
+    )
     closers: list[Callable[[], None]] = [
         engine.dispose,
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
@@ -128,14 +147,24 @@ async def build_server(
     with_scheduler: bool = True,
 ) -> Sidecar:
     """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
+    credentials = _server_credentials(config)
+    _warn_about_security(config)
     services, closers = await asyncio.to_thread(build_services, config, clock)
+    auth = AuthInterceptor(
+        services.access,
+        RateLimiter(config.requests_per_second, config.burst),
+        enabled=config.auth_enabled,
+        mtls=config.tls_client_ca_file is not None,
+    )
     server = grpc.aio.server(
+        interceptors=[auth],
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE),
-            ("grpc.max_send_message_length", MAX_MESSAGE),
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ],
     )
+    access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(services.supervisor, services.agents, services.decisions), server
     )
@@ -151,7 +180,10 @@ async def build_server(
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
 
-    port = server.add_insecure_port(config.listen)
+    if credentials is None:
+        port = server.add_insecure_port(config.listen)
+    else:
+        port = server.add_secure_port(config.listen, credentials)
     if not config.listen.startswith("unix:") and port == 0:
         raise OSError(f"cannot listen on {config.listen}")
     await server.start()
@@ -160,7 +192,7 @@ async def build_server(
     if with_scheduler:
         from server.jobs.scheduler import build_scheduler
 
-        scheduler = build_scheduler(services.decisions)
+        scheduler = build_scheduler(services.decisions, services.access)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
     if config.console_enabled if with_console is None else with_console:
@@ -171,6 +203,47 @@ async def build_server(
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _server_credentials(config: Config) -> grpc.ServerCredentials | None:
+    """TLS when a certificate is configured; mTLS when a client CA is too."""
+    if config.tls_cert_file is None and config.tls_key_file is None:
+        if config.tls_client_ca_file is not None:
+            raise ConfigError("configuration", "tls.client_ca_file", "mTLS needs tls.cert_file and tls.key_file too")
+        return None
+    if config.tls_cert_file is None or config.tls_key_file is None:
+        raise ConfigError("configuration", "tls", "give both tls.cert_file and tls.key_file")
+
+    def read(path: Path, key: str) -> bytes:
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise ConfigError("configuration", key, f"cannot read {path}: {exc.strerror or exc}") from exc
+
+    cert, key = read(config.tls_cert_file, "tls.cert_file"), read(config.tls_key_file, "tls.key_file")
+    ca = read(config.tls_client_ca_file, "tls.client_ca_file") if config.tls_client_ca_file else None
+    return grpc.ssl_server_credentials([(key, cert)], root_certificates=ca, require_client_auth=ca is not None)
+
+
+def _warn_about_security(config: Config) -> None:
+    """Binding beyond loopback without TLS needs --insecure; authentication off is loud."""
+    host = config.listen.rpartition(":")[0]
+    exposed = not config.listen.startswith("unix:") and host not in LOOPBACK_HOSTS
+    if exposed and config.tls_cert_file is None:
+        if not config.insecure:
+            raise ConfigError(
+                "configuration",
+                "server.listen",
+                f"{config.listen} is not a loopback address and TLS is off: configure tls.cert_file/tls.key_file, "
+                "or pass --insecure (server.insecure: true) to accept plaintext credentials on the network",
+            )
+        log.warning("INSECURE: serving plaintext gRPC on a non-loopback address", extra={"listen": config.listen})
+    if not config.auth_enabled:
+        log.warning(
+            "AUTHENTICATION IS DISABLED: every caller is treated as an operator. Development only; "
+            "never expose this sidecar",
+            extra={"auth_enabled": False},
+        )
 
 
 def start_console(services: Services) -> Callable[[], None]:

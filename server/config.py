@@ -171,8 +171,9 @@ def check_listen(value: str, source: str, key: str) -> str:
 
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
-    srv = _Reader(src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure",
-                                        "max_message_bytes"})
+    srv = _Reader(
+        src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes"}
+    )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})

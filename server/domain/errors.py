@@ -50,3 +50,15 @@ class Unimplemented(OutriderError):
 
 class Unavailable(OutriderError):
     default_reason = "UNAVAILABLE"
+
+
+class Unauthenticated(OutriderError):
+    default_reason = "UNAUTHENTICATED"
+
+
+class PermissionDenied(OutriderError):
+    default_reason = "PERMISSION_DENIED"
+
+
+class ResourceExhausted(OutriderError):
+    default_reason = "RESOURCE_EXHAUSTED"

@@ -32,6 +32,9 @@ _CODES: list[tuple[type[e.OutriderError], grpc.StatusCode]] = [
     (e.FailedPrecondition, grpc.StatusCode.FAILED_PRECONDITION),
     (e.Unimplemented, grpc.StatusCode.UNIMPLEMENTED),
     (e.Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (e.Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
+    (e.PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
+    (e.ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
 ]
 
 

@@ -15,6 +15,7 @@ from server.services.decision_log import DecisionLog
 from server.services.supervisor import SupervisorService
 
 from . import convert
+from .auth import current_principal
 from .errors import translate_errors
 
 # grpc ships no type stubs: the servicer context is untyped.
@@ -79,12 +80,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(
-            self.supervisor.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options)
+            self.supervisor.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options), current_principal().label
         )
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
     async def RemoveGuardrail(self, request: pb.RemoveGuardrailRequest, context: Ctx) -> pb.RemoveGuardrailResponse:
-        removed = await asyncio.to_thread(self.supervisor.remove_guardrail, request.name)
+        removed = await asyncio.to_thread(self.supervisor.remove_guardrail, request.name, current_principal().label)
         return pb.RemoveGuardrailResponse(removed_count=removed)
 
     async def ListGuardrails(self, request: pb.ListGuardrailsRequest, context: Ctx) -> pb.ListGuardrailsResponse:
@@ -93,7 +94,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         )
 
     async def ReloadPolicy(self, request: pb.ReloadPolicyRequest, context: Ctx) -> pb.ReloadPolicyResponse:
-        count, source = await asyncio.to_thread(self.supervisor.reload)
+        count, source = await asyncio.to_thread(self.supervisor.reload, current_principal().label)
         return pb.ReloadPolicyResponse(guardrail_count=count, source=source)
 
     async def ListDecisions(self, request: pb.ListDecisionsRequest, context: Ctx) -> pb.ListDecisionsResponse:

@@ -12,18 +12,26 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from server.domain.decisions import Decision, DecisionFilter
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import Verdict
 from server.domain.values import digest
 
-from .ports import Clock, DecisionRepository, Page
+from .ports import AuditSink, Clock, DecisionRepository, Page
 
 log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class _BatchAuditSink(Protocol):
+    """A sink that can append many records in one transaction (`AuditTrail.record_many`)."""
+
+    def record_many(self, events: Sequence[tuple[str, str, str, dict[str, Any]]]) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +81,24 @@ class DecisionLogStats:
     dropped: int = 0
     failed: int = 0
     last_error: str = ""
+    audit_failed: int = 0  # audit records (decisions and drop notices) that could not be appended
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
 class DecisionLog:
-    def __init__(self, repo: DecisionRepository, clock: Clock, settings: DecisionLogSettings) -> None:
+    def __init__(
+        self,
+        repo: DecisionRepository,
+        clock: Clock,
+        settings: DecisionLogSettings,
+        audit: AuditSink | None = None,
+    ) -> None:
         self.repo = repo
         self.clock = clock
         self.settings = settings
+        self.audit = audit
         self.stats = DecisionLogStats()
+        self._dropped_audited = 0  # drops already reported in the audit trail (writer thread only)
         self._queue: queue.Queue[_Pending | None] = queue.Queue(maxsize=settings.queue_size)
         self._thread: threading.Thread | None = None
         self._last_drop_log = 0.0
@@ -159,8 +176,9 @@ class DecisionLog:
                 return
 
     def _write(self, records: list[_Pending]) -> None:
+        decisions = [p.to_decision() for p in records]
         try:
-            self.repo.insert_many([p.to_decision() for p in records])
+            self.repo.insert_many(decisions)
         except Exception as exc:  # storage down: count it, keep serving
             with self.stats._lock:
                 self.stats.failed += len(records)
@@ -169,6 +187,41 @@ class DecisionLog:
         else:
             with self.stats._lock:
                 self.stats.written += len(records)
+            if self.audit is not None:
+                self._audit(decisions, [p.context for p in records])
+
+    def _audit(self, decisions: list[Decision], contexts: list[Any]) -> None:
+        """One audit record per written decision, then one for any drops since the last batch, so a
+        gap in the decision log is itself on the record. Never raises into the writer loop."""
+        assert self.audit is not None
+        events = [_audit_event(d, c) for d, c in zip(decisions, contexts, strict=True)]
+        with self.stats._lock:
+            dropped_total = self.stats.dropped
+        newly_dropped = dropped_total - self._dropped_audited
+        if newly_dropped > 0:
+            # Queued records were submitted before the ones dropped for lack of room: the notice goes last.
+            events.append(
+                (
+                    "system",
+                    "decision_log.dropped",
+                    "decision_log",
+                    {"count": newly_dropped, "dropped_total": dropped_total},
+                )
+            )
+        try:
+            if isinstance(self.audit, _BatchAuditSink):
+                self.audit.record_many(events)
+            else:
+                for actor, action, subject, details in events:
+                    self.audit.record(actor, action, subject, details)
+        except Exception as exc:
+            with self.stats._lock:
+                self.stats.audit_failed += len(events)
+                self.stats.last_error = f"audit: {type(exc).__name__}: {exc}"[:500]
+            log.error("decision log: appending %d audit records failed: %s", len(events), exc)
+        else:
+            # Only once the notice is stored; otherwise the next batch reports these drops again.
+            self._dropped_audited = dropped_total
 
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
         if flt.outcome not in ("", "allowed", "blocked"):
@@ -182,3 +235,19 @@ class DecisionLog:
         if removed:
             log.info("decision log pruned", extra={"removed": removed})
         return removed
+
+
+def _audit_event(d: Decision, context: Any) -> tuple[str, str, str, dict[str, Any]]:
+    # The context is masked by the audit trail before it is stored (sensitive keys become ***).
+    details = {
+        "context": context,
+        "agent_id": d.agent_id,
+        "action": d.action,
+        "allowed": d.allowed,
+        "reason": d.reason,
+        "severity": d.severity.name,
+        "guardrail": d.guardrail,
+        "context_digest": d.context_digest,
+        "warnings": [list(w) for w in d.warnings],
+    }
+    return (f"agent:{d.agent_id}", "decision", d.decision_id, details)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
+from server.domain.access import Token
 from server.domain.agents import Agent
 from server.domain.decisions import Decision, DecisionFilter
 from server.domain.guardrails import GuardrailSpec
@@ -72,3 +73,15 @@ class AuditSink(Protocol):
     "reviewer:NAME", "system" or "cli:USER"; `details` is masked before it is stored."""
 
     def record(self, actor: str, action: str, subject: str, details: dict[str, Any]) -> None: ...
+
+
+class TokenRepository(Protocol):
+    def insert(self, token: Token, secret_hash: str) -> None: ...
+
+    def revoke(self, token_id: str, when: datetime) -> Token | None: ...
+
+    def active(self) -> dict[str, Token]: ...
+
+    def version(self) -> int: ...
+
+    def list(self, subject: str, include_revoked: bool, page_size: int, page_token: str) -> Page[Token]: ...

@@ -26,11 +26,12 @@ from server.domain.guardrails import (
     evaluation_order,
 )
 from server.domain.guardrails.plugin import PluginLoader
+from server.domain.masking import mask
 from server.domain.policy import build_specs, parse_guardrails
 
 from .agents import AgentService
 from .decision_log import DecisionLog
-from .ports import Clock, GuardrailRepository, PolicySource
+from .ports import AuditSink, Clock, GuardrailRepository, PolicySource
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,11 @@ class SupervisorService:
         load_plugin: PluginLoader,
         plugin_executor: Executor,
         max_context_bytes: int,
+        audit: AuditSink,
+        sensitive_keys: tuple[str, ...] = (),
     ) -> None:
+        self.audit = audit
+        self.sensitive_keys = sensitive_keys
         self.agents = agents
         self.repo = repo
         self.decisions = decisions
@@ -77,6 +82,12 @@ class SupervisorService:
             if file_digest != stored_digest:
                 chain = self._parse_policy(raw)
                 self._swap(chain, policy_digest=file_digest)
+                self.audit.record(
+                    "system",
+                    "policy.apply",
+                    self.policy.path,
+                    {"digest": file_digest, "guardrails": [g.spec.as_dict() for g in chain]},
+                )
                 log.info("policy applied from file", extra={"path": self.policy.path, "guardrails": len(chain)})
                 return
         with self._lock:
@@ -84,13 +95,19 @@ class SupervisorService:
             self._order = evaluation_order(self._stored)
         log.info("guardrail chain loaded from storage", extra={"guardrails": len(specs)})
 
-    def reload(self) -> tuple[int, str]:
+    def reload(self, actor: str = "system") -> tuple[int, str]:
         """Replace the chain with the policy file's; on any error the old chain stays."""
         if self.policy is None:
             raise FailedPrecondition("no policy file is configured; start the sidecar with --config FILE")
         raw, file_digest = self.policy.read()
         chain = self._parse_policy(raw)
         self._swap(chain, policy_digest=file_digest)
+        self.audit.record(
+            actor,
+            "policy.reload",
+            self.policy.path,
+            {"digest": file_digest, "guardrails": [g.spec.as_dict() for g in chain]},
+        )
         log.info("policy reloaded", extra={"path": self.policy.path, "guardrails": len(chain)})
         return len(chain), self.policy.path
 
@@ -112,13 +129,17 @@ class SupervisorService:
         self._stored = chain
         self._order = evaluation_order(chain)
 
-    def add_guardrail(self, name: str, kind: str, options: Mapping[str, Any]) -> tuple[GuardrailSpec, int]:
+    def add_guardrail(
+        self, name: str, kind: str, options: Mapping[str, Any], actor: str = "system"
+    ) -> tuple[GuardrailSpec, int]:
         guardrail = build_guardrail(GuardrailSpec(name, kind, dict(options), "runtime"), self.load_plugin)
         with self._lock:
             self._persist([*self._stored, guardrail], None)
-            return guardrail.spec, self._order.index(guardrail)
+            position = self._order.index(guardrail)
+        self.audit.record(actor, "guardrail.add", name, {**guardrail.spec.as_dict(), "position": position})
+        return guardrail.spec, position
 
-    def remove_guardrail(self, name: str) -> int:
+    def remove_guardrail(self, name: str, actor: str = "system") -> int:
         if not name:
             raise InvalidArgument("name is required", field="name")
         with self._lock:
@@ -131,7 +152,8 @@ class SupervisorService:
                     reason="TRUST_ROOT_IMMUTABLE",
                 )
             self._persist([g for g in self._stored if g.name != name], None)
-            return len(matching)
+        self.audit.record(actor, "guardrail.remove", name, {"removed": len(matching)})
+        return len(matching)
 
     def list_guardrails(self) -> list[GuardrailSpec]:
         return [g.spec for g in self._order]
@@ -188,6 +210,19 @@ class SupervisorService:
                 break
         verdict = run.verdict()
         decision_id = uuid.uuid4().hex
+        if not verdict.allowed:
+            # A block is a significant event: one log line, with secrets masked out of the context.
+            log.info(
+                "action blocked",
+                extra={
+                    "decision_id": decision_id,
+                    "agent_id": agent_id,
+                    "action": action,
+                    "guardrail": verdict.guardrail,
+                    "reason": verdict.reason,
+                    "context": mask(dict(context), self.sensitive_keys),
+                },
+            )
         latency_us = int((time.perf_counter() - started) * 1e6)
         self.decisions.submit(decision_id, agent_id, action, context, verdict, latency_us, request_id, trace_id)
         return Checked(verdict, decision_id)

@@ -109,3 +109,7 @@ class AuditRow(SQLModel, table=True):
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
+
+
+# Each feature keeps its tables in its own module; importing them here registers them on the metadata.
+from . import tables_approvals, tables_recovery, tables_safeguard  # noqa: E402, F401

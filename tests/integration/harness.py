@@ -11,12 +11,16 @@ from typing import Any
 import grpc
 
 from outrider.v1 import (
+    access_service_pb2_grpc,
     recovery_service_pb2_grpc,
     safeguard_service_pb2_grpc,
     supervisor_service_pb2_grpc,
 )
 from server.bootstrap import Sidecar, build_server
 from server.config import Config
+from server.domain.access import PrincipalKind
+
+from .creds import with_token
 
 
 def make_config(tmp_path: Path, db_url: str | None = None, config_path: Path | None = None, **kw: Any) -> Config:
@@ -32,26 +36,47 @@ def make_config(tmp_path: Path, db_url: str | None = None, config_path: Path | N
 
 
 class RunningSidecar:
-    """Starts a sidecar in a background loop; `stub` talks to it over real gRPC on loopback."""
+    """Starts a sidecar in a background loop; `stub` talks to it over real gRPC on loopback.
 
-    def __init__(self, config: Config, **build_kw: Any) -> None:
+    Authentication is on, as in production: the stubs carry an operator token issued at start;
+    `as_agent(id)` gives stubs that carry that agent's own token.
+    """
+
+    def __init__(self, config: Config, new_channel: Any = None, **build_kw: Any) -> None:
         self.config = config
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="sidecar-loop", daemon=True)
         self.thread.start()
         fut = asyncio.run_coroutine_threadsafe(build_server(config, **build_kw), self.loop)
         self.sidecar: Sidecar = fut.result(60)
-        self.channel = grpc.insecure_channel(self.sidecar.target)
+        self.raw_channel = self.new_channel()
+        self._channels = [self.raw_channel]
+        self.operator_secret = self.issue(PrincipalKind.OPERATOR, "test-operator")
+        self.channel = with_token(self.raw_channel, self.operator_secret)
         self.stub = supervisor_service_pb2_grpc.SupervisorServiceStub(self.channel)
         self.recovery = recovery_service_pb2_grpc.RecoveryServiceStub(self.channel)
         self.safeguard = safeguard_service_pb2_grpc.SafeguardServiceStub(self.channel)
+        self.access = access_service_pb2_grpc.AccessServiceStub(self.channel)
+
+    def new_channel(self) -> grpc.Channel:
+        return grpc.insecure_channel(self.sidecar.target)
+
+    def issue(self, kind: PrincipalKind, subject: str) -> str:
+        secret, _ = self.services.access.issue(kind, subject, "test", "test-harness")
+        return secret
+
+    def as_agent(self, agent_id: str) -> Any:
+        """Stubs speaking with a fresh token of `agent_id`."""
+        channel = with_token(self.raw_channel, self.issue(PrincipalKind.AGENT, agent_id))
+        return _Stubs(channel)
 
     @property
     def services(self) -> Any:
         return self.sidecar.services
 
     def stop(self) -> None:
-        self.channel.close()
+        for channel in self._channels:
+            channel.close()
         asyncio.run_coroutine_threadsafe(self.sidecar.stop(0.5), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
@@ -62,3 +87,12 @@ class RunningSidecar:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _Stubs:
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.channel = channel
+        self.stub = supervisor_service_pb2_grpc.SupervisorServiceStub(channel)
+        self.recovery = recovery_service_pb2_grpc.RecoveryServiceStub(channel)
+        self.safeguard = safeguard_service_pb2_grpc.SafeguardServiceStub(channel)
+        self.access = access_service_pb2_grpc.AccessServiceStub(channel)

@@ -18,13 +18,33 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from outrider.v1 import common_pb2, supervisor_service_pb2_grpc
 from outrider.v1 import supervisor_service_pb2 as pb
 
+from .creds import with_token
 from .rpc import check, guardrail
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def cli(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "server", *args, "--data-dir", str(tmp / "data")],
+        cwd=tmp,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def operator_token(tmp: Path) -> str:
+    r = cli(tmp, "tokens", "issue", "--operator", "ops")
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
 class Proc:
     def __init__(self, tmp: Path, *args: str, config: Path | None = None) -> None:
+        token = operator_token(tmp)
         self.port_file = tmp / f"port-{time.monotonic_ns()}"
         cmd = [
             sys.executable,
@@ -51,11 +71,12 @@ class Proc:
                 raise AssertionError(f"sidecar did not start: {(tmp / 'serve.log').read_text()}")
             time.sleep(0.05)
         self.target = f"127.0.0.1:{self.port_file.read_text()}"
-        self.channel = grpc.insecure_channel(self.target)
+        self.raw = grpc.insecure_channel(self.target)
+        self.channel = with_token(self.raw, token)
         self.stub = supervisor_service_pb2_grpc.SupervisorServiceStub(self.channel)
 
     def close(self, sig: int = signal.SIGTERM) -> int:
-        self.channel.close()
+        self.raw.close()
         if self.p.poll() is None:
             self.p.send_signal(sig)
         code = self.p.wait(30)
@@ -119,6 +140,7 @@ def test_sighup_reloads_the_policy(tmp_path: Path) -> None:
 
 def test_json_logs_and_unix_socket(tmp_path: Path) -> None:
     sock = tmp_path / "o.sock"
+    token = operator_token(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [
@@ -132,7 +154,7 @@ def test_json_logs_and_unix_socket(tmp_path: Path) -> None:
             "--log-format",
             "json",
             "--data-dir",
-            str(tmp_path / "d"),
+            str(tmp_path / "data"),
         ],
         cwd=tmp_path,
         stderr=subprocess.PIPE,
@@ -143,7 +165,7 @@ def test_json_logs_and_unix_socket(tmp_path: Path) -> None:
         while not sock.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         with grpc.insecure_channel(f"unix:{sock}") as ch:
-            stub = supervisor_service_pb2_grpc.SupervisorServiceStub(ch)
+            stub = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(ch, token))
             assert stub.CheckAction(check(), timeout=10).allowed
     finally:
         proc.send_signal(signal.SIGTERM)

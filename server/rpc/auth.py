@@ -1,0 +1,152 @@
+"""Authentication, authorization and per-credential rate limits for every RPC, as one interceptor.
+
+The principal is found from `authorization: Bearer <token>` metadata or the mTLS client certificate,
+checked against the RPC's rule (server.rpc.access_rules), and made available to servicers through
+`current_principal()`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from server.domain.access import ANONYMOUS_OPERATOR, Principal, Rule, authorize, principal_from_certificate
+from server.domain.errors import OutriderError, PermissionDenied, ResourceExhausted, Unauthenticated
+from server.domain.rate import TokenBucket
+from server.services.access import AccessService
+
+from .access_rules import OPEN_PREFIXES, RULES
+from .errors import abort
+
+log = logging.getLogger(__name__)
+
+_principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("principal", default=ANONYMOUS_OPERATOR)
+
+
+def current_principal() -> Principal:
+    """The caller of the RPC being served (the anonymous operator when authentication is off)."""
+    return _principal.get()
+
+
+def _field(message: Any, path: str) -> str:
+    for part in path.split(".")[:-1]:
+        if not message.HasField(part):
+            return ""
+        message = getattr(message, part)
+    return str(getattr(message, path.rsplit(".", 1)[-1]))
+
+
+class RateLimiter:
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def check(self, key: str, label: str) -> None:
+        now = time.monotonic()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
+        wait = bucket.take(now)
+        if wait:
+            raise ResourceExhausted(
+                f"rate limit of {self.rate:g} requests/s for {label} exceeded; retry in {wait * 1000:.0f} ms",
+                reason="RATE_LIMITED",
+            )
+
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    def __init__(self, access: AccessService, limiter: RateLimiter, enabled: bool, mtls: bool) -> None:
+        self.access = access
+        self.limiter = limiter
+        self.enabled = enabled
+        self.mtls = mtls
+
+    async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
+        handler = await continuation(details)
+        method: str = details.method
+        if handler is None or method.startswith(OPEN_PREFIXES):
+            return handler
+        rule = RULES.get(method)
+        if handler.unary_unary:
+            return handler._replace(unary_unary=self._unary(handler.unary_unary, method, rule))
+        if handler.unary_stream:
+            return handler._replace(unary_stream=self._unary_stream(handler.unary_stream, method, rule))
+        if handler.stream_unary:
+            return handler._replace(stream_unary=self._unary(handler.stream_unary, method, rule, streaming=True))
+        return handler._replace(stream_stream=self._unary_stream(handler.stream_stream, method, rule, streaming=True))
+
+    # ---- wrappers --------------------------------------------------------------------------
+
+    def _unary(self, fn: Any, method: str, rule: Rule | None, streaming: bool = False) -> Any:
+        async def behavior(request: Any, context: Any) -> Any:
+            try:
+                request = self._admit(request, context, method, rule, streaming)
+            except OutriderError as exc:
+                await abort(context, exc)
+            return await fn(request, context)
+
+        return behavior
+
+    def _unary_stream(self, fn: Any, method: str, rule: Rule | None, streaming: bool = False) -> Any:
+        async def behavior(request: Any, context: Any) -> AsyncIterator[Any]:
+            try:
+                request = self._admit(request, context, method, rule, streaming)
+            except OutriderError as exc:
+                await abort(context, exc)
+            result = fn(request, context)
+            if hasattr(result, "__aiter__"):
+                async for item in result:
+                    yield item
+            else:  # a coroutine that writes with context.write()
+                await result
+
+        return behavior
+
+    # ---- the checks ------------------------------------------------------------------------
+
+    def _admit(self, request: Any, context: Any, method: str, rule: Rule | None, streaming: bool) -> Any:
+        principal = self._authenticate(context)
+        self.limiter.check(principal.label if self.enabled else context.peer(), principal.label)
+        if rule is None:
+            raise PermissionDenied(f"{method} has no access rule and is refused", reason="NO_RULE")
+        _principal.set(principal)
+        if not streaming:
+            authorize(principal, rule, method, {f: _field(request, f) for f in rule.fields}, streaming=False)
+            return request
+        return self._checked_stream(request, principal, rule, method)
+
+    async def _checked_stream(self, requests: Any, principal: Principal, rule: Rule, method: str) -> Any:
+        async for message in requests:
+            authorize(principal, rule, method, {f: _field(message, f) for f in rule.fields}, streaming=True)
+            yield message
+
+    def _authenticate(self, context: Any) -> Principal:
+        if not self.enabled:
+            return ANONYMOUS_OPERATOR
+        for key, value in context.invocation_metadata() or ():
+            if key != "authorization":
+                continue
+            scheme, _, secret = str(value).partition(" ")
+            if scheme.lower() != "bearer" or not secret.strip():
+                raise Unauthenticated("the authorization metadata must be 'Bearer <token>'", reason="BAD_CREDENTIAL")
+            token = self.access.authenticate(secret.strip())
+            if token is None:
+                raise Unauthenticated("unknown or revoked token", reason="BAD_CREDENTIAL")
+            return token.principal()
+        if self.mtls:
+            names = (context.auth_context() or {}).get("x509_common_name") or []
+            for name in names:
+                principal = principal_from_certificate(name.decode() if isinstance(name, bytes) else str(name))
+                if principal:
+                    return principal
+            raise Unauthenticated(
+                "the client certificate's CN must be 'agent:ID' or 'operator:NAME'", reason="BAD_CREDENTIAL"
+            )
+        raise Unauthenticated(
+            "no credential: send 'authorization: Bearer <token>' metadata", reason="MISSING_CREDENTIAL"
+        )
