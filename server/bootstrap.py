@@ -27,6 +27,7 @@ from outrider.v1 import (
     supervisor_service_pb2_grpc,
 )
 from server.config import Config, ConfigError
+from server.domain.approvals import Reviewer
 from server.policy_file import FilePolicySource
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
@@ -34,16 +35,20 @@ from server.rpc.supervisor import SupervisorServicer
 from server.rpc.unimplemented import unimplemented_servicer
 from server.services.access import AccessService
 from server.services.agents import AgentService
+from server.services.approvals import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.decision_log import DecisionLog
 from server.services.plugins import load_plugin_class
 from server.services.ports import Clock
 from server.services.supervisor import SupervisorService
+from server.services.users import UserService
+from server.storage.approvals_repository import SqlApprovalRepository
 from server.storage.audit_repository import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.repositories import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.storage.token_repository import SqlTokenRepository
+from server.storage.users_repository import SqlSettingsRepository, SqlUserRepository
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +71,8 @@ class Services:
     decisions: DecisionLog
     access: AccessService
     audit: AuditTrail
+    approvals: ApprovalService
+    users: UserService
     health: dict[str, Any] = field(default_factory=dict)
 
 
@@ -110,8 +117,10 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
     access = AccessService(SqlTokenRepository(engine), clock, audit)
     access.load()
+    users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
     agents = AgentService(SqlAgentRepository(engine))
     agents.load()
+    approvals = ApprovalService(SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys)
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     supervisor = SupervisorService(
         agents=agents,
@@ -124,11 +133,19 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         max_context_bytes=config.max_context_bytes,
         audit=audit,
         sensitive_keys=config.sensitive_keys,
+        approvals=approvals,
     )
     supervisor.load()
     decisions.start()
     services = Services(
-        config=config, agents=agents, supervisor=supervisor, decisions=decisions, access=access, audit=audit
+        config=config,
+        agents=agents,
+        supervisor=supervisor,
+        decisions=decisions,
+        access=access,
+        audit=audit,
+        approvals=approvals,
+        users=users,
     )
     closers: list[Callable[[], None]] = [
         engine.dispose,
@@ -166,7 +183,10 @@ async def build_server(
     )
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
-        SupervisorServicer(services.supervisor, services.agents, services.decisions), server
+        SupervisorServicer(
+            services.supervisor, services.agents, services.decisions, services.approvals, reviewer_for(services)
+        ),
+        server,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
         unimplemented_servicer(recovery_service_pb2_grpc.RecoveryServiceServicer, "RecoveryService"), server
@@ -192,7 +212,7 @@ async def build_server(
     if with_scheduler:
         from server.jobs.scheduler import build_scheduler
 
-        scheduler = build_scheduler(services.decisions, services.access)
+        scheduler = build_scheduler(services.decisions, services.access, services.approvals)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
     if config.console_enabled if with_console is None else with_console:
@@ -203,6 +223,15 @@ async def build_server(
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def reviewer_for(services: Services) -> Callable[[str], Reviewer]:
+    """An operator deciding over gRPC reviews as an approver."""
+
+    def lookup(name: str) -> Reviewer:
+        return Reviewer(name, "approver")
+
+    return lookup
 
 
 def _server_credentials(config: Config) -> grpc.ServerCredentials | None:

@@ -56,6 +56,7 @@ class Config:
     burst: int = 2000
     max_message_bytes: int = 4 << 20
     sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
+    console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
 
     def database_url(self) -> str:
         if self.db_url:
@@ -135,6 +136,13 @@ def _positive_float(value: Any, name: str) -> float:
     return float(value)
 
 
+def _http_url(value: Any, name: str) -> str:
+    url = _str(value, name).rstrip("/")
+    if not url.startswith(("http://", "https://")) or len(url) <= len("https://"):
+        raise InvalidArgument(f"must be an http:// or https:// URL, got {value!r}")
+    return url
+
+
 def _path(value: Any, name: str) -> Path:
     return Path(_str(value, name))
 
@@ -178,7 +186,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
-    con = _Reader(src, data, "console", {"enabled", "listen"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
     dl = _Reader(src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention"})
@@ -215,6 +223,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
         burst=lim.get("burst", _positive_int, 2000),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
+        console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
@@ -237,6 +246,7 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_TLS_CERT_FILE", "tls_cert_file", _path),
     ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
     ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
+    ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
 ]
 
 

@@ -10,6 +10,7 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from outrider.v1 import common_pb2, supervisor_pb2
 from server.domain.agents import Agent
+from server.domain.approvals import Approval
 from server.domain.decisions import Decision
 from server.domain.guardrails import GuardrailSpec
 
@@ -97,4 +98,31 @@ def decision_to_pb(d: Decision) -> supervisor_pb2.Decision:
         create_time=timestamp(d.create_time),
         request_id=d.request_id,
         trace_id=d.trace_id,
+    )
+
+
+def approval_to_pb(a: Approval) -> supervisor_pb2.Approval:
+    return supervisor_pb2.Approval(
+        approval_id=a.approval_id,
+        agent_id=a.agent_id,
+        action=a.action,
+        context=dict_to_struct(a.context),
+        guardrail=a.guardrail,
+        request_id=a.request_id,
+        trace_id=a.trace_id,
+        digest=a.digest,
+        state=int(a.state),  # type: ignore[arg-type]
+        create_time=timestamp(a.create_time),
+        expire_time=timestamp(a.expire_time),
+        decide_time=timestamp(a.decide_time),
+        decided_by=a.decided_by,
+        comment=a.comment,
+        votes=[
+            supervisor_pb2.ApprovalVote(
+                reviewer=v.reviewer, approve=v.approve, comment=v.comment, decide_time=timestamp(v.decide_time)
+            )
+            for v in a.votes
+        ],
+        warnings=warnings_to_pb(a.warnings),
+        edited_context=dict_to_struct(a.edited_context) if a.edited_context is not None else None,
     )

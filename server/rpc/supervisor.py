@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+from server.domain.approvals import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.decisions import DecisionFilter
-from server.domain.errors import Unimplemented
+from server.domain.errors import InvalidArgument, PermissionDenied
 from server.services.agents import AgentService
+from server.services.approvals import ApprovalService
 from server.services.decision_log import DecisionLog
 from server.services.supervisor import SupervisorService
 
@@ -21,15 +23,23 @@ from .errors import translate_errors
 # grpc ships no type stubs: the servicer context is untyped.
 Ctx: TypeAlias = Any
 
-_APPROVALS = "human approvals (the hitl guardrail) are not available in this version"
-
 
 @translate_errors
 class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
-    def __init__(self, supervisor: SupervisorService, agents: AgentService, decisions: DecisionLog) -> None:
+    def __init__(
+        self,
+        supervisor: SupervisorService,
+        agents: AgentService,
+        decisions: DecisionLog,
+        approvals: ApprovalService,
+        reviewer_for: Callable[[str], Reviewer],
+    ) -> None:
         self.supervisor = supervisor
         self.agents = agents
         self.decisions = decisions
+        self.approvals = approvals
+        # Who an operator is as a reviewer (a console user of that name lends roles and groups).
+        self.reviewer_for = reviewer_for
 
     # ---- agents ----------------------------------------------------------------------------
 
@@ -65,8 +75,14 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             convert.struct_to_dict(request.context),
             dict(request.binary_context),
             request.request_id,
+            wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
         )
         v = checked.verdict
+        effective = (
+            convert.dict_to_struct(checked.effective_context)
+            if checked.effective_context is not None
+            else request.context
+        )
         return pb.CheckActionResponse(
             allowed=v.allowed,
             reason=v.reason,
@@ -74,7 +90,9 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             guardrail=v.guardrail,
             decision_id=checked.decision_id,
             warnings=convert.warnings_to_pb(v.warnings),
-            effective_context=request.context,
+            approval=convert.approval_to_pb(checked.approval) if checked.approval else None,
+            effective_context=effective,
+            permit_id=checked.permit_id,
         )
 
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
@@ -111,32 +129,81 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             decisions=[convert.decision_to_pb(d) for d in page.items], next_page_token=page.next_page_token
         )
 
-    # ---- approvals: reserved until the hitl guardrail lands --------------------------------
+    # ---- approvals --------------------------------------------------------------------------
+
+    def _owned(self, approval: Approval) -> Approval:
+        p = current_principal()
+        if not p.is_operator and approval.agent_id != p.subject:
+            raise PermissionDenied(f"approval {approval.approval_id} belongs to another agent", reason="NOT_YOUR_AGENT")
+        return approval
 
     async def GetApproval(self, request: pb.GetApprovalRequest, context: Ctx) -> pb.GetApprovalResponse:
-        raise Unimplemented(_APPROVALS)
+        approval = self._owned(await asyncio.to_thread(self.approvals.get, request.approval_id))
+        return pb.GetApprovalResponse(approval=convert.approval_to_pb(approval))
 
     async def WatchApproval(
         self, request: pb.WatchApprovalRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchApprovalResponse]:
-        raise Unimplemented(_APPROVALS)
-        yield  # an async generator, as a server-streaming handler
+        approval = self._owned(await asyncio.to_thread(self.approvals.get, request.approval_id))
+        yield pb.WatchApprovalResponse(approval=convert.approval_to_pb(approval))
+        while not approval.closed:
+            approval = await self.approvals.wait_change(approval.approval_id, approval.version)
+            yield pb.WatchApprovalResponse(approval=convert.approval_to_pb(approval))
 
     async def ListApprovals(self, request: pb.ListApprovalsRequest, context: Ctx) -> pb.ListApprovalsResponse:
-        raise Unimplemented(_APPROVALS)
+        try:
+            state = ApprovalState(request.state) if request.state else None
+        except ValueError:
+            raise InvalidArgument(f"unknown approval state {request.state}", field="state") from None
+        flt = ApprovalFilter(
+            agent_id=request.agent_id,
+            action=request.action,
+            state=state,
+            reviewer=request.reviewer,
+            start_time=convert.from_timestamp(request.start_time, request.HasField("start_time")),
+            end_time=convert.from_timestamp(request.end_time, request.HasField("end_time")),
+        )
+        page = await asyncio.to_thread(self.approvals.list, flt, request.page_size, request.page_token)
+        return pb.ListApprovalsResponse(
+            approvals=[convert.approval_to_pb(a) for a in page.items], next_page_token=page.next_page_token
+        )
 
     async def DecideApproval(self, request: pb.DecideApprovalRequest, context: Ctx) -> pb.DecideApprovalResponse:
-        raise Unimplemented(_APPROVALS)
+        p = current_principal()  # an operator: the access rule refuses agents
+        reviewer = self.reviewer_for(p.subject)
+        edited = convert.struct_to_dict(request.edited_context) if request.HasField("edited_context") else None
+        approval = await asyncio.to_thread(
+            self.approvals.decide, request.approval_id, reviewer, request.approve, request.comment, edited
+        )
+        return pb.DecideApprovalResponse(approval=convert.approval_to_pb(approval))
 
     async def CancelApproval(self, request: pb.CancelApprovalRequest, context: Ctx) -> pb.CancelApprovalResponse:
-        raise Unimplemented(_APPROVALS)
+        self._owned(await asyncio.to_thread(self.approvals.get, request.approval_id))
+        approval = await asyncio.to_thread(
+            self.approvals.cancel, request.approval_id, current_principal().label, request.reason
+        )
+        return pb.CancelApprovalResponse(approval=convert.approval_to_pb(approval))
 
     async def AddApprovalPattern(
         self, request: pb.AddApprovalPatternRequest, context: Ctx
     ) -> pb.AddApprovalPatternResponse:
-        raise Unimplemented(_APPROVALS)
+        patterns = await asyncio.to_thread(
+            self.supervisor.change_approval_pattern,
+            request.guardrail,
+            request.pattern,
+            True,
+            current_principal().label,
+        )
+        return pb.AddApprovalPatternResponse(patterns=patterns)
 
     async def RemoveApprovalPattern(
         self, request: pb.RemoveApprovalPatternRequest, context: Ctx
     ) -> pb.RemoveApprovalPatternResponse:
-        raise Unimplemented(_APPROVALS)
+        patterns = await asyncio.to_thread(
+            self.supervisor.change_approval_pattern,
+            request.guardrail,
+            request.pattern,
+            False,
+            current_principal().label,
+        )
+        return pb.RemoveApprovalPatternResponse(patterns=patterns)

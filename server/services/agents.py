@@ -16,14 +16,21 @@ class AgentService:
         self.repo = repo
         self._lock = threading.Lock()
         self._groups: dict[str, str] = {}
+        self._owners: dict[str, str] = {}
 
     def load(self) -> None:
         with self._lock:
-            self._groups = {a.agent_id: a.group for a in self.repo.all()}
+            agents = self.repo.all()
+            self._groups = {a.agent_id: a.group for a in agents}
+            self._owners = {a.agent_id: a.labels.get("owner", "") for a in agents}
 
     def group_of(self, agent_id: str) -> str | None:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
         return self._groups.get(agent_id)
+
+    def owner_of(self, agent_id: str) -> str:
+        """The agent's `owner` label ("" when none): reviewers may not approve their own agents."""
+        return self._owners.get(agent_id, "")
 
     def register(
         self, agent_id: str, group: str, capabilities: Sequence[str], labels: Mapping[str, str]
@@ -32,6 +39,7 @@ class AgentService:
         with self._lock:
             stored, created = self.repo.upsert(agent)
             self._groups[stored.agent_id] = stored.group
+            self._owners[stored.agent_id] = stored.labels.get("owner", "")
         return stored, created
 
     def deregister(self, agent_id: str) -> None:
@@ -40,6 +48,7 @@ class AgentService:
             if not self.repo.delete(agent_id):
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
+            self._owners.pop(agent_id, None)
 
     def get(self, agent_id: str) -> Agent:
         validate_id(agent_id, "agent_id")

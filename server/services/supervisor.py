@@ -7,12 +7,14 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
+from server.domain import approvals as rules
 from server.domain.agents import validate_id
+from server.domain.approvals import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, OutriderError
 from server.domain.guardrails import (
     ActionCall,
@@ -25,23 +27,44 @@ from server.domain.guardrails import (
     build_guardrail,
     evaluation_order,
 )
+from server.domain.guardrails.deps import GuardrailDeps
+from server.domain.guardrails.hitl import DEFAULT_NAME as DEFAULT_HITL_NAME
+from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.plugin import PluginLoader
-from server.domain.masking import mask
+from server.domain.masking import MASK, mask
 from server.domain.policy import build_specs, parse_guardrails
 
 from .agents import AgentService
+from .approvals import ApprovalService
 from .decision_log import DecisionLog
 from .ports import AuditSink, Clock, GuardrailRepository, PolicySource
 
 log = logging.getLogger(__name__)
 
 MAX_ACTION = 1024
+# An approver's edit re-runs the chain; an edit that needs approval again may re-run it again.
+MAX_EDIT_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Checked:
     verdict: Verdict
     decision_id: str
+    approval: Approval | None = None
+    # The context finally checked, when an approver edited it (None: the agent's own).
+    effective_context: Mapping[str, Any] | None = None
+    permit_id: str = ""
+
+
+@dataclass
+class _Outcome:
+    """One pass over the chain."""
+
+    run: ChainRun
+    approval: Approval | None = None
+    verdict: Verdict | None = None  # set when the pass ends early with a pending approval
+    edited: Mapping[str, Any] | None = None  # set when an approver's edit must re-run the chain
+    permit_ids: list[str] = field(default_factory=list)  # circuit-breaker permits the `breaker` kind took
 
 
 class SupervisorService:
@@ -57,9 +80,17 @@ class SupervisorService:
         max_context_bytes: int,
         audit: AuditSink,
         sensitive_keys: tuple[str, ...] = (),
+        approvals: ApprovalService | None = None,
+        assess_level: Callable[[str, dict[str, Any]], str] | None = None,
+        guardrail_deps: GuardrailDeps | None = None,
     ) -> None:
+        # Services the `breaker` and `budget` kinds call at check time.
+        self.guardrail_deps = guardrail_deps
         self.audit = audit
         self.sensitive_keys = sensitive_keys
+        self.approvals = approvals
+        # The reversibility level of an action (SafeguardService), for hitl's `reversibility: true`.
+        self.assess_level = assess_level
         self.agents = agents
         self.repo = repo
         self.decisions = decisions
@@ -91,7 +122,7 @@ class SupervisorService:
                 log.info("policy applied from file", extra={"path": self.policy.path, "guardrails": len(chain)})
                 return
         with self._lock:
-            self._stored = build_specs(specs, self.load_plugin)
+            self._stored = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
             self._order = evaluation_order(self._stored)
         log.info("guardrail chain loaded from storage", extra={"guardrails": len(specs)})
 
@@ -114,7 +145,7 @@ class SupervisorService:
     def _parse_policy(self, raw: Any) -> list[Guardrail]:
         assert self.policy is not None
         try:
-            return parse_guardrails(raw, self.load_plugin)
+            return parse_guardrails(raw, self.load_plugin, deps=self.guardrail_deps)
         except OutriderError as exc:
             raise type(exc)(f"{self.policy.path}: {exc.message}", reason=exc.reason, field=exc.field) from exc
 
@@ -132,7 +163,11 @@ class SupervisorService:
     def add_guardrail(
         self, name: str, kind: str, options: Mapping[str, Any], actor: str = "system"
     ) -> tuple[GuardrailSpec, int]:
-        guardrail = build_guardrail(GuardrailSpec(name, kind, dict(options), "runtime"), self.load_plugin)
+        if kind == Hitl.kind and not name:
+            name = DEFAULT_HITL_NAME
+        guardrail = build_guardrail(
+            GuardrailSpec(name, kind, dict(options), "runtime"), self.load_plugin, deps=self.guardrail_deps
+        )
         with self._lock:
             self._persist([*self._stored, guardrail], None)
             position = self._order.index(guardrail)
@@ -154,6 +189,32 @@ class SupervisorService:
             self._persist([g for g in self._stored if g.name != name], None)
         self.audit.record(actor, "guardrail.remove", name, {"removed": len(matching)})
         return len(matching)
+
+    def change_approval_pattern(self, guardrail: str, pattern: str, add: bool, actor: str = "system") -> list[str]:
+        """Add or remove a pattern of every hitl guardrail named `guardrail` (persisted)."""
+        name = guardrail or DEFAULT_HITL_NAME
+        if not pattern:
+            raise InvalidArgument("pattern is required", field="pattern")
+        with self._lock:
+            targets = [g for g in self._stored if g.name == name and isinstance(g, Hitl)]
+            if not targets:
+                raise NotFound(f"no hitl guardrail is named {name!r}", field="guardrail")
+            patterns = list(targets[0].patterns)
+            if add and pattern not in patterns:
+                patterns.append(pattern)
+            elif not add:
+                if pattern not in patterns:
+                    raise NotFound(f"hitl guardrail {name!r} has no pattern {pattern!r}", field="pattern")
+                patterns.remove(pattern)
+            chain: list[Guardrail] = [g.with_patterns(tuple(patterns)) if g in targets else g for g in self._stored]
+            self._persist(chain, None)
+        self.audit.record(
+            actor,
+            "approval_pattern.add" if add else "approval_pattern.remove",
+            name,
+            {"pattern": pattern, "patterns": patterns},
+        )
+        return patterns
 
     def list_guardrails(self) -> list[GuardrailSpec]:
         return [g.spec for g in self._order]
@@ -179,14 +240,65 @@ class SupervisorService:
         binary_context: Mapping[str, bytes],
         request_id: str,
         trace_id: str = "",
+        wait: bool = True,
     ) -> Checked:
+        """Run the chain. A hitl guardrail that matches makes this wait for a person (or, with
+        `wait=False`, return at once with the request pending); an approver's edit re-runs the whole
+        chain on the edited context."""
         started = time.perf_counter()
-        call = ActionCall(agent_id, action, context, binary_context, self.agents.group_of(agent_id))
+        group = self.agents.group_of(agent_id)
+        effective: Mapping[str, Any] = context
+        approved_edits: set[str] = set()
+        approval: Approval | None = None
+        for _ in range(MAX_EDIT_ROUNDS):
+            call = ActionCall(agent_id, action, effective, binary_context, group)
+            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits)
+            approval = outcome.approval or approval
+            if outcome.edited is None:
+                break
+            self._release_permits(outcome.permit_ids)  # the re-run takes its own
+            effective = outcome.edited
+        else:
+            outcome = _Outcome(ChainRun(), approval)
+            outcome.run.record(
+                approval.guardrail if approval else "",
+                GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
+            )
+        verdict = outcome.verdict or outcome.run.verdict()
+        decision_id = uuid.uuid4().hex
+        if not verdict.allowed:
+            # A block is a significant event: one log line, with secrets masked out of the context.
+            log.info(
+                "action blocked",
+                extra={
+                    "decision_id": decision_id,
+                    "agent_id": agent_id,
+                    "action": action,
+                    "guardrail": verdict.guardrail,
+                    "reason": verdict.reason,
+                    "context": mask(dict(effective), self.sensitive_keys),
+                },
+            )
+        latency_us = int((time.perf_counter() - started) * 1e6)
+        self.decisions.submit(decision_id, agent_id, action, effective, verdict, latency_us, request_id, trace_id)
+        permit_id = self._keep_permit(outcome.permit_ids, verdict.allowed)
+        return Checked(
+            verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
+        )
+
+    async def _run_chain(
+        self, call: ActionCall, request_id: str, trace_id: str, wait: bool, approved_edits: set[str]
+    ) -> _Outcome:
         now = self.clock.monotonic()
-        run = ChainRun()
+        out = _Outcome(ChainRun())
+        run = out.run
         for guardrail in self._order:
             try:
-                if guardrail.needs_isolation:
+                if guardrail.needs_approval and self._needs_approval(guardrail, call):
+                    result = await self._ask(guardrail, call, request_id, trace_id, wait, approved_edits, out)
+                    if result is None:  # pending (non-blocking) or re-run on an edited context
+                        return out
+                elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
                 else:
                     result = guardrail.check(call, now)
@@ -201,31 +313,68 @@ class SupervisorService:
                     "guardrail warning",
                     extra={
                         "guardrail": guardrail.name,
-                        "agent_id": agent_id,
-                        "action": action,
+                        "agent_id": call.agent_id,
+                        "action": call.action,
                         "reason": result.reason,
                     },
                 )
+            if result.permit_id:
+                out.permit_ids.append(result.permit_id)
             if run.record(guardrail.name, result):
                 break
-        verdict = run.verdict()
-        decision_id = uuid.uuid4().hex
-        if not verdict.allowed:
-            # A block is a significant event: one log line, with secrets masked out of the context.
-            log.info(
-                "action blocked",
-                extra={
-                    "decision_id": decision_id,
-                    "agent_id": agent_id,
-                    "action": action,
-                    "guardrail": verdict.guardrail,
-                    "reason": verdict.reason,
-                    "context": mask(dict(context), self.sensitive_keys),
-                },
-            )
-        latency_us = int((time.perf_counter() - started) * 1e6)
-        self.decisions.submit(decision_id, agent_id, action, context, verdict, latency_us, request_id, trace_id)
-        return Checked(verdict, decision_id)
+        return out
+
+    def _keep_permit(self, permit_ids: list[str], allowed: bool) -> str:
+        """The permit returned with an allowed decision; a blocked call will not run, so its permits go back."""
+        keep = permit_ids[-1] if allowed and permit_ids else ""
+        self._release_permits([p for p in permit_ids if p != keep])
+        return keep
+
+    def _release_permits(self, permit_ids: list[str]) -> None:
+        breakers = self.guardrail_deps.breakers if self.guardrail_deps else None
+        for permit_id in permit_ids:
+            if breakers is not None:
+                breakers.release(permit_id)
+
+    def _needs_approval(self, guardrail: Guardrail, call: ActionCall) -> bool:
+        hitl = cast(Hitl, guardrail)
+        level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility and self.assess_level else None
+        return hitl.matches(call.action, level)
+
+    async def _ask(
+        self,
+        guardrail: Guardrail,
+        call: ActionCall,
+        request_id: str,
+        trace_id: str,
+        wait: bool,
+        approved_edits: set[str],
+        out: _Outcome,
+    ) -> GuardrailResult | None:
+        hitl = cast(Hitl, guardrail)
+        if self.approvals is None:
+            raise RuntimeError("human approval is not configured in this process")
+        digest = approval_digest(call.action, call.context)
+        if digest in approved_edits and not hitl.policy.edits_require_approval:
+            return GuardrailResult.allow("Approved as edited by the reviewer")
+        approval = await asyncio.to_thread(self.approvals.request, call, hitl, request_id, trace_id, out.run.warnings)
+        if not approval.closed:
+            if not wait:
+                out.approval = approval
+                out.verdict = Verdict(False, rules.block_reason(approval), Severity.BLOCK, hitl.name, out.run.warnings)
+                return None
+            approval = await self.approvals.wait(approval.approval_id)
+        out.approval = approval
+        if approval.state is not ApprovalState.APPROVED:
+            return GuardrailResult.blocked(rules.block_reason(approval))
+        await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id)
+        if approval.edited_context is not None:
+            edited = rules.merge_masked(approval.edited_context, call.context, MASK)
+            if approval_digest(call.action, edited) != digest:
+                approved_edits.add(approval_digest(call.action, edited))
+                out.edited = edited
+                return None
+        return GuardrailResult.allow(f"Approved by {approval.decided_by}")
 
     async def _isolated(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
         """Run user code on a worker thread under the guardrail's time limit."""

@@ -112,4 +112,9 @@ class AuditRow(SQLModel, table=True):
 
 
 # Each feature keeps its tables in its own module; importing them here registers them on the metadata.
-from . import tables_approvals, tables_recovery, tables_safeguard  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    tables_approvals,
+    tables_recovery,
+    tables_safeguard,
+    tables_users,
+)

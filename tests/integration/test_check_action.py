@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import grpc
 import pytest
 
 from outrider.v1 import common_pb2
@@ -148,9 +147,3 @@ def test_concurrent_checks_each_get_their_own_answer(sidecar: RunningSidecar) ->
         results = list(pool.map(lambda i: sidecar.stub.CheckAction(check(context={"cost": i})), range(100)))
     assert [r.allowed for r in results] == [i <= 50 for i in range(100)]
     assert len({r.decision_id for r in results}) == 100
-
-
-def test_hitl_is_reserved(sidecar: RunningSidecar) -> None:
-    with pytest.raises(grpc.RpcError) as err:
-        sidecar.stub.AddGuardrail(guardrail("hitl-approval", "hitl", patterns=["deploy"]))
-    assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED

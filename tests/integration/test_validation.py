@@ -77,4 +77,4 @@ def test_unbuilt_services_answer_unimplemented(sidecar: RunningSidecar) -> None:
     )
     with pytest.raises(grpc.RpcError) as err:
         sidecar.stub.GetApproval(pb.GetApprovalRequest(approval_id="a"))
-    assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND

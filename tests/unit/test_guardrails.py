@@ -146,9 +146,9 @@ class TestFactory:
         with pytest.raises(InvalidArgument, match="unknown option 'maxx'"):
             build("cost_cap", maxx=1)
 
-    def test_hitl_reserved(self) -> None:
+    def test_breaker_reserved_until_built(self) -> None:
         with pytest.raises(Unimplemented):
-            build("hitl", patterns=["deploy"])
+            build("budget", max=1)
 
     def test_policy_errors_name_the_entry(self) -> None:
         with pytest.raises(InvalidArgument, match=r"guardrails\[1\]: .*'max'"):

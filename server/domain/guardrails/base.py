@@ -20,6 +20,8 @@ class GuardrailResult:
     allowed: bool
     reason: str
     severity: Severity
+    # Set by the `breaker` kind: the circuit-breaker permit it took, returned with the decision.
+    permit_id: str = ""
 
     @classmethod
     def allow(cls, reason: str = "") -> GuardrailResult:
@@ -66,6 +68,8 @@ class Guardrail:
     runs_first: ClassVar[bool] = False
     # Runs user code: the service runs it off the event loop under a time limit.
     needs_isolation: ClassVar[bool] = False
+    # Asks a person (the hitl kind): the service creates an approval request and waits for it.
+    needs_approval: ClassVar[bool] = False
 
     def __init__(self, spec: GuardrailSpec) -> None:
         self.spec = spec

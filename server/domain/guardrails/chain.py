@@ -40,6 +40,10 @@ class ChainRun:
         self._stopped = False
 
     @property
+    def warnings(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self._warnings)
+
+    @property
     def stopped(self) -> bool:
         return self._stopped
 

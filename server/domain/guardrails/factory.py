@@ -8,7 +8,11 @@ from typing import Any
 from ..errors import InvalidArgument, Unimplemented
 from .action_list import ActionList
 from .base import Guardrail, GuardrailSpec
+from .breaker import BreakerGuardrail
+from .budget import BudgetGuardrail
 from .cost_cap import CostCap
+from .deps import GuardrailDeps
+from .hitl import Hitl
 from .plugin import Plugin, PluginLoader
 from .rate_limit import RateLimit
 from .trust_root import TrustRoot
@@ -18,14 +22,13 @@ _SIMPLE: dict[str, type[Guardrail]] = {
     CostCap.kind: CostCap,
     ActionList.kind: ActionList,
     RateLimit.kind: RateLimit,
+    Hitl.kind: Hitl,
 }
 # Kinds whose services are not built yet: named now so policy files can be written against them.
-RESERVED = {
-    "hitl": "human approval",
-    "breaker": "circuit breakers",
-    "budget": "token budgets",
-}
-KINDS = (*_SIMPLE, Plugin.kind, *RESERVED)
+RESERVED: dict[str, str] = {}
+# Kinds that call a service at check time (given through `deps`).
+_STATEFUL = (BreakerGuardrail.kind, BudgetGuardrail.kind)
+KINDS = (*_SIMPLE, Plugin.kind, *_STATEFUL, *RESERVED)
 MAX_NAME = 128
 
 
@@ -42,13 +45,17 @@ def spec_from_mapping(raw: Mapping[str, Any], source: str) -> GuardrailSpec:
     return GuardrailSpec(name=name, kind=kind, options=options, source=source)
 
 
-def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader) -> Guardrail:
+def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader, *, deps: GuardrailDeps | None = None) -> Guardrail:
     if not spec.name or len(spec.name) > MAX_NAME:
         raise InvalidArgument(f"guardrail name must be 1-{MAX_NAME} characters, got {spec.name!r}", field="name")
     if spec.kind in _SIMPLE:
         return _SIMPLE[spec.kind](spec)
     if spec.kind == Plugin.kind:
         return Plugin(spec, load_plugin)
+    if spec.kind == BreakerGuardrail.kind:
+        return BreakerGuardrail(spec, deps.breakers if deps else None)
+    if spec.kind == BudgetGuardrail.kind:
+        return BudgetGuardrail(spec, deps.budgets if deps else None)
     if spec.kind in RESERVED:
         raise Unimplemented(
             f"guardrail kind {spec.kind!r} ({RESERVED[spec.kind]}) is reserved and not available in this version"

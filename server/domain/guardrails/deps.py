@@ -1,0 +1,40 @@
+"""What stateful guardrail kinds call at check time: services, passed in by the composition root.
+
+Each is a Protocol the service implements; a kind whose dependency is missing cannot be built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..breakers import Admission
+from ..budgets import Fit
+
+
+class PermitSource(Protocol):
+    """The circuit breakers (server/services/breakers.py)."""
+
+    def guardrail_permit(self, key: str) -> Admission:
+        """Take a permit for `key` (in memory; durable before the CheckAction answer is sent)."""
+        ...
+
+    def release(self, permit_id: str) -> object:
+        """Give a permit back unused (the chain blocked after it was taken)."""
+        ...
+
+
+class BudgetGate(Protocol):
+    """The token budgets (server/services/budgets.py)."""
+
+    def can_consume(self, agent_id: str, tokens: int) -> Fit: ...
+
+    def usage_after(self, agent_id: str, tokens: int) -> float | None:
+        """The agent's usage percent if `tokens` were consumed (None without an allocation)."""
+        ...
+
+
+@dataclass(frozen=True)
+class GuardrailDeps:
+    breakers: PermitSource | None = None
+    budgets: BudgetGate | None = None

@@ -1,0 +1,93 @@
+"""`hitl`: human approval (seed 000 "Human approval").
+
+An action matches when it *contains* any pattern, ignoring case (`deploy` matches `redeploy-cache`);
+non-matching actions are allowed. A matching action waits for a reviewer: the waiting itself is the
+supervisor service's business; this class only says whether a call needs approval and with what policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..approvals import ApprovalPolicy
+from ..errors import InvalidArgument
+from ..values import is_number, parse_duration
+from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from .options import Options
+
+DEFAULT_NAME = "hitl-approval"
+# Levels from the reversibility assessment that require approval when `reversibility: true`.
+NEEDS_APPROVAL_LEVELS = frozenset({"IRREVERSIBLE", "UNKNOWN"})
+
+ReversibilityLevel = Callable[[str, dict[str, object]], str]
+
+
+class Hitl(Guardrail):
+    kind = "hitl"
+    needs_approval = True
+
+    def __init__(self, spec: GuardrailSpec) -> None:
+        super().__init__(spec)
+        opts = Options(
+            spec,
+            allowed={
+                "patterns",
+                "approvers",
+                "timeout",
+                "on_timeout",
+                "escalate_to",
+                "escalate_timeout",
+                "min_approvals",
+                "prevent_self_review",
+                "edits_require_approval",
+                "reversibility",
+            },
+        )
+        self.patterns = opts.strings("patterns")
+        self._lowered = tuple(p.lower() for p in self.patterns)
+        self.reversibility = bool(opts.get("reversibility", False))
+        if not self.patterns and not self.reversibility:
+            raise InvalidArgument(f"{opts.where('patterns')}: give patterns, or reversibility: true", field="patterns")
+        timeout = opts.get("timeout")
+        on_timeout = opts.get("on_timeout", "deny")
+        if on_timeout not in ("deny", "escalate"):
+            raise InvalidArgument(
+                f"{opts.where('on_timeout')}: must be 'deny' or 'escalate' (auto-approval is not offered), "
+                f"got {on_timeout!r}",
+                field="on_timeout",
+            )
+        escalate_to = opts.strings("escalate_to")
+        if on_timeout == "escalate" and not escalate_to:
+            raise InvalidArgument(
+                f"{opts.where('escalate_to')}: on_timeout: escalate needs escalate_to", field="escalate_to"
+            )
+        if on_timeout == "escalate" and timeout is None:
+            raise InvalidArgument(f"{opts.where('timeout')}: on_timeout: escalate needs a timeout", field="timeout")
+        min_approvals = opts.get("min_approvals", 1)
+        if not is_number(min_approvals) or min_approvals < 1 or not float(min_approvals).is_integer():
+            raise InvalidArgument(f"{opts.where('min_approvals')}: must be a whole number >= 1", field="min_approvals")
+        esc_timeout = opts.get("escalate_timeout")
+        self.policy = ApprovalPolicy(
+            approvers=opts.strings("approvers"),
+            timeout=parse_duration(timeout, opts.where("timeout")) if timeout is not None else None,
+            on_timeout=str(on_timeout),
+            escalate_to=escalate_to,
+            escalate_timeout=parse_duration(esc_timeout, opts.where("escalate_timeout")) if esc_timeout else None,
+            min_approvals=int(min_approvals),
+            prevent_self_review=bool(opts.get("prevent_self_review", False)),
+            edits_require_approval=bool(opts.get("edits_require_approval", False)),
+        )
+
+    def matches(self, action: str, level: str | None = None) -> bool:
+        lowered = action.lower()
+        if any(p in lowered for p in self._lowered):
+            return True
+        return self.reversibility and level is not None and level in NEEDS_APPROVAL_LEVELS
+
+    def check(self, call: ActionCall, now: float) -> GuardrailResult:
+        # Reached only for calls that need no approval.
+        return GuardrailResult.allow()
+
+    def with_patterns(self, patterns: tuple[str, ...]) -> Hitl:
+        options = {**self.spec.options, "patterns": list(patterns)}
+        return Hitl(GuardrailSpec(self.spec.name, self.kind, options, self.spec.source))
