@@ -51,7 +51,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     OUTRIDER_CONFIG=/etc/outrider/outrider.yaml \
     OUTRIDER_DATA_DIR=/var/lib/outrider \
     OUTRIDER_LISTEN=0.0.0.0:50051 \
-    OUTRIDER_CONSOLE_LISTEN=0.0.0.0:8080
+    OUTRIDER_CONSOLE_LISTEN=0.0.0.0:8080 \
+    OUTRIDER_INSECURE=true
+
+# OUTRIDER_INSECURE=true: a container must listen beyond loopback, and a sidecar usually talks to its
+# agents inside one pod. Callers still need tokens (authentication stays on). To encrypt, mount a
+# certificate and key and set OUTRIDER_TLS_CERT_FILE / OUTRIDER_TLS_KEY_FILE (and
+# OUTRIDER_TLS_CLIENT_CA_FILE for mTLS), then drop OUTRIDER_INSECURE. See docs/security.md.
 
 # A fixed, numeric, unprivileged uid/gid (10001) so that Kubernetes' runAsNonRoot can
 # verify it and host bind mounts can be chowned to it: `chown 10001:10001 DIR`.

@@ -57,6 +57,7 @@ lint: venv
 	$(BIN)/ruff format --check server console tests bench clients/python
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	bash scripts/hadolint.sh
 
 format: venv
 	$(BIN)/ruff format server console tests bench clients/python
@@ -83,7 +84,7 @@ bench: venv
 	$(PY) bench/checkaction.py --out docs/benchmarks.md
 
 docker:
-	@command -v hadolint >/dev/null && hadolint Dockerfile || echo "hadolint not installed; skipping Dockerfile lint"
+	bash scripts/hadolint.sh
 	docker build -t outrider:dev .
 
 clean:
