@@ -1,0 +1,128 @@
+"""What the sync and asyncio clients share: connection settings, results, conversions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import json_format, struct_pb2
+
+from .v1 import common_pb2, supervisor_pb2, supervisor_service_pb2
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+DEFAULT_TIMEOUT = 10.0
+# A blocking CheckAction is re-sent with the same request id every this many seconds while a person decides,
+# so no single call outlives load balancers' idle timeouts and a sidecar restart costs one retry.
+DEFAULT_ATTACH_INTERVAL = 30.0
+
+
+@dataclass(frozen=True)
+class TLS:
+    """Server CA, and a client certificate for mTLS (its CN: `agent:ID` or `operator:NAME`)."""
+
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        def read(p: str | None) -> bytes | None:
+            return Path(p).read_bytes() if p else None
+
+        return grpc.ssl_channel_credentials(read(self.ca_file), read(self.key_file), read(self.cert_file))
+
+
+@dataclass(frozen=True)
+class Settings:
+    target: str = DEFAULT_TARGET
+    token: str | None = None
+    tls: TLS | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def from_env(cls, target: str | None, token: str | None, tls: TLS | None, timeout: float | None) -> Settings:
+        return cls(
+            target=target or os.environ.get("OUTRIDER_TARGET", DEFAULT_TARGET),
+            token=token if token is not None else os.environ.get("OUTRIDER_TOKEN"),
+            tls=tls,
+            timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+        )
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+
+@dataclass(frozen=True)
+class Warning_:
+    guardrail: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The answer to "may I?". `approval_state` is set when a person was asked."""
+
+    allowed: bool
+    reason: str
+    severity: str  # "INFO", "WARNING" or "BLOCK"
+    guardrail: str
+    decision_id: str
+    warnings: tuple[Warning_, ...] = ()
+    approval_id: str = ""
+    approval_state: str = ""  # "PENDING", "APPROVED", "REJECTED", "EXPIRED", "CANCELLED" or ""
+    effective_context: dict[str, Any] = field(default_factory=dict)
+    permit_id: str = ""
+
+    @property
+    def pending(self) -> bool:
+        return self.approval_state == "PENDING"
+
+
+def to_struct(value: Mapping[str, Any] | None) -> struct_pb2.Struct:
+    s = struct_pb2.Struct()
+    if value:
+        s.update(dict(value))
+    return s
+
+
+def from_struct(s: struct_pb2.Struct) -> dict[str, Any]:
+    return json_format.MessageToDict(s)
+
+
+def check_request(
+    agent_id: str,
+    action: str,
+    context: Mapping[str, Any] | None,
+    request_id: str,
+    wait: bool,
+    binary_context: Mapping[str, bytes] | None,
+) -> supervisor_service_pb2.CheckActionRequest:
+    return supervisor_service_pb2.CheckActionRequest(
+        agent_id=agent_id,
+        action=action,
+        context=to_struct(context),
+        request_id=request_id,
+        binary_context=dict(binary_context or {}),
+        wait_mode=supervisor_service_pb2.WAIT_MODE_BLOCKING if wait else supervisor_service_pb2.WAIT_MODE_NON_BLOCKING,
+    )
+
+
+def check_result(r: supervisor_service_pb2.CheckActionResponse) -> CheckResult:
+    has_approval = r.HasField("approval")
+    return CheckResult(
+        allowed=r.allowed,
+        reason=r.reason,
+        severity=common_pb2.Severity.Name(r.severity).removeprefix("SEVERITY_"),
+        guardrail=r.guardrail,
+        decision_id=r.decision_id,
+        warnings=tuple(Warning_(w.guardrail, w.reason) for w in r.warnings),
+        approval_id=r.approval.approval_id if has_approval else "",
+        approval_state=supervisor_pb2.ApprovalState.Name(r.approval.state).removeprefix("APPROVAL_STATE_")
+        if has_approval
+        else "",
+        effective_context=from_struct(r.effective_context),
+        permit_id=r.permit_id,
+    )

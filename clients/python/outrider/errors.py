@@ -1,0 +1,116 @@
+"""One exception tree for every Outrider call, mapped from gRPC status codes.
+
+OutriderError
+├── InvalidArgumentError      INVALID_ARGUMENT (``field`` names the bad field)
+├── NotFoundError             NOT_FOUND
+├── AlreadyExistsError        ALREADY_EXISTS
+├── FailedPreconditionError   FAILED_PRECONDITION
+├── UnauthenticatedError      UNAUTHENTICATED
+├── PermissionDeniedError     PERMISSION_DENIED
+├── ResourceExhaustedError    RESOURCE_EXHAUSTED (rate limits, sizes)
+├── DeadlineExceededError     DEADLINE_EXCEEDED
+├── UnavailableError          UNAVAILABLE (the sidecar is down or restarting)
+├── UnimplementedError        UNIMPLEMENTED
+├── InternalError             INTERNAL, UNKNOWN, DATA_LOSS and anything else
+└── CircuitOpenError          raised by the client itself (FAIL_FAST breakers)
+"""
+
+from __future__ import annotations
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+
+class OutriderError(Exception):
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: grpc.StatusCode | None = None,
+        reason: str = "",
+        field: str = "",
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.reason = reason
+        self.field = field
+        self.metadata = metadata or {}
+
+
+class InvalidArgumentError(OutriderError): ...
+
+
+class NotFoundError(OutriderError): ...
+
+
+class AlreadyExistsError(OutriderError): ...
+
+
+class FailedPreconditionError(OutriderError): ...
+
+
+class UnauthenticatedError(OutriderError): ...
+
+
+class PermissionDeniedError(OutriderError): ...
+
+
+class ResourceExhaustedError(OutriderError): ...
+
+
+class DeadlineExceededError(OutriderError): ...
+
+
+class UnavailableError(OutriderError): ...
+
+
+class UnimplementedError(OutriderError): ...
+
+
+class InternalError(OutriderError): ...
+
+
+class CircuitOpenError(OutriderError):
+    """The breaker of `key` is open and its strategy is FAIL_FAST."""
+
+    def __init__(self, key: str, retry_after: float | None) -> None:
+        after = f"; retry in {retry_after:.1f}s" if retry_after else ""
+        super().__init__(f"circuit for {key!r} is open{after}", reason="CIRCUIT_OPEN")
+        self.key = key
+        self.retry_after = retry_after
+
+
+_BY_CODE: dict[grpc.StatusCode, type[OutriderError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidArgumentError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
+    grpc.StatusCode.FAILED_PRECONDITION: FailedPreconditionError,
+    grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: DeadlineExceededError,
+    grpc.StatusCode.UNAVAILABLE: UnavailableError,
+    grpc.StatusCode.UNIMPLEMENTED: UnimplementedError,
+}
+
+
+def from_rpc_error(err: grpc.RpcError) -> OutriderError:
+    """The typed error for a failed call, with the server's ErrorInfo reason and field when present."""
+    code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
+    message = (err.details() if hasattr(err, "details") else "") or str(code)
+    reason, metadata = "", {}
+    try:
+        status = rpc_status.from_call(err)
+    except (AttributeError, ValueError):
+        status = None
+    if status is not None:
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                reason, metadata = info.reason, dict(info.metadata)
+    cls = _BY_CODE.get(code, InternalError)
+    return cls(message, code=code, reason=reason, field=metadata.get("field", ""), metadata=metadata)

@@ -1,0 +1,74 @@
+"""`retry`: exponential backoff with jitter (seed 002), for sync and async functions.
+
+The n-th retry waits ``base * 2 ** (n - 1)`` seconds, multiplied by a jitter factor drawn from
+[0.5, 1.5), capped at ``max_delay`` when given. ``max_attempts`` counts the first call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import random
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def backoff_delay(attempt: int, base: float, max_delay: float | None, rng: random.Random | None = None) -> float:
+    """The wait before retry number `attempt` (1 = the first retry)."""
+    delay: float = base * 2 ** (attempt - 1) * (rng or random).uniform(0.5, 1.5)
+    return min(delay, max_delay) if max_delay is not None else delay
+
+
+def retry(
+    max_attempts: int = 3,
+    base: float = 0.5,
+    max_delay: float | None = None,
+    retry_on: tuple[type[BaseException], ...] = (Exception,),
+    rng: random.Random | None = None,
+    sleep: Callable[[float], Any] | None = None,
+) -> Callable[[F], F]:
+    """Retry the decorated function on `retry_on` exceptions; the last failure is re-raised.
+
+    `max_attempts < 1` is rejected when decorating. `rng` (a seeded random.Random) and `sleep` make the
+    timings reproducible in tests.
+    """
+    if max_attempts < 1:
+        raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
+    if base < 0 or (max_delay is not None and max_delay < 0):
+        raise ValueError("base and max_delay must not be negative")
+
+    def decorate(fn: F) -> F:
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                for attempt in range(1, max_attempts + 1):
+                    try:
+                        return await fn(*args, **kwargs)
+                    except retry_on:
+                        if attempt == max_attempts:
+                            raise
+                        delay = backoff_delay(attempt, base, max_delay, rng)
+                        await (sleep(delay) if sleep else asyncio.sleep(delay))
+                raise AssertionError("unreachable")
+
+            return async_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for attempt in range(1, max_attempts + 1):
+                try:
+                    return fn(*args, **kwargs)
+                except retry_on:
+                    if attempt == max_attempts:
+                        raise
+                    (sleep or time.sleep)(backoff_delay(attempt, base, max_delay, rng))
+            raise AssertionError("unreachable")
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
