@@ -9,9 +9,9 @@ answer; this log is the one exception.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -99,7 +99,13 @@ class DecisionLog:
         self.audit = audit
         self.stats = DecisionLogStats()
         self._dropped_audited = 0  # drops already reported in the audit trail (writer thread only)
-        self._queue: queue.Queue[_Pending | None] = queue.Queue(maxsize=settings.queue_size)
+        # A plain deque, not a queue.Queue: appending wakes nobody, so the hot path pays no thread
+        # switch; the writer wakes every flush_interval (or when asked) and drains it in batches.
+        self._buffer: deque[_Pending] = deque()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._submitted = 0  # appended (hot path thread)
+        self._finished = 0  # written, failed or lost (writer thread)
         self._thread: threading.Thread | None = None
         self._last_drop_log = 0.0
 
@@ -111,11 +117,11 @@ class DecisionLog:
         """Write what is queued, then stop the writer."""
         if self._thread is None:
             return
-        try:
-            self._queue.put(None, timeout=timeout)
-        except queue.Full:
-            log.error("decision log: queue still full at shutdown; %d records lost", self._queue.qsize())
+        self._stopping = True
+        self._wake.set()
         self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.error("decision log: writer still busy at shutdown; %d records not written", len(self._buffer))
         self._thread = None
 
     def submit(
@@ -132,9 +138,10 @@ class DecisionLog:
         pending = _Pending(
             decision_id, agent_id, action, context, verdict, latency_us, self.clock.utcnow(), request_id, trace_id
         )
-        try:
-            self._queue.put_nowait(pending)
-        except queue.Full:
+        if len(self._buffer) < self.settings.queue_size:
+            self._buffer.append(pending)
+            self._submitted += 1
+        else:
             with self.stats._lock:
                 self.stats.dropped += 1
                 dropped = self.stats.dropped
@@ -145,34 +152,32 @@ class DecisionLog:
 
     def flush(self, timeout: float = 10.0) -> bool:
         """Wait until everything submitted so far is written (tests, shutdown). False on timeout."""
+        target = self._submitted
+        self._wake.set()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._queue.unfinished_tasks == 0:
-                return True
+        while self._finished < target:
+            if time.monotonic() >= deadline:
+                return False
             time.sleep(0.005)
-        return False
+        return True
+
+    @property
+    def queued(self) -> int:
+        return len(self._buffer)
 
     def _run(self) -> None:
         s = self.settings
         while True:
-            first = self._queue.get()
-            batch = [first]
-            deadline = time.monotonic() + s.flush_interval
-            while first is not None and len(batch) < s.batch_size:
-                left = deadline - time.monotonic()
-                try:
-                    item = self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                batch.append(item)
-                if item is None:
-                    break
-            records = [p for p in batch if p is not None]
-            if records:
-                self._write(records)
-            for _ in batch:
-                self._queue.task_done()
-            if batch[-1] is None:
+            self._wake.wait(s.flush_interval)
+            self._wake.clear()
+            stopping = self._stopping
+            while self._buffer:
+                batch: list[_Pending] = []
+                while self._buffer and len(batch) < s.batch_size:
+                    batch.append(self._buffer.popleft())
+                self._write(batch)
+                self._finished += len(batch)
+            if stopping:
                 return
 
     def _write(self, records: list[_Pending]) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
+import secrets
 import threading
 import time
-import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -33,7 +34,9 @@ from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.plugin import PluginLoader
 from server.domain.masking import MASK, mask
 from server.domain.policy import build_specs, parse_guardrails
+from server.metrics import Metrics
 
+from . import observability as obs
 from .agents import AgentService
 from .approvals import ApprovalService
 from .decision_log import DecisionLog
@@ -44,6 +47,16 @@ log = logging.getLogger(__name__)
 MAX_ACTION = 1024
 # An approver's edit re-runs the chain; an edit that needs approval again may re-run it again.
 MAX_EDIT_ROUNDS = 4
+
+
+_ID_PREFIX = secrets.token_hex(8)
+_ID_COUNTER = itertools.count(1)
+
+
+def _new_decision_id() -> str:
+    """32 hex characters: a random per-process prefix and a counter, unique without a syscall per call
+    (uuid4's os.urandom releases and re-takes the GIL on the hot path)."""
+    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +96,12 @@ class SupervisorService:
         approvals: ApprovalService | None = None,
         assess_level: Callable[[str, dict[str, Any]], str] | None = None,
         guardrail_deps: GuardrailDeps | None = None,
+        tracer: obs.Tracer = obs.NO_TRACER,
+        metrics: Metrics | None = None,
     ) -> None:
+        # Spans per guardrail and for approval waits (when the CheckAction span records), and metrics.
+        self.tracer = tracer
+        self.metrics = metrics or Metrics()
         # Services the `breaker` and `budget` kinds call at check time.
         self.guardrail_deps = guardrail_deps
         self.audit = audit
@@ -265,7 +283,7 @@ class SupervisorService:
                 GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
             )
         verdict = outcome.verdict or outcome.run.verdict()
-        decision_id = uuid.uuid4().hex
+        decision_id = _new_decision_id()
         if not verdict.allowed:
             # A block is a significant event: one log line, with secrets masked out of the context.
             log.info(
@@ -282,6 +300,22 @@ class SupervisorService:
         latency_us = int((time.perf_counter() - started) * 1e6)
         self.decisions.submit(decision_id, agent_id, action, effective, verdict, latency_us, request_id, trace_id)
         permit_id = self._keep_permit(outcome.permit_ids, verdict.allowed)
+        result = "allowed" if verdict.allowed else ("pending" if approval and not approval.closed else "blocked")
+        self.metrics.decision(result, verdict.guardrail, latency_us / 1e6)
+        if obs.recording():
+            obs.annotate(
+                agent_id=agent_id,
+                action=action,
+                decision_id=decision_id,
+                outcome=result,
+                allowed=verdict.allowed,
+                guardrail=verdict.guardrail,
+                severity=verdict.severity.name,
+                reason=verdict.reason,
+                warnings=len(verdict.warnings),
+                approval_id=approval.approval_id if approval else None,
+                request_id=request_id,
+            )
         return Checked(
             verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
         )
@@ -292,11 +326,15 @@ class SupervisorService:
         now = self.clock.monotonic()
         out = _Outcome(ChainRun())
         run = out.run
+        traced = obs.recording()
         for guardrail in self._order:
+            span = obs.start_guardrail(self.tracer, guardrail) if traced else None
             try:
                 if guardrail.needs_approval and self._needs_approval(guardrail, call):
-                    result = await self._ask(guardrail, call, request_id, trace_id, wait, approved_edits, out)
+                    with obs.approval_wait(self.tracer, span):
+                        result = await self._ask(guardrail, call, request_id, trace_id, wait, approved_edits, out)
                     if result is None:  # pending (non-blocking) or re-run on an edited context
+                        obs.end_guardrail(span, pending=out.edited is None)
                         return out
                 elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
@@ -304,10 +342,12 @@ class SupervisorService:
                     result = guardrail.check(call, now)
             except Exception as exc:
                 message = str(exc) or type(exc).__name__
+                obs.end_guardrail(span, error=message)
                 log.warning("guardrail raised", extra={"guardrail": guardrail.name, "error": message})
                 if run.record_error(guardrail.name, message):
                     break
                 continue
+            obs.end_guardrail(span, result)
             if result.severity is Severity.WARNING:
                 log.info(
                     "guardrail warning",
@@ -358,12 +398,15 @@ class SupervisorService:
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return GuardrailResult.allow("Approved as edited by the reviewer")
         approval = await asyncio.to_thread(self.approvals.request, call, hitl, request_id, trace_id, out.run.warnings)
+        obs.approval_event(approval, "approval.created")
         if not approval.closed:
             if not wait:
+                obs.approval_event(approval, "approval.pending")
                 out.approval = approval
                 out.verdict = Verdict(False, rules.block_reason(approval), Severity.BLOCK, hitl.name, out.run.warnings)
                 return None
             approval = await self.approvals.wait(approval.approval_id)
+            obs.approval_event(approval)
         out.approval = approval
         if approval.state is not ApprovalState.APPROVED:
             return GuardrailResult.blocked(rules.block_reason(approval))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Engine, delete, func, insert, select
 from sqlmodel import Session, col
 
 from server.domain.agents import Agent
@@ -136,24 +136,28 @@ class SqlDecisionRepository:
         self.engine = engine
 
     def insert_many(self, rows: Sequence[Decision]) -> None:
+        # Core executemany: one statement for the batch, no ORM identity-map work per row.
         with Session(self.engine) as s, s.begin():
-            s.add_all(
-                DecisionRow(
-                    decision_id=d.decision_id,
-                    agent_id=d.agent_id,
-                    action=d.action,
-                    context_digest=d.context_digest,
-                    allowed=d.allowed,
-                    reason=d.reason,
-                    severity=int(d.severity),
-                    guardrail=d.guardrail,
-                    warnings=[list(w) for w in d.warnings],
-                    latency_us=d.latency_us,
-                    create_time=d.create_time,
-                    request_id=d.request_id,
-                    trace_id=d.trace_id,
-                )
-                for d in rows
+            s.execute(
+                insert(DecisionRow.__table__),  # type: ignore[attr-defined]
+                [
+                    {
+                        "decision_id": d.decision_id,
+                        "agent_id": d.agent_id,
+                        "action": d.action,
+                        "context_digest": d.context_digest,
+                        "allowed": d.allowed,
+                        "reason": d.reason,
+                        "severity": int(d.severity),
+                        "guardrail": d.guardrail,
+                        "warnings": [list(w) for w in d.warnings],
+                        "latency_us": d.latency_us,
+                        "create_time": d.create_time,
+                        "request_id": d.request_id,
+                        "trace_id": d.trace_id,
+                    }
+                    for d in rows
+                ],
             )
 
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:

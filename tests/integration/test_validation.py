@@ -67,14 +67,7 @@ def test_bad_page_token_and_size(sidecar: RunningSidecar) -> None:
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "outcome" in (err.value.details() or "")
 
 
-def test_unbuilt_services_answer_unimplemented(sidecar: RunningSidecar) -> None:
-    from outrider.v1 import recovery_service_pb2 as rpb
-
-    with pytest.raises(grpc.RpcError) as err:
-        sidecar.recovery.ListKills(rpb.ListKillsRequest())
-    assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED and "RecoveryService.ListKills" in (
-        err.value.details() or ""
-    )
+def test_unknown_approval_is_not_found(sidecar: RunningSidecar) -> None:
     with pytest.raises(grpc.RpcError) as err:
         sidecar.stub.GetApproval(pb.GetApprovalRequest(approval_id="a"))
     assert err.value.code() == grpc.StatusCode.NOT_FOUND

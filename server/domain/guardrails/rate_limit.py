@@ -10,6 +10,8 @@ from ..values import format_number, is_number, parse_duration
 from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
 from .options import Options
 
+_ALLOW = GuardrailResult.allow()
+
 
 class RateLimit(Guardrail):
     kind = "rate_limit"
@@ -37,11 +39,13 @@ class RateLimit(Guardrail):
         while times and times[0] <= horizon:
             times.popleft()
         count = len(times) + 1
-        per = f"{self.max} checks per {format_number(self.window)}s"
         if count > self.max:
             # A refused check is not counted, so a flood does not extend its own block.
-            return GuardrailResult.blocked(f"Rate limit exceeded: more than {per} for agent {call.agent_id!r}")
+            return GuardrailResult.blocked(f"Rate limit exceeded: more than {self._per()} for agent {call.agent_id!r}")
         times.append(now)
         if self.warn_from is not None and count >= self.warn_from:
-            return GuardrailResult.warning(f"Rate limit near: {count} of {per}")
-        return GuardrailResult.allow()
+            return GuardrailResult.warning(f"Rate limit near: {count} of {self._per()}")
+        return _ALLOW
+
+    def _per(self) -> str:
+        return f"{self.max} checks per {format_number(self.window)}s"

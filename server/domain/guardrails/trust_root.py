@@ -6,12 +6,35 @@ decoded as UTF-8 with backslash escapes, so nothing hides inside a structure or 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
 from .options import Options
 from .patterns import GlobSet, compile_regexes
+
+
+def iter_texts(value: Any) -> Iterator[str]:
+    """Every string-like leaf, map keys included, without paths: the fast walk for the common no-match case."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield key if isinstance(key, str) else _decode(key) if isinstance(key, bytes | bytearray) else str(key)
+            if isinstance(item, str):
+                yield item
+            elif item is not None and not isinstance(item, bool | int | float):
+                yield from iter_texts(item)
+    elif isinstance(value, bytes | bytearray | memoryview):
+        yield _decode(value)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from iter_texts(item)
+
+
+def _decode(value: bytes | bytearray | memoryview) -> str:
+    return bytes(value).decode("utf-8", errors="backslashreplace")
 
 
 def iter_string_leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -34,6 +57,31 @@ def iter_string_leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from iter_string_leaves(item, f"{path}[{i}]")
 
 
+_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
+
+
+def _combine(regexes: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """One alternation for the common no-match scan; patterns with global inline flags such as `(?i)`
+    cannot be joined, and then a small object runs them one by one."""
+    parts = []
+    for r in regexes:
+        flags = _LEADING_FLAGS.match(r.pattern)
+        # `(?i)rm` becomes the scoped `(?i:rm)`, which may stand inside an alternation.
+        parts.append(f"(?{flags.group(1)}:{r.pattern[flags.end() :]})" if flags else f"(?:{r.pattern})")
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return _Each(regexes)  # type: ignore[return-value]
+
+
+class _Each:
+    def __init__(self, regexes: tuple[re.Pattern[str], ...]) -> None:
+        self.regexes = regexes
+
+    def search(self, text: str) -> bool:
+        return any(r.search(text) for r in self.regexes)
+
+
 class TrustRoot(Guardrail):
     kind = "trust_root"
     runs_first = True
@@ -43,12 +91,18 @@ class TrustRoot(Guardrail):
         opts = Options(spec, allowed={"allowed_actions", "blocked_patterns"})
         self.allowed_actions = GlobSet(opts.strings("allowed_actions"))
         self.blocked = compile_regexes(opts.strings("blocked_patterns"), opts.where("blocked_patterns"))
+        self._any = _combine(self.blocked)
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         if self.allowed_actions and not self.allowed_actions.matches(call.action):
             return GuardrailResult.blocked(f"Action {call.action!r} is not allowed by the trust root")
         if not self.blocked:
             return GuardrailResult.allow()
+        search = self._any.search
+        texts = (call.action, *iter_texts(call.context), *iter_texts(call.binary_context))
+        if not any(search(text) for text in texts):
+            return GuardrailResult.allow()
+        # A match: walk again, with paths, to say which pattern matched where.
         for where, text in self._leaves(call):
             for regex in self.blocked:
                 if regex.search(text):
