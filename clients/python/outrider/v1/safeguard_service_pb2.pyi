@@ -117,10 +117,12 @@ class GetBreakerRequest(_message.Message):
     def __init__(self, key: _Optional[str] = ...) -> None: ...
 
 class GetBreakerResponse(_message.Message):
-    __slots__ = ("breaker",)
+    __slots__ = ("breaker", "degradation")
     BREAKER_FIELD_NUMBER: _ClassVar[int]
+    DEGRADATION_FIELD_NUMBER: _ClassVar[int]
     breaker: _safeguard_pb2.Breaker
-    def __init__(self, breaker: _Optional[_Union[_safeguard_pb2.Breaker, _Mapping]] = ...) -> None: ...
+    degradation: _safeguard_pb2.Degradation
+    def __init__(self, breaker: _Optional[_Union[_safeguard_pb2.Breaker, _Mapping]] = ..., degradation: _Optional[_Union[_safeguard_pb2.Degradation, _Mapping]] = ...) -> None: ...
 
 class ListBreakersRequest(_message.Message):
     __slots__ = ("state", "key_prefix", "page_size", "page_token")
@@ -371,18 +373,20 @@ class ReserveRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., estimate: _Optional[int] = ..., ttl: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class ReserveResponse(_message.Message):
-    __slots__ = ("granted", "reservation", "reason", "allocation", "priority_floor_applied")
+    __slots__ = ("granted", "reservation", "reason", "allocation", "priority_floor_applied", "signals")
     GRANTED_FIELD_NUMBER: _ClassVar[int]
     RESERVATION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     ALLOCATION_FIELD_NUMBER: _ClassVar[int]
     PRIORITY_FLOOR_APPLIED_FIELD_NUMBER: _ClassVar[int]
+    SIGNALS_FIELD_NUMBER: _ClassVar[int]
     granted: bool
     reservation: _safeguard_pb2.Reservation
     reason: str
     allocation: _safeguard_pb2.Allocation
     priority_floor_applied: bool
-    def __init__(self, granted: _Optional[bool] = ..., reservation: _Optional[_Union[_safeguard_pb2.Reservation, _Mapping]] = ..., reason: _Optional[str] = ..., allocation: _Optional[_Union[_safeguard_pb2.Allocation, _Mapping]] = ..., priority_floor_applied: _Optional[bool] = ...) -> None: ...
+    signals: _containers.RepeatedCompositeFieldContainer[_safeguard_pb2.BudgetSignal]
+    def __init__(self, granted: _Optional[bool] = ..., reservation: _Optional[_Union[_safeguard_pb2.Reservation, _Mapping]] = ..., reason: _Optional[str] = ..., allocation: _Optional[_Union[_safeguard_pb2.Allocation, _Mapping]] = ..., priority_floor_applied: _Optional[bool] = ..., signals: _Optional[_Iterable[_Union[_safeguard_pb2.BudgetSignal, _Mapping]]] = ...) -> None: ...
 
 class SettleRequest(_message.Message):
     __slots__ = ("reservation_id", "actual", "request_id")

@@ -1,0 +1,318 @@
+"""SafeguardService over gRPC: translate, delegate to the safeguard services, translate back.
+
+The per-action calls (AcquirePermit, ReportOutcome(s), ReleasePermit, CanConsume, ...) run on the event
+loop and reach storage only when their change needs it; the rest run their storage work in threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeAlias
+
+from outrider.v1 import safeguard_service_pb2 as pb
+from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
+from server.domain import plans
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from server.domain.leases import validate_key
+from server.services.breakers import BreakerService
+from server.services.budgets import BudgetService
+from server.services.episodes import EpisodeService
+from server.services.leases import LeaseService
+from server.services.reversibility import ReversibilityService
+
+from . import convert
+from . import safeguard_convert as cv
+from .auth import current_principal
+from .errors import translate_errors
+
+# grpc ships no type stubs: the servicer context is untyped.
+Ctx: TypeAlias = Any
+
+
+def _caller() -> str | None:
+    """The agent id of an agent credential; None for operators (who may act on anything)."""
+    p = current_principal()
+    return None if p.is_operator else p.subject
+
+
+def _positive_duration(d: Any, present: bool, field: str) -> float | None:
+    value = cv.seconds(d, present)
+    if value is not None and value <= 0:
+        raise InvalidArgument(f"{field} must be a positive duration", field=field)
+    return value
+
+
+@translate_errors
+class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
+    def __init__(
+        self,
+        breakers: BreakerService,
+        budgets: BudgetService,
+        episodes: EpisodeService,
+        leases: LeaseService,
+        reversibility: ReversibilityService,
+        max_value_bytes: int,
+    ) -> None:
+        self.breakers = breakers
+        self.budgets = budgets
+        self.episodes = episodes
+        self.leases = leases
+        self.reversibility = reversibility
+        self.max_value_bytes = max_value_bytes
+
+    def _limit(self, size: int, field: str) -> None:
+        if size > self.max_value_bytes:
+            raise InvalidArgument(f"{field} is {size} bytes, over the limit of {self.max_value_bytes}", field=field)
+
+    # ---- circuit breakers ------------------------------------------------------------------
+
+    async def AcquirePermit(self, request: pb.AcquirePermitRequest, context: Ctx) -> pb.AcquirePermitResponse:
+        admission = await self.breakers.acquire_async(request.key, request.request_id)
+        return cv.admission_pb(admission)
+
+    async def ReportOutcome(self, request: pb.ReportOutcomeRequest, context: Ctx) -> pb.ReportOutcomeResponse:
+        self._limit(request.result.ByteSize(), "result")
+        answer, _ = await self.breakers.report_async(
+            request.permit_id,
+            request.outcome,
+            convert.value_to_py(request.result),
+            request.HasField("result"),
+            _caller(),
+        )
+        return cv.settlement_pb(answer)
+
+    async def ReportOutcomes(self, request_iterator: Any, context: Ctx) -> pb.ReportOutcomesResponse:
+        received = counted = ignored = not_found = 0
+        caller = _caller()
+        async for m in request_iterator:
+            received += 1
+            if not m.permit_id:
+                raise InvalidArgument(f"message {received}: permit_id is required", field="permit_id")
+            if not m.outcome:
+                raise InvalidArgument(f"message {received}: outcome must be SUCCESS or FAILURE", field="outcome")
+            self._limit(m.result.ByteSize(), "result")
+            try:
+                answer, repeated = await self.breakers.report_async(
+                    m.permit_id, m.outcome, convert.value_to_py(m.result), m.HasField("result"), caller
+                )
+            except NotFound:
+                not_found += 1
+                continue
+            except FailedPrecondition:  # reported before with the other outcome
+                ignored += 1
+                continue
+            if answer.counted and not repeated:
+                counted += 1
+            else:
+                ignored += 1
+        return pb.ReportOutcomesResponse(
+            received_count=received, counted_count=counted, ignored_count=ignored, not_found_count=not_found
+        )
+
+    async def ReleasePermit(self, request: pb.ReleasePermitRequest, context: Ctx) -> pb.ReleasePermitResponse:
+        released, state = await self.breakers.release_async(request.permit_id, _caller())
+        return pb.ReleasePermitResponse(released=released, state=int(state))  # type: ignore[arg-type]
+
+    async def GetBreaker(self, request: pb.GetBreakerRequest, context: Ctx) -> pb.GetBreakerResponse:
+        b = await asyncio.to_thread(self.breakers.get, request.key)
+        return pb.GetBreakerResponse(
+            breaker=cv.breaker_pb(b), degradation=cv.degradation_pb(self.breakers.degradation(b))
+        )
+
+    async def ListBreakers(self, request: pb.ListBreakersRequest, context: Ctx) -> pb.ListBreakersResponse:
+        page = await asyncio.to_thread(
+            self.breakers.list, request.state, request.key_prefix, request.page_size, request.page_token
+        )
+        return pb.ListBreakersResponse(
+            breakers=[cv.breaker_pb(b) for b in page.items], next_page_token=page.next_page_token
+        )
+
+    async def ResetBreaker(self, request: pb.ResetBreakerRequest, context: Ctx) -> pb.ResetBreakerResponse:
+        b = await asyncio.to_thread(self.breakers.reset, request.key, current_principal().label)
+        return pb.ResetBreakerResponse(breaker=cv.breaker_pb(b))
+
+    async def ForceOpen(self, request: pb.ForceOpenRequest, context: Ctx) -> pb.ForceOpenResponse:
+        b = await asyncio.to_thread(self.breakers.force_open, request.key, request.reason, current_principal().label)
+        return pb.ForceOpenResponse(breaker=cv.breaker_pb(b))
+
+    async def ForceClose(self, request: pb.ForceCloseRequest, context: Ctx) -> pb.ForceCloseResponse:
+        b = await asyncio.to_thread(self.breakers.force_close, request.key, request.reason, current_principal().label)
+        return pb.ForceCloseResponse(breaker=cv.breaker_pb(b))
+
+    async def SetBreakerConfig(self, request: pb.SetBreakerConfigRequest, context: Ctx) -> pb.SetBreakerConfigResponse:
+        override = cv.config_override(request.config)
+        b = await asyncio.to_thread(self.breakers.set_config, request.key, override, current_principal().label)
+        return pb.SetBreakerConfigResponse(breaker=cv.breaker_pb(b))
+
+    # ---- token budgets ---------------------------------------------------------------------
+
+    async def Allocate(self, request: pb.AllocateRequest, context: Ctx) -> pb.AllocateResponse:
+        done = await asyncio.to_thread(
+            self.budgets.allocate,
+            request.agent_id,
+            request.tokens,
+            request.priority,
+            current_principal().label,
+            request.request_id,
+        )
+        return pb.AllocateResponse(
+            allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
+        )
+
+    async def Consume(self, request: pb.ConsumeRequest, context: Ctx) -> pb.ConsumeResponse:
+        done = await asyncio.to_thread(self.budgets.consume, request.agent_id, request.tokens, request.request_id)
+        return pb.ConsumeResponse(
+            allocation=cv.allocation_pb(done.allocation),
+            global_budget=cv.global_pb(done.global_budget),
+            over_budget=done.usage.over_budget,
+            warnings=list(done.usage.warnings),
+            signals=[cv.signal_pb(s) for s in done.usage.signals],
+        )
+
+    async def CanConsume(self, request: pb.CanConsumeRequest, context: Ctx) -> pb.CanConsumeResponse:
+        fit = self.budgets.can_consume(request.agent_id, request.tokens)
+        return pb.CanConsumeResponse(
+            allowed=fit.allowed,
+            reason=fit.reason,
+            agent_remaining=fit.agent_remaining,
+            global_remaining=fit.global_remaining,
+            priority_floor_applied=fit.priority_floor_applied,
+        )
+
+    async def Remaining(self, request: pb.RemainingRequest, context: Ctx) -> pb.RemainingResponse:
+        return pb.RemainingResponse(remaining=self.budgets.remaining(request.agent_id))
+
+    async def GlobalRemaining(self, request: pb.GlobalRemainingRequest, context: Ctx) -> pb.GlobalRemainingResponse:
+        return pb.GlobalRemainingResponse(remaining=self.budgets.global_remaining())
+
+    async def UsagePercent(self, request: pb.UsagePercentRequest, context: Ctx) -> pb.UsagePercentResponse:
+        return pb.UsagePercentResponse(usage_percent=self.budgets.usage_percent(request.agent_id))
+
+    async def GlobalUsagePercent(
+        self, request: pb.GlobalUsagePercentRequest, context: Ctx
+    ) -> pb.GlobalUsagePercentResponse:
+        return pb.GlobalUsagePercentResponse(usage_percent=self.budgets.global_usage_percent())
+
+    async def GetAllocation(self, request: pb.GetAllocationRequest, context: Ctx) -> pb.GetAllocationResponse:
+        return pb.GetAllocationResponse(allocation=cv.allocation_pb(self.budgets.get(request.agent_id)))
+
+    async def ListAllocations(self, request: pb.ListAllocationsRequest, context: Ctx) -> pb.ListAllocationsResponse:
+        page, glob = self.budgets.list(request.page_size, request.page_token)
+        return pb.ListAllocationsResponse(
+            allocations=[cv.allocation_pb(a) for a in page.items],
+            next_page_token=page.next_page_token,
+            global_budget=cv.global_pb(glob),
+        )
+
+    async def SetGlobalBudget(self, request: pb.SetGlobalBudgetRequest, context: Ctx) -> pb.SetGlobalBudgetResponse:
+        glob, _signals = await asyncio.to_thread(self.budgets.set_global, request.tokens, current_principal().label)
+        return pb.SetGlobalBudgetResponse(global_budget=cv.global_pb(glob))
+
+    async def Reserve(self, request: pb.ReserveRequest, context: Ctx) -> pb.ReserveResponse:
+        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        done = await asyncio.to_thread(
+            self.budgets.reserve, request.agent_id, request.estimate, ttl, request.request_id
+        )
+        return pb.ReserveResponse(
+            granted=done.granted,
+            reservation=cv.reservation_pb(done.reservation) if done.reservation else None,
+            reason=done.reason,
+            allocation=cv.allocation_pb(done.allocation),
+            priority_floor_applied=done.priority_floor_applied,
+            signals=[cv.signal_pb(s) for s in done.signals],
+        )
+
+    async def Settle(self, request: pb.SettleRequest, context: Ctx) -> pb.SettleResponse:
+        done = await asyncio.to_thread(self.budgets.settle, request.reservation_id, request.actual, _caller())
+        return pb.SettleResponse(
+            allocation=cv.allocation_pb(done.allocation),
+            global_budget=cv.global_pb(done.global_budget),
+            over_budget=done.usage.over_budget,
+            warnings=list(done.usage.warnings),
+            signals=[cv.signal_pb(s) for s in done.usage.signals],
+        )
+
+    # ---- episodic memory -------------------------------------------------------------------
+
+    async def RecordEpisode(self, request: pb.RecordEpisodeRequest, context: Ctx) -> pb.RecordEpisodeResponse:
+        e = request.episode
+        self._limit(e.metadata.ByteSize(), "episode.metadata")
+        episode, evicted = await asyncio.to_thread(
+            self.episodes.record,
+            e.task_id,
+            e.agent_id,
+            e.task_type,
+            e.outcome,
+            convert.struct_to_dict(e.metadata),
+            convert.from_timestamp(e.episode_time, e.HasField("episode_time")),
+            request.request_id,
+        )
+        return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
+
+    async def QuerySimilar(self, request: pb.QuerySimilarRequest, context: Ctx) -> pb.QuerySimilarResponse:
+        found = self.episodes.similar(request.task_type, request.limit, _caller())
+        return pb.QuerySimilarResponse(episodes=[cv.episode_pb(e) for e in found])
+
+    async def QueryByAgent(self, request: pb.QueryByAgentRequest, context: Ctx) -> pb.QueryByAgentResponse:
+        found = self.episodes.by_agent(request.agent_id, request.limit)
+        return pb.QueryByAgentResponse(episodes=[cv.episode_pb(e) for e in found])
+
+    async def QueryByOutcome(self, request: pb.QueryByOutcomeRequest, context: Ctx) -> pb.QueryByOutcomeResponse:
+        found = self.episodes.by_outcome(request.outcome, request.limit, _caller())
+        return pb.QueryByOutcomeResponse(episodes=[cv.episode_pb(e) for e in found])
+
+    # ---- execution leases ------------------------------------------------------------------
+
+    async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Ctx) -> pb.AcquireLeaseResponse:
+        key = validate_key(request.isolation_key.scope, request.isolation_key.id)
+        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        # Waiting ends with the caller's deadline or cancellation: gRPC cancels this coroutine.
+        lease, waited = await self.leases.acquire(key, request.agent_id, ttl, request.request_id)
+        return pb.AcquireLeaseResponse(lease=cv.lease_pb(lease), wait_duration=cv.duration(waited))
+
+    async def RenewLease(self, request: pb.RenewLeaseRequest, context: Ctx) -> pb.RenewLeaseResponse:
+        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        lease = await asyncio.to_thread(self.leases.renew, request.lease_id, ttl, _caller())
+        return pb.RenewLeaseResponse(lease=cv.lease_pb(lease))
+
+    async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Ctx) -> pb.ReleaseLeaseResponse:
+        lease = await asyncio.to_thread(self.leases.release, request.lease_id, _caller())
+        return pb.ReleaseLeaseResponse(lease=cv.lease_pb(lease))
+
+    async def GetLease(self, request: pb.GetLeaseRequest, context: Ctx) -> pb.GetLeaseResponse:
+        lease = await asyncio.to_thread(self.leases.get, request.lease_id, _caller())
+        return pb.GetLeaseResponse(lease=cv.lease_pb(lease))
+
+    async def ListLeases(self, request: pb.ListLeasesRequest, context: Ctx) -> pb.ListLeasesResponse:
+        k = request.isolation_key
+        page = await asyncio.to_thread(
+            self.leases.list, k.scope, k.id, request.agent_id, request.state, request.page_size, request.page_token
+        )
+        return pb.ListLeasesResponse(
+            leases=[cv.lease_pb(le) for le in page.items], next_page_token=page.next_page_token
+        )
+
+    # ---- reversibility and plans -----------------------------------------------------------
+
+    async def AssessReversibility(
+        self, request: pb.AssessReversibilityRequest, context: Ctx
+    ) -> pb.AssessReversibilityResponse:
+        self._limit(request.parameters.ByteSize(), "parameters")
+        found = self.reversibility.assess(request.action, convert.struct_to_dict(request.parameters))
+        return pb.AssessReversibilityResponse(assessment=cv.assessment_pb(found))
+
+    async def ListReversibilityRules(
+        self, request: pb.ListReversibilityRulesRequest, context: Ctx
+    ) -> pb.ListReversibilityRulesResponse:
+        page = self.reversibility.list_rules(request.page_size, request.page_token)
+        return pb.ListReversibilityRulesResponse(
+            rules=[cv.rule_pb(r) for r in page.items], next_page_token=page.next_page_token
+        )
+
+    async def ValidatePlan(self, request: pb.ValidatePlanRequest, context: Ctx) -> pb.ValidatePlanResponse:
+        self._limit(request.plan.ByteSize(), "plan")
+        steps = [plans.Step(s.step_id, s.action, tuple(s.depends_on)) for s in request.plan.steps]
+        found = await asyncio.to_thread(
+            self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
+        )
+        return pb.ValidatePlanResponse(valid=not found, violations=[cv.violation_pb(v) for v in found])
