@@ -3,7 +3,8 @@
 Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-dir DIR --agent ID`. It
 prints `{"event": "ready", "port": N, "agent_token": ..., "operator_token": ...}` once serving (the tokens
 are issued in-process, as `outrider tokens` would), then answers commands from stdin, one per line:
-`stats`, `profile start`, `profile stop FILE` and `quit` (stops the sidecar, which drains the decision
+`stats`, `drain` (wait until the decision log has written everything queued), `profile start`,
+`profile stop FILE` and `quit` (stops the sidecar, which drains the decision
 log, and reports the final decision-log figures).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import logging
 import os
 import sys
 import threading
@@ -64,7 +66,7 @@ def _stats(sidecar: Sidecar) -> dict[str, Any]:
     dl = sidecar.services.decisions
     with dl.stats._lock:
         log = {"written": dl.stats.written, "dropped": dl.stats.dropped, "failed": dl.stats.failed}
-    return {**log, "queued": dl._queue.qsize(), **self_usage()}
+    return {**log, "queued": dl.queued, **self_usage()}
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
@@ -73,13 +75,27 @@ def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> 
     loop.call_soon_threadsafe(lines.put_nowait, "quit")
 
 
-async def serve(config_path: str, data_dir: Path, agent_id: str) -> None:
-    config = load_config(config_path, {"listen": "127.0.0.1:0", "console_enabled": False, "data_dir": data_dir}, env={})
+async def serve(config_path: str, data_dir: Path, agent_id: str, console: bool = False) -> None:
+    overrides: dict[str, Any] = {"listen": "127.0.0.1:0", "console_enabled": console, "data_dir": data_dir}
+    if console:
+        overrides["console_listen"] = "127.0.0.1:0"
+    config = load_config(config_path, overrides, env={})
     setup_logging(config.log_format, config.log_level)
+    # Under full load the scheduler's sub-second jobs skip runs and say so each time: noise here.
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)
     _serve_echo_like_any_rpc()
-    sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=False)
+    sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=console)
     tokens = await asyncio.to_thread(_issue_tokens, sidecar, agent_id)
-    emit({"event": "ready", "port": sidecar.port, "pid": os.getpid(), **tokens})
+    extra: dict[str, Any] = {}
+    if console:
+        password = "bench-password-" + os.urandom(6).hex()
+        await asyncio.to_thread(sidecar.services.users.add, "bench-reviewer", "approver", "", password, "bench")
+        extra = {
+            "console_url": sidecar.services.health["console_url"],
+            "reviewer": "bench-reviewer",
+            "password": password,
+        }
+    emit({"event": "ready", "port": sidecar.port, "pid": os.getpid(), **tokens, **extra})
 
     lines: asyncio.Queue[str] = asyncio.Queue()
     threading.Thread(target=_stdin_lines, args=(asyncio.get_running_loop(), lines), daemon=True).start()
@@ -88,6 +104,9 @@ async def serve(config_path: str, data_dir: Path, agent_id: str) -> None:
         command, _, arg = (await lines.get()).partition(" ")
         if command == "stats":
             emit(_stats(sidecar))
+        elif command == "drain":
+            drained = await asyncio.to_thread(sidecar.services.decisions.flush, 60.0)
+            emit({"drained": drained, **_stats(sidecar)})
         elif command == "profile" and arg == "start":
             # Enabled here, on the event loop thread, where the handlers run.
             profiler = cProfile.Profile()
@@ -111,8 +130,9 @@ def main() -> None:
     p.add_argument("--config", required=True)
     p.add_argument("--data-dir", required=True, type=Path)
     p.add_argument("--agent", required=True, help="the agent id to issue a token for")
+    p.add_argument("--console", action="store_true", help="serve the console too, with a reviewer account")
     args = p.parse_args()
-    asyncio.run(serve(args.config, args.data_dir, args.agent))
+    asyncio.run(serve(args.config, args.data_dir, args.agent, args.console))
 
 
 if __name__ == "__main__":

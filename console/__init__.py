@@ -7,14 +7,34 @@ from typing import Any
 from flask import Flask
 from flask_htmx import HTMX
 
+from . import security, traces, web
+from .approvals import bp as approvals_bp
+from .auth import bp as auth_bp
+from .guardrails import bp as guardrails_bp
 from .overview import bp as overview_bp
+from .sse import bp as sse_bp
+from .sse import init_app as init_sse
+from .tokens import bp as tokens_bp
+from .users import bp as users_bp
 
 
-def create_app(services: Any) -> Flask:
+def create_app(services: Any, *, max_streams: int = 64) -> Flask:
+    """The console over `services`; at most `max_streams` live (SSE) connections at once."""
     app = Flask(__name__)
     app.config["SERVICES"] = services
+    # Form posts are small; this bounds what an anonymous client can make the console parse.
+    app.config["MAX_CONTENT_LENGTH"] = 2 * services.config.max_context_bytes + (64 << 10)
     HTMX(app)
-    app.register_blueprint(overview_bp)
+    security.init_app(app, services.users.session_secret())
+    web.init_app(app)
+    init_sse(app, max_streams)
+    for bp in (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, sse_bp):
+        app.register_blueprint(bp)
+    traces.init_app(app)  # the Traces page, and /metrics (public, like /healthz)
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"auth_enabled": services.config.auth_enabled}
 
     @app.after_request
     def _security_headers(response: Any) -> Any:
@@ -25,6 +45,7 @@ def create_app(services: Any) -> Flask:
         )
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers.setdefault("Cache-Control", "no-store")
         return response
 
     return app

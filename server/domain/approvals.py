@@ -100,6 +100,7 @@ class ApprovalFilter:
     reviewer: str = ""
     start_time: datetime | None = None
     end_time: datetime | None = None
+    closed_only: bool = False  # decided, expired or cancelled (the history)
 
 
 def approval_digest(action: str, context: Mapping[str, Any]) -> str:

@@ -126,6 +126,14 @@ class FailureThrottle:
     def reset(self, key: str) -> None:
         self._failures.pop(key, None)
 
+    def forgive(self, key: str, now: float) -> None:
+        """Take back the failure recorded at `now` (an attempt counted in advance that succeeded)."""
+        times = self._failures.get(key)
+        if times and now in times:
+            times.remove(now)
+            if not times:
+                del self._failures[key]
+
     def _prune(self, key: str, now: float) -> deque[float] | None:
         times = self._failures.get(key)
         if times is None:

@@ -21,6 +21,7 @@ from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, 
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
+from server.metrics import Metrics
 
 from .agents import AgentService
 from .ports import AuditSink, Clock, Page
@@ -60,7 +61,9 @@ class ApprovalService:
         audit: AuditSink,
         agents: AgentService,
         sensitive_keys: Sequence[str],
+        metrics: Metrics | None = None,
     ) -> None:
+        self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
         self.repo = repo
         self.clock = clock
         self.audit = audit
@@ -69,6 +72,18 @@ class ApprovalService:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[asyncio.Future[Approval]]] = {}
         self._seen_version = -1
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Called (on the changing thread, so keep it quick) after every change made in this process."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            try:
+                listener()
+            except Exception:
+                log.exception("approval change listener failed")
 
     # ---- asking ----------------------------------------------------------------------------
 
@@ -102,6 +117,7 @@ class ApprovalService:
             now=self.clock.utcnow(),
         )
         self.repo.insert(approval)
+        self._changed()
         self.audit.record(
             f"agent:{call.agent_id}",
             "approval.create",
@@ -163,6 +179,7 @@ class ApprovalService:
 
     def _notify(self, approval: Approval) -> None:
         """Wake this process's waiters (callable from any thread)."""
+        self._changed()
         with self._lock:
             futures = list(self._waiters.pop(approval.approval_id, ()))
         for future in futures:
@@ -247,6 +264,7 @@ class ApprovalService:
             if new is None or not self.repo.update(new, approval.version):
                 continue  # another sidecar got there first
             changed += 1
+            self.metrics.approval_closed(new)
             action = "approval.escalate" if new.stage > approval.stage else "approval.expire"
             self.audit.record(
                 "system", action, approval.approval_id, {"approvers": list(new.approvers), "state": new.state.name}
@@ -264,6 +282,7 @@ class ApprovalService:
             new = transition(current)
             if self.repo.update(new, current.version):
                 self._notify(new)
+                self.metrics.approval_closed(new)
                 return new
         raise Unavailable(f"approval {approval_id} is being changed concurrently; try again")
 

@@ -26,6 +26,10 @@ from .ports import AuditSink, Clock
 log = logging.getLogger(__name__)
 
 SESSION_SECRET_KEY = "console.session_secret"
+# argon2id with OWASP's recommended parameters (19 MiB, 2 passes, 1 lane): strong against guessing,
+# and light enough that a burst of sign-in attempts cannot exhaust memory (at most 2 hash at once).
+ARGON2_TIME_COST, ARGON2_MEMORY_KIB, ARGON2_LANES = 2, 19 * 1024, 1
+MAX_CONCURRENT_HASHES = 2
 BAD_LOGIN = "wrong username or password"
 
 
@@ -67,7 +71,8 @@ class UserService:
         self.settings = settings
         self.clock = clock
         self.audit = audit
-        self.hasher = hasher or PasswordHasher()
+        self.hasher = hasher or PasswordHasher(ARGON2_TIME_COST, ARGON2_MEMORY_KIB, ARGON2_LANES)
+        self._hashing = threading.BoundedSemaphore(MAX_CONCURRENT_HASHES)
         self._throttle = FailureThrottle(limit=failures_per_minute, window=60.0)
         self._lock = threading.Lock()
         self._dummy_hash: str | None = None
@@ -78,7 +83,7 @@ class UserService:
         validate_name(name)
         role = Role.parse(role) if isinstance(role, str) else role
         user = User(name=name, role=role, groups=parse_groups(groups), create_time=self.clock.utcnow())
-        self.repo.insert(user, self.hasher.hash(validate_password(password)))
+        self.repo.insert(user, self._hash(validate_password(password)))
         self.audit.record(actor, "user.add", name, {"role": role.value, "groups": list(user.groups)})
         log.info("console user added", extra={"user": name, "role": role.value, "actor": actor})
         return user
@@ -107,7 +112,7 @@ class UserService:
         return after
 
     def set_password(self, name: str, password: str, actor: str) -> User:
-        _, after = self._update(name, password_hash=self.hasher.hash(validate_password(password)))
+        _, after = self._update(name, password_hash=self._hash(validate_password(password)))
         self.audit.record(actor, "user.password", name, {})
         return after
 
@@ -133,6 +138,10 @@ class UserService:
         keys = (f"user:{name.lower()}", f"client:{client}")
         with self._lock:
             wait = max(self._throttle.retry_after(k, now) for k in keys)
+            if wait <= 0:
+                # Counted as failed until proven otherwise, so parallel guesses cannot slip past the limit.
+                for key in keys:
+                    self._throttle.fail(key, now)
         if wait > 0:
             raise ResourceExhausted(
                 f"too many failed sign-ins; try again in {math.ceil(wait)} s", reason="LOGIN_THROTTLED"
@@ -140,16 +149,14 @@ class UserService:
         found = self.repo.get(name) if name and len(name) <= 256 else None
         ok = self._verify(found[1] if found else None, password)
         if not ok or found is None or found[0].disabled:
-            with self._lock:
-                for key in keys:
-                    self._throttle.fail(key, now)
             log.warning("console sign-in refused", extra={"user": name[:64], "client": client})
             raise Unauthenticated(BAD_LOGIN, reason="BAD_CREDENTIALS")
         user, stored = found
         with self._lock:
             self._throttle.reset(keys[0])
+            self._throttle.forgive(keys[1], now)
         if self.hasher.check_needs_rehash(stored):
-            stored = self.hasher.hash(password)
+            stored = self._hash(password)
             self.repo.update(name, password_hash=stored)
         log.info("console sign-in", extra={"user": name, "client": client})
         return user, session_stamp(stored)
@@ -165,17 +172,21 @@ class UserService:
         if stored is None:
             # Same work for an unknown name as for a wrong password: timing does not tell names apart.
             if self._dummy_hash is None:
-                self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
-            stored = self._dummy_hash
+                self._dummy_hash = self._hash(secrets.token_hex(16))
+            self._check(self._dummy_hash, password)
+            return False
+        return self._check(stored, password)
+
+    def _hash(self, password: str) -> str:
+        with self._hashing:
+            return str(self.hasher.hash(password))
+
+    def _check(self, stored: str, password: str) -> bool:
+        with self._hashing:
             try:
-                self.hasher.verify(stored, password)
-            except (VerificationError, InvalidHashError):
-                pass
-            return False
-        try:
-            return bool(self.hasher.verify(stored, password))
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            return False
+                return bool(self.hasher.verify(stored, password))
+            except (VerifyMismatchError, VerificationError, InvalidHashError):
+                return False
 
     # ---- shared settings ---------------------------------------------------------------------
 

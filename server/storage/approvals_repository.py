@@ -192,6 +192,8 @@ class SqlApprovalRepository:
             stmt = stmt.where(col(c.action) == flt.action)
         if flt.state is not None:
             stmt = stmt.where(col(c.state) == flt.state.name)
+        if flt.closed_only:
+            stmt = stmt.where(col(c.state) != ApprovalState.PENDING.name)
         if flt.reviewer:
             stmt = stmt.where(col(c.decided_by).contains(flt.reviewer))
         if flt.start_time:

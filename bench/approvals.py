@@ -1,0 +1,256 @@
+"""`make bench`, approvals: decision-to-return latency over 200 waiting agents, and memory with 10,000
+requests waiting at once, against a real sidecar process on 127.0.0.1 (SQLite, decision log on).
+
+Appends (or replaces) the "Human approvals" section of `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import http.cookiejar
+import os
+import random
+import re
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import grpc
+
+from bench._proc import Child
+from bench.report import replace_section
+from outrider.v1 import supervisor_pb2
+from outrider.v1 import supervisor_service_pb2 as pb
+from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+
+AGENT = "bench-approver-agent"
+POLICY = """
+log: {level: warning}
+limits: {requests_per_second: 1000000, burst: 1000000}
+server: {max_context_bytes: 1048576}
+guardrails:
+  - {name: root, kind: trust_root, blocked_patterns: ['(?i)rm\\s+-rf']}
+  - {name: approval, kind: hitl, patterns: [deploy]}
+"""
+PENDING = supervisor_pb2.APPROVAL_STATE_PENDING
+SECTION = "Human approvals"
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+async def count_pending(stub: pb_grpc.SupervisorServiceStub, md: list[tuple[str, str]]) -> list[pb.Approval]:
+    items: list[pb.Approval] = []
+    token = ""
+    while True:
+        page = await stub.ListApprovals(
+            pb.ListApprovalsRequest(state=PENDING, page_size=1000, page_token=token), metadata=md, timeout=60
+        )
+        items += page.approvals
+        token = page.next_page_token
+        if not token:
+            return items
+
+
+async def decision_latency(target: str, agent: str, operator: str, n: int) -> list[float]:
+    """Milliseconds from sending DecideApproval to the waiting CheckAction's return."""
+    amd, omd = [("authorization", f"Bearer {agent}")], [("authorization", f"Bearer {operator}")]
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = pb_grpc.SupervisorServiceStub(ch)
+        done: dict[str, float] = {}
+
+        async def wait(i: int) -> None:
+            req = pb.CheckActionRequest(agent_id=AGENT, action="deploy", request_id=f"lat-{i}")
+            await stub.CheckAction(req, metadata=amd, timeout=300)
+            done[f"lat-{i}"] = time.perf_counter()
+
+        tasks = [asyncio.create_task(wait(i)) for i in range(n)]
+        while len(pending := await count_pending(stub, omd)) < n:
+            await asyncio.sleep(0.1)
+        random.Random(1).shuffle(pending)
+        latencies = []
+        for a in pending:
+            t0 = time.perf_counter()
+            await stub.DecideApproval(
+                pb.DecideApprovalRequest(approval_id=a.approval_id, approve=True), metadata=omd, timeout=30
+            )
+            while a.request_id not in done:
+                await asyncio.sleep(0.0005)
+            latencies.append((done[a.request_id] - t0) * 1000)
+        await asyncio.gather(*tasks)
+        return latencies
+
+
+async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child) -> dict[str, float]:
+    """Open n waiting CheckActions; report the server's RSS and threads once all are pending."""
+    amd, omd = [("authorization", f"Bearer {agent}")], [("authorization", f"Bearer {operator}")]
+    before = child.ask("stats")
+    channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, n // 1000))]
+    try:
+        stubs = [pb_grpc.SupervisorServiceStub(c) for c in channels]
+        calls = [
+            stubs[i % len(stubs)].CheckAction(
+                pb.CheckActionRequest(agent_id=AGENT, action="deploy", request_id=f"mem-{i}"), metadata=amd, timeout=900
+            )
+            for i in range(n)
+        ]
+        started = time.monotonic()
+        while True:
+            await asyncio.sleep(2)
+            if len(await count_pending(stubs[0], omd)) >= n or time.monotonic() - started > 600:
+                break
+        after = child.ask("stats")
+        for call in calls:
+            call.cancel()
+        return {
+            "rss_before_mb": before["rss_kb"] / 1024,
+            "rss_mb": after["rss_kb"] / 1024,
+            "threads": after["threads"],
+            "seconds_to_all_pending": time.monotonic() - started,
+        }
+    finally:
+        for c in channels:
+            await c.close()
+
+
+def _login(console_url: str, user: str, password: str) -> str:
+    """Sign in like a browser; returns the Cookie header for the session."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{console_url}/login", timeout=30).read().decode()
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page)
+    assert token, "no CSRF token on the login page"
+    form = urllib.parse.urlencode(
+        {"csrf_token": token.group(1), "username": user, "password": password, "next": "/"}
+    ).encode()
+    opener.open(f"{console_url}/login", data=form, timeout=30).read()
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def sse_latency(
+    console_url: str, user: str, password: str, target: str, agent: str, operator: str, n: int
+) -> list[float]:
+    """Milliseconds from sending a CheckAction that needs approval to its row arriving on an open
+    /events/pending stream (the page a reviewer keeps open)."""
+    cookie = _login(console_url, user, password)
+    host, port = urllib.parse.urlsplit(console_url).netloc.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn.request("GET", "/events/pending", headers={"Cookie": cookie, "Accept": "text/event-stream"})
+    resp = conn.getresponse()
+    assert resp.status == 200, resp.status
+    seen: dict[str, float] = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def read() -> None:
+        data: list[str] = []
+        while not stop.is_set():
+            line = resp.readline()
+            if not line:
+                return
+            text = line.decode(errors="replace").rstrip("\n")
+            if text.startswith("data:"):
+                data.append(text)
+            elif text == "" and data:
+                now = time.perf_counter()
+                blob = "".join(data)
+                data = []
+                with lock:
+                    for found in re.findall(r"deploy-sse-(\d+)", blob):
+                        seen.setdefault(found, now)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    amd, omd = [("authorization", f"Bearer {agent}")], [("authorization", f"Bearer {operator}")]
+    latencies = []
+    with grpc.insecure_channel(target) as ch:
+        stub = pb_grpc.SupervisorServiceStub(ch)
+        time.sleep(0.5)  # the stream's first render
+        for i in range(n):
+            t0 = time.perf_counter()
+            r = stub.CheckAction(
+                pb.CheckActionRequest(agent_id=AGENT, action=f"deploy-sse-{i}", wait_mode=pb.WAIT_MODE_NON_BLOCKING),
+                metadata=amd,
+                timeout=30,
+            )
+            deadline = t0 + 10
+            while time.perf_counter() < deadline:
+                with lock:
+                    if str(i) in seen:
+                        break
+                time.sleep(0.0005)
+            with lock:
+                latencies.append((seen.get(str(i), float("inf")) - t0) * 1000)
+            # Keep the pending list short, as reviewers do.
+            stub.CancelApproval(
+                pb.CancelApprovalRequest(approval_id=r.approval.approval_id, reason="bench"), metadata=omd, timeout=30
+            )
+    stop.set()
+    conn.close()
+    return latencies
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--out", type=Path, default=Path("docs/benchmarks.md"))
+    p.add_argument("--decisions", type=int, default=200)
+    p.add_argument("--waiting", type=int, default=10_000)
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Path(tmp) / "outrider.yaml"
+        cfg.write_text(POLICY)
+        with Child("bench.sidecar", "--config", str(cfg), "--data-dir", tmp, "--agent", AGENT, "--console") as child:
+            target = f"127.0.0.1:{child.ready['port']}"
+            agent, operator = child.ready["agent_token"], child.ready["operator_token"]
+            sse = sse_latency(
+                child.ready["console_url"],
+                child.ready["reviewer"],
+                child.ready["password"],
+                target,
+                agent,
+                operator,
+                args.decisions,
+            )
+            lat = asyncio.run(decision_latency(target, agent, operator, args.decisions))
+            mem = asyncio.run(hold_waiting(target, agent, operator, args.waiting, child))
+            child.close()
+    p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
+    s50, s99 = pct(sse, 0.5), pct(sse, 0.99)
+    lines = [
+        f"Measured {time.strftime('%Y-%m-%d')} by `bench/approvals.py` against a real sidecar process (SQLite, "
+        "decision log on), client in a separate process, on 127.0.0.1.",
+        "",
+        "| measure | value | target |",
+        "| --- | --- | --- |",
+        f"| CheckAction → its row on an open SSE stream, p50 ({len(sse)} requests) | {s50:.2f} ms | < 100 ms p99 |",
+        f"| CheckAction → its row on an open SSE stream, p99 | {s99:.2f} ms | {'met' if s99 < 100 else 'NOT met'} |",
+        f"| decision → waiting agent's return, p50 ({len(lat)} requests, random order) | {p50:.2f} ms | < 100 ms p99 |",
+        f"| decision → waiting agent's return, p99 | {p99:.2f} ms | {'met' if p99 < 100 else 'NOT met'} |",
+        f"| server RSS with {args.waiting:,} requests waiting | {mem['rss_mb']:.0f} MB (idle: "
+        f"{mem['rss_before_mb']:.0f} MB) | < 500 MB: {'met' if mem['rss_mb'] < 500 else 'NOT met'} |",
+        f"| server threads with {args.waiting:,} waiting | {mem['threads']:.0f} | no thread per call |",
+        f"| time until all {args.waiting:,} were stored and pending | {mem['seconds_to_all_pending']:.1f} s | |",
+        "",
+        "The decision latency is the DecideApproval round trip plus the wake-up of the waiting call (an asyncio "
+        "future resolved in-process); a decision from a separate console process is seen by the 250 ms poll "
+        "instead.",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    replace_section(args.out, SECTION, text)
+
+
+if __name__ == "__main__":
+    main()
