@@ -9,12 +9,13 @@ PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop
+.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
 	@echo "make test         install and start everything the tests need, then run them all"
-	@echo "make proto        regenerate the Python code from proto/"
+	@echo "make proto        regenerate the Python, TypeScript, Go and Java code from proto/"
+	@echo "make conformance  build the clients, run tests/conformance in Python, TypeScript, Go, Java"
 	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
 	@echo "make lint         ruff, mypy, import-linter"
 	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
@@ -37,13 +38,14 @@ run: venv
 	@echo "make run: DEMO MODE, authentication disabled (OUTRIDER_AUTH_ENABLED=false). Never expose it."
 	OUTRIDER_AUTH_ENABLED=false $(BIN)/outrider serve --config outrider.example.yaml
 
-proto: venv
+proto: venv proto/node_modules/.bin/buf
 	rm -rf $(PROTO_OUT)/outrider/v1 && mkdir -p $(PROTO_OUT)/outrider/v1
 	cd proto && ../$(PY) -m grpc_tools.protoc -I . \
 	  --python_out=../$(PROTO_OUT) --pyi_out=../$(PROTO_OUT) \
 	  --grpc_python_out=../$(PROTO_OUT) --mypy_grpc_out=../$(PROTO_OUT) \
 	  outrider/v1/*.proto
 	printf '"""Generated from proto/outrider/v1 by `make proto`; do not edit."""\n' > $(PROTO_OUT)/outrider/v1/__init__.py
+	bash scripts/buf-generate.sh
 
 proto-check: venv proto/node_modules/.bin/buf
 	cd proto && npx --no-install buf lint
@@ -51,6 +53,7 @@ proto-check: venv proto/node_modules/.bin/buf
 	  cd proto && npx --no-install buf breaking --against '../.git#branch=main,subdir=proto'; \
 	else echo "buf breaking: no released proto on main yet"; fi
 	$(PY) -m pytest -q -p no:cacheprovider tests/unit/test_generated_code.py
+	bash scripts/check-generated.sh
 
 lint: venv
 	$(BIN)/ruff check server console tests bench clients/python
@@ -72,20 +75,41 @@ pg-stop:
 test: venv proto/node_modules/.bin/buf
 	$(MAKE) --no-print-directory proto-check
 	$(MAKE) --no-print-directory lint
+	bash scripts/chromium.sh
+	bash scripts/jaeger.sh
 	bash scripts/postgres.sh start "$(PG_DIR)"
-	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1; \
+	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1; \
 	  $(PY) -m pytest tests -p no:cacheprovider; rc=$$?; \
 	  bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
+	$(MAKE) --no-print-directory conformance
+
+# The TypeScript, Go and Java clients, each from its own registry (npm, the Go module proxy, Maven Central).
+TS_CLIENT := clients/typescript
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+clients: $(TS_CLIENT)/node_modules/.installed
+	cd $(TS_CLIENT) && npx --no-install tsc -p tsconfig.json && node --test dist/test/
+	cd clients/go && go mod download && go vet ./... && go test ./...
+	cd clients/java && mvn -q -B test dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+
+conformance: venv clients
+	bash tests/conformance/run.sh
 
 test-unit: venv
 	$(PY) -m pytest tests/unit -q
 
 bench: venv
 	$(PY) bench/checkaction.py --out docs/benchmarks.md
+	$(PY) bench/approvals.py --out docs/benchmarks.md
+	$(PY) bench/safeguards.py --out docs/benchmarks.md
+	$(PY) bench/tracing.py --out docs/benchmarks.md
 
 docker:
 	bash scripts/hadolint.sh
 	docker build -t outrider:dev .
 
 clean:
-	rm -rf $(VENV) .outrider .outrider-test proto/node_modules
+	rm -rf $(VENV) .outrider .outrider-test proto/node_modules .outrider-tools
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist clients/java/target

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import threading
 import time
@@ -19,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # no INFO lines from grpc core in the report
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -188,25 +190,25 @@ async def _scenario(
     return result
 
 
-async def _run(many: int, few: int, few_workers: int, sleep: float, wave: int) -> list[Scenario]:
+async def _run(many: int, few: int, few_workers: int, sleep: float, wave: int, burst: int) -> list[Scenario]:
     return [
         await _scenario("aio", many, "hold", wave=wave),
         await _scenario("sync", many, "hold", workers=many, wave=wave),
         await _scenario("aio", few, f"sleep:{sleep:g}"),
         await _scenario("sync", few, f"sleep:{sleep:g}", workers=few_workers),
-        await _scenario("aio", many, "hold"),
-        await _scenario("aio", many, "hold", backlog=4 * many),
+        await _scenario("aio", burst, "hold"),
+        await _scenario("aio", burst, "hold", backlog=4 * burst),
     ]
 
 
 def run(
-    many: int = 2000, few: int = 200, few_workers: int = 10, sleep: float = 0.25, wave: int = 250
+    many: int = 2000, few: int = 200, few_workers: int = 10, sleep: float = 0.25, wave: int = 250, burst: int = 3000
 ) -> list[dict[str, Any]]:
     """Six scenarios, each in a fresh server process:
     1-2. `many` calls held until released, sent in waves of `wave`: grpc.aio, then sync with a thread per call;
     3-4. `few` calls that each sleep `sleep` s, sent at once: grpc.aio, then sync with `few_workers` threads;
-    5-6. `many` held calls sent in one burst on grpc.aio: grpc's default backlog, then a raised one."""
-    return [asdict(s) for s in asyncio.run(_run(many, few, few_workers, sleep, wave))]
+    5-6. `burst` held calls sent at once on grpc.aio: grpc's default backlog, then a raised one."""
+    return [asdict(s) for s in asyncio.run(_run(many, few, few_workers, sleep, wave, burst))]
 
 
 def table(rows: list[dict[str, Any]]) -> str:

@@ -46,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli_audit import add_audit_parser
 
     add_audit_parser(sub, _config_flags)
+
+    from server.cli_users import add_users_parser
+
+    add_users_parser(sub, _config_flags)
+    console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
+    _config_flags(console)
+    console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
     return p
 
 
@@ -97,6 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli_audit import run_audit
 
         return run_audit(args, config)
+    if args.command == "users":
+        from server.cli_users import run_users
+
+        return run_users(args, config)
+    if args.command == "console":
+        from server.cli_console import run_console
+
+        return run_console(config, args.url_file)
     return asyncio.run(_serve(config, args.port_file))
 
 
@@ -133,6 +148,7 @@ async def _serve(config: Config, port_file: str | None) -> int:
     except OSError as exc:
         print(f"outrider: cannot start: {exc}", file=sys.stderr)
         return 2
+    sidecar.services.telemetry.install_global()  # one sidecar per process: plugins' own spans join its traces
     if port_file:
         Path(port_file).write_text(str(sidecar.port))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,27 +27,42 @@ from outrider.v1 import (
 )
 from server.config import Config, ConfigError
 from server.domain.approvals import Reviewer
+from server.domain.breakers import BreakerState
+from server.domain.guardrails.deps import GuardrailDeps
 from server.policy_file import FilePolicySource
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.recovery import RecoveryServicer
+from server.rpc.safeguard import SafeguardServicer
 from server.rpc.supervisor import SupervisorServicer
-from server.rpc.unimplemented import unimplemented_servicer
+from server.rpc.tracing import TracingInterceptor
 from server.services.access import AccessService
 from server.services.agents import AgentService
 from server.services.approvals import ApprovalService
 from server.services.audit import AuditTrail
+from server.services.breakers import BreakerService, CascadeReporter, LoggingBreakerListener
+from server.services.safeguard_events import SafeguardEventBridge
+from server.services.budgets import BudgetService, LoggingSignalSink
 from server.services.clock import SystemClock
 from server.services.decision_log import DecisionLog
+from server.services.episodes import EpisodeService
+from server.services.kills import compensation_from
+from server.services.leases import LeaseService
 from server.services.plugins import load_plugin_class
 from server.services.ports import Clock
+from server.services.recovery_feature import RecoveryFeature
+from server.services.reversibility import ReversibilityService
 from server.services.supervisor import SupervisorService
 from server.services.users import UserService
 from server.storage.approvals_repository import SqlApprovalRepository
 from server.storage.audit_repository import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.recovery_repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.repositories import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
+from server.storage.safeguard_repository import SqlSafeguardRepository
 from server.storage.token_repository import SqlTokenRepository
 from server.storage.users_repository import SqlSettingsRepository, SqlUserRepository
+from server.telemetry import Telemetry, build_telemetry, observe
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +87,13 @@ class Services:
     audit: AuditTrail
     approvals: ApprovalService
     users: UserService
+    recovery: RecoveryFeature
+    breakers: BreakerService
+    budgets: BudgetService
+    episodes: EpisodeService
+    leases: LeaseService
+    reversibility: ReversibilityService
+    telemetry: Telemetry
     health: dict[str, Any] = field(default_factory=dict)
 
 
@@ -109,6 +130,7 @@ class Sidecar:
 def build_services(config: Config, clock: Clock | None = None) -> tuple[Services, list[Callable[[], None]]]:
     """Storage, migrations and every service, loaded and ready; plus what to close, in order."""
     clock = clock or SystemClock()
+    telemetry = build_telemetry(config.telemetry)
     if config.db_url is None:
         config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = create_db_engine(config.database_url())
@@ -120,8 +142,18 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
     agents = AgentService(SqlAgentRepository(engine))
     agents.load()
-    approvals = ApprovalService(SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys)
+    approvals = ApprovalService(
+        SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics
+    )
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    safeguards, sg = SqlSafeguardRepository(engine), config.safeguards
+    breakers = BreakerService(safeguards, clock, sg.breakers, audit, [LoggingBreakerListener()])
+    budgets = BudgetService(safeguards, clock, sg.budgets, audit, [LoggingSignalSink()])
+    episodes = EpisodeService(safeguards, clock, sg.max_episodes)
+    leases = LeaseService(safeguards, clock, sg.leases, audit)
+    reversibility = ReversibilityService(clock, config.reversibility, agents.get)
+    for loadable in (breakers, budgets, episodes, leases):
+        loadable.load()
     supervisor = SupervisorService(
         agents=agents,
         repo=SqlGuardrailRepository(engine),
@@ -134,8 +166,32 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         audit=audit,
         sensitive_keys=config.sensitive_keys,
         approvals=approvals,
+        assess_level=reversibility.level_of,
+        guardrail_deps=GuardrailDeps(breakers=breakers, budgets=budgets),
+        tracer=telemetry.tracer,
+        metrics=telemetry.metrics,
     )
     supervisor.load()
+    recovery = RecoveryFeature(
+        SqlRecoveryRepository(engine),
+        SqlRecoveryEventRepository(engine),
+        SqlKillRepository(engine),
+        agents=agents,
+        audit=audit,
+        clock=clock,
+        settings=config.recovery,
+    )
+    recovery.load()
+    recovery.kills.register_approval_canceller(
+        lambda kill: approvals.cancel_agent(kill.agent_id, kill.requested_by, f"agent killed ({kill.kill_id})")
+    )
+    recovery.kills.register_lease_revoker(lambda kill: leases.revoke_agent_leases(kill.agent_id, kill.requested_by))
+    recovery.kills.set_reversibility(compensation_from(reversibility.assess))
+    recovery.cascade.set_breaker_opener(lambda key, reason: breakers.trip(key, reason).state is BreakerState.OPEN)
+    breakers.add_listener(CascadeReporter(recovery.cascade.report_failure_threadsafe))
+    bridge = SafeguardEventBridge(recovery.events, recovery.hub)
+    breakers.add_listener(bridge)
+    budgets.add_sink(bridge)
     decisions.start()
     services = Services(
         config=config,
@@ -146,11 +202,23 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         audit=audit,
         approvals=approvals,
         users=users,
+        recovery=recovery,
+        breakers=breakers,
+        budgets=budgets,
+        episodes=episodes,
+        leases=leases,
+        reversibility=reversibility,
+        telemetry=telemetry,
     )
+    observe(telemetry, services)
     closers: list[Callable[[], None]] = [
+        telemetry.shutdown,
         engine.dispose,
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
+        recovery.close,
+        breakers.events.close,
+        budgets.events.close,
     ]
     return services, closers
 
@@ -167,18 +235,25 @@ async def build_server(
     credentials = _server_credentials(config)
     _warn_about_security(config)
     services, closers = await asyncio.to_thread(build_services, config, clock)
+    services.recovery.start(asyncio.get_running_loop())
     auth = AuthInterceptor(
         services.access,
         RateLimiter(config.requests_per_second, config.burst),
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
     )
+    # Tracing first: a call that authentication refuses is traced too.
+    tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
     server = grpc.aio.server(
-        interceptors=[auth],
+        interceptors=[*tracing, auth],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
+            # Calls that arrived but no handler picked up yet: the defaults (1000, hard 3000) refuse
+            # bursts of agents at random with CANCELLED; approvals make such bursts normal.
+            ("grpc.server.max_pending_requests", 10_000),
+            ("grpc.server.max_pending_requests_hard_limit", 20_000),
         ],
     )
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
@@ -189,10 +264,18 @@ async def build_server(
         server,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
-        unimplemented_servicer(recovery_service_pb2_grpc.RecoveryServiceServicer, "RecoveryService"), server
+        RecoveryServicer(services.recovery, services.agents), server
     )
     safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
-        unimplemented_servicer(safeguard_service_pb2_grpc.SafeguardServiceServicer, "SafeguardService"), server
+        SafeguardServicer(
+            services.breakers,
+            services.budgets,
+            services.episodes,
+            services.leases,
+            services.reversibility,
+            config.max_context_bytes,
+        ),
+        server,
     )
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))
@@ -210,14 +293,18 @@ async def build_server(
     sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
 
     if with_scheduler:
-        from server.jobs.scheduler import build_scheduler
+        from server.jobs.scheduler import add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
-        scheduler = build_scheduler(services.decisions, services.access, services.approvals)
+        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.supervisor)
+        add_recovery_jobs(scheduler, services.recovery)
+        add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
     if config.console_enabled if with_console is None else with_console:
         stop_console = start_console(services)
         sidecar._closers.append(stop_console)
+    if config.telemetry.metrics_listen:
+        sidecar._closers.append(services.telemetry.serve_metrics(config.telemetry.metrics_listen, services.health))
 
     for name in ("", *SERVICE_NAMES):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -226,10 +313,16 @@ async def build_server(
 
 
 def reviewer_for(services: Services) -> Callable[[str], Reviewer]:
-    """An operator deciding over gRPC reviews as an approver."""
+    """An operator deciding over gRPC reviews as the console user of the same name (its role and groups,
+    so `group:NAME` approvers work over gRPC too); an operator with no such user reviews as an approver."""
 
     def lookup(name: str) -> Reviewer:
-        return Reviewer(name, "approver")
+        user = services.users.get(name)
+        if user is None:
+            return Reviewer(name, "approver")
+        if user.disabled:
+            return Reviewer(name, "viewer")
+        return Reviewer(name, str(user.role.value), frozenset(user.groups))
 
     return lookup
 
@@ -277,24 +370,12 @@ def _warn_about_security(config: Config) -> None:
 
 def start_console(services: Services) -> Callable[[], None]:
     """Serve the console on its own threads (cheroot streams SSE); returns the stopper."""
-    from cheroot import wsgi
+    from console.serving import start
 
-    from console import create_app
-
-    host, _, port = services.config.console_listen.rpartition(":")
-    app = create_app(services)
-    httpd = wsgi.Server((host, int(port)), app, numthreads=16, shutdown_timeout=2)
-    httpd.prepare()
-    services.health["console_url"] = f"http://{host}:{httpd.bind_addr[1]}"
-    thread = threading.Thread(target=httpd.serve, name="console", daemon=True)
-    thread.start()
-    log.info("console serving", extra={"url": services.health["console_url"]})
-
-    def stop() -> None:
-        httpd.stop()
-        thread.join(5)
-
-    return stop
+    console = start(services, services.config.console_listen)
+    services.health["console_url"] = console.url
+    log.info("console serving", extra={"url": console.url})
+    return console.stop
 
 
 def _safe_url(url: str) -> str:

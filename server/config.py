@@ -14,8 +14,14 @@ from typing import Any
 import yaml
 
 from server.domain.errors import InvalidArgument
+from server.domain.reversibility import Rule as ReversibilityRule
+from server.domain.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
 from server.services.decision_log import DecisionLogSettings
+from server.services.recovery_feature import RecoverySettings, parse_recovery_settings
+from server.services.safeguard_settings import SafeguardSettings, parse_safeguards
+from server.telemetry_settings import KEYS as TELEMETRY_KEYS
+from server.telemetry_settings import TelemetrySettings, apply_env, from_section
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_CONSOLE_LISTEN = "127.0.0.1:8080"
@@ -24,6 +30,9 @@ DEFAULT_CONFIG = "outrider.yaml"
 
 # Top-level sections; later features add theirs here.
 _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails", "auth", "tls", "limits", "audit"}
+_SECTIONS |= {"telemetry"}
+_SECTIONS |= {"recovery"}
+_SECTIONS |= {"safeguards", "reversibility"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -56,7 +65,11 @@ class Config:
     burst: int = 2000
     max_message_bytes: int = 4 << 20
     sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
+    recovery: RecoverySettings = field(default_factory=RecoverySettings)
+    safeguards: SafeguardSettings = field(default_factory=SafeguardSettings)
+    reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry.py
 
     def database_url(self) -> str:
         if self.db_url:
@@ -143,6 +156,24 @@ def _http_url(value: Any, name: str) -> str:
     return url
 
 
+def _recovery(src: str, data: Mapping[str, Any]) -> RecoverySettings:
+    """The `recovery:` section: per-group recovery policies, the cascade policy, kill and command timeouts."""
+    try:
+        return parse_recovery_settings(data.get("recovery"))
+    except InvalidArgument as exc:
+        key = exc.field or "recovery"
+        raise ConfigError(src, key, exc.message.removeprefix(f"{key}: ")) from exc
+
+
+def _parsed(src: str, data: Mapping[str, Any], section: str, parse: Callable[[Any], Any]) -> Any:
+    """A section read by its feature's parser, whose InvalidArgument names the dotted key in `field`."""
+    try:
+        return parse(data.get(section))
+    except InvalidArgument as exc:
+        key = exc.field or section
+        raise ConfigError(src, key, exc.message.removeprefix(f"{key}: ")) from exc
+
+
 def _path(value: Any, name: str) -> Path:
     return Path(_str(value, name))
 
@@ -187,6 +218,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
+    telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
     dl = _Reader(src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention"})
@@ -223,7 +255,11 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
         burst=lim.get("burst", _positive_int, 2000),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
-        console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None),
+        recovery=_recovery(src, data),
+        safeguards=_parsed(src, data, "safeguards", parse_safeguards),
+        reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
+        console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
+        telemetry=telemetry,
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
@@ -266,6 +302,10 @@ def load_config(
                 cfg = replace(cfg, **{name: conv(env[var], var)})
             except InvalidArgument as exc:
                 raise ConfigError("environment", var, exc.message) from exc
+    try:
+        cfg = replace(cfg, telemetry=apply_env(cfg.telemetry, env))
+    except InvalidArgument as exc:
+        raise ConfigError("environment", exc.field or "OTEL_*", exc.message) from exc
     cfg = replace(cfg, **{k: v for k, v in (overrides or {}).items() if v is not None})
     check_listen(cfg.listen, "flags/environment", "listen")
     check_listen(cfg.console_listen, "flags/environment", "console-listen")

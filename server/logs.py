@@ -8,11 +8,24 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from opentelemetry import trace
+
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
     return {k: v for k, v in vars(record).items() if k not in _STANDARD and not k.startswith("_")}
+
+
+class TraceContextFilter(logging.Filter):
+    """Adds `trace_id` and `span_id` to every record emitted inside a span (sampled or not)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        ctx = trace.get_current_span().get_span_context()
+        if ctx.is_valid:
+            record.trace_id = format(ctx.trace_id, "032x")
+            record.span_id = format(ctx.span_id, "016x")
+        return True
 
 
 class JsonFormatter(logging.Formatter):
@@ -44,6 +57,7 @@ class TextFormatter(logging.Formatter):
 def setup_logging(fmt: str, level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    handler.addFilter(TraceContextFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

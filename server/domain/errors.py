@@ -6,7 +6,9 @@ OutriderError
 ├── AlreadyExists        the thing exists and may not be created again     -> ALREADY_EXISTS
 ├── FailedPrecondition   the request is valid but the state forbids it     -> FAILED_PRECONDITION
 ├── Unimplemented        reserved, not built yet                           -> UNIMPLEMENTED
-└── Unavailable          a dependency (storage) cannot answer now          -> UNAVAILABLE
+├── Unavailable          a dependency (storage) cannot answer now          -> UNAVAILABLE
+├── Aborted              a stream ended by the sidecar (replaced, killed)  -> ABORTED
+└── OutOfRange           a cursor past the end or before what is kept      -> OUT_OF_RANGE
 """
 
 from __future__ import annotations
@@ -62,3 +64,11 @@ class PermissionDenied(OutriderError):
 
 class ResourceExhausted(OutriderError):
     default_reason = "RESOURCE_EXHAUSTED"
+
+
+class Aborted(OutriderError):
+    default_reason = "ABORTED"
+
+
+class OutOfRange(OutriderError):
+    default_reason = "OUT_OF_RANGE"

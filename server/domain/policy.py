@@ -7,11 +7,14 @@ from typing import Any
 
 from .errors import InvalidArgument, OutriderError
 from .guardrails import Guardrail, GuardrailSpec, build_guardrail
+from .guardrails.deps import GuardrailDeps
 from .guardrails.factory import spec_from_mapping
 from .guardrails.plugin import PluginLoader
 
 
-def parse_guardrails(raw: Any, load_plugin: PluginLoader, where: str = "guardrails") -> list[Guardrail]:
+def parse_guardrails(
+    raw: Any, load_plugin: PluginLoader, where: str = "guardrails", *, deps: GuardrailDeps | None = None
+) -> list[Guardrail]:
     if raw is None:
         return []
     if not isinstance(raw, Sequence) or isinstance(raw, str):
@@ -21,12 +24,14 @@ def parse_guardrails(raw: Any, load_plugin: PluginLoader, where: str = "guardrai
         if not isinstance(entry, Mapping):
             raise InvalidArgument(f"{where}[{i}]: must be a mapping with name, kind and options", field=where)
         try:
-            chain.append(build_guardrail(spec_from_mapping(entry, source="policy"), load_plugin))
+            chain.append(build_guardrail(spec_from_mapping(entry, source="policy"), load_plugin, deps=deps))
         except OutriderError as exc:
             label = f"{where}[{i}]"
             raise type(exc)(f"{label}: {exc.message}", reason=exc.reason, field=f"{where}[{i}]") from exc
     return chain
 
 
-def build_specs(specs: Sequence[GuardrailSpec], load_plugin: PluginLoader) -> list[Guardrail]:
-    return [build_guardrail(spec, load_plugin) for spec in specs]
+def build_specs(
+    specs: Sequence[GuardrailSpec], load_plugin: PluginLoader, *, deps: GuardrailDeps | None = None
+) -> list[Guardrail]:
+    return [build_guardrail(spec, load_plugin, deps=deps) for spec in specs]

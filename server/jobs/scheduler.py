@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from server.services.access import AccessService
 from server.services.approvals import ApprovalService
+from server.services.breakers import BreakerService
+from server.services.budgets import BudgetService
 from server.services.decision_log import DecisionLog
+from server.services.leases import LeaseService
+from server.services.recovery_feature import RecoveryFeature
+from server.services.supervisor import SupervisorService
 
 log = logging.getLogger(__name__)
 
 
 def build_scheduler(
-    decisions: DecisionLog, access: AccessService, approvals: ApprovalService, prune_interval: float = 60.0
+    decisions: DecisionLog,
+    access: AccessService,
+    approvals: ApprovalService,
+    supervisor: SupervisorService | None = None,
+    prune_interval: float = 60.0,
 ) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1})
     scheduler.add_job(decisions.prune, "interval", seconds=prune_interval, id="decision-log-prune")
@@ -23,4 +34,47 @@ def build_scheduler(
     # Approval timeouts and escalations, and decisions taken by other processes (a separate console).
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
+    if supervisor is not None:
+        # Guardrail changes stored by another process (a separate console, another sidecar).
+        scheduler.add_job(supervisor.refresh, "interval", seconds=1.0, id="guardrail-refresh")
     return scheduler
+
+
+class HealthMonitorJob:
+    """RecoveryService's monitoring job (StartMonitoring/StopMonitoring add and remove it): every health
+    check at a fixed rate."""
+
+    JOB_ID = "recovery-health-checks"
+
+    def __init__(self, scheduler: BackgroundScheduler) -> None:
+        self.scheduler = scheduler
+
+    def schedule(self, interval: float, run: Callable[[], None]) -> None:
+        self.scheduler.add_job(run, "interval", seconds=interval, id=self.JOB_ID, replace_existing=True)
+
+    def unschedule(self) -> None:
+        if self.scheduler.get_job(self.JOB_ID) is not None:
+            self.scheduler.remove_job(self.JOB_ID)
+
+    def next_run_time(self) -> datetime | None:
+        job = self.scheduler.get_job(self.JOB_ID)
+        return job.next_run_time if job is not None else None
+
+
+def add_recovery_jobs(scheduler: BackgroundScheduler, recovery: RecoveryFeature) -> HealthMonitorJob:
+    """The recovery event log's retention, and the monitoring job (handed to the recovery feature)."""
+    scheduler.add_job(recovery.events.prune, "interval", seconds=300, id="recovery-events-prune")
+    monitor = HealthMonitorJob(scheduler)
+    recovery.attach_monitor(monitor)
+    return monitor
+
+
+def add_safeguard_jobs(
+    scheduler: BackgroundScheduler, breakers: BreakerService, budgets: BudgetService, leases: LeaseService
+) -> None:
+    """Timers of the safeguards. Every 50 ms: OPEN breakers become HALF_OPEN on time (within 100 ms of
+    the recovery timeout, without traffic) and unsettled permits expire as failures; expired leases are
+    reaped and their slots handed to the next waiters. Reservations past their TTL return their tokens."""
+    scheduler.add_job(breakers.tick, "interval", seconds=0.05, id="breaker-timers")
+    scheduler.add_job(leases.reap, "interval", seconds=0.05, id="lease-expiry")
+    scheduler.add_job(budgets.expire_reservations, "interval", seconds=0.25, id="reservation-expiry")

@@ -35,6 +35,8 @@ _CODES: list[tuple[type[e.OutriderError], grpc.StatusCode]] = [
     (e.Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (e.PermissionDenied, grpc.StatusCode.PERMISSION_DENIED),
     (e.ResourceExhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (e.Aborted, grpc.StatusCode.ABORTED),
+    (e.OutOfRange, grpc.StatusCode.OUT_OF_RANGE),
 ]
 
 

@@ -14,6 +14,7 @@ from server.domain.errors import InvalidArgument, PermissionDenied
 from server.services.agents import AgentService
 from server.services.approvals import ApprovalService
 from server.services.decision_log import DecisionLog
+from server.services.observability import current_trace_id
 from server.services.supervisor import SupervisorService
 
 from . import convert
@@ -75,6 +76,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             convert.struct_to_dict(request.context),
             dict(request.binary_context),
             request.request_id,
+            trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
             wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
         )
         v = checked.verdict

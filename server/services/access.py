@@ -36,11 +36,13 @@ class AccessService:
 
     def refresh(self) -> None:
         """Pick up changes made by other processes (one tiny read when nothing changed)."""
-        version = self.repo.version()
-        if version != self._version:
-            active = self.repo.active()
-            with self._lock:
-                self._by_hash, self._version = active, version
+        if self.repo.version() == self._version:
+            return
+        # Under the lock that issue() and revoke() hold: a change they make meanwhile is never overwritten
+        # by an older read.
+        with self._lock:
+            self._version = self.repo.version()
+            self._by_hash = self.repo.active()
 
     def authenticate(self, secret: str) -> Token | None:
         if not secret.startswith(TOKEN_PREFIX):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from server.domain.agents import Agent, new_agent, validate_id
 from server.domain.errors import NotFound
@@ -49,6 +50,16 @@ class AgentService:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
             self._owners.pop(agent_id, None)
+
+    def move(self, agent_id: str, group: str) -> Agent:
+        """Put a registered agent into another group (recovery: EJECT out of its group, REPLACE into one)."""
+        with self._lock:
+            agent = self.repo.get(agent_id)
+            if agent is None:
+                raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
+            stored, _ = self.repo.upsert(replace(agent, group=group))
+            self._groups[agent_id] = stored.group
+        return stored
 
     def get(self, agent_id: str) -> Agent:
         validate_id(agent_id, "agent_id")

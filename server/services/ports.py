@@ -45,8 +45,13 @@ class GuardrailRepository(Protocol):
         """The stored chain and the digest of the policy file it was last built from (None: never)."""
         ...
 
-    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> None:
-        """Store a whole chain; a digest records that it came from that policy file content."""
+    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
+        """Store a whole chain; a digest records that it came from that policy file content. Returns the
+        new chain version."""
+        ...
+
+    def version(self) -> int:
+        """The chain version, bumped by every replace (in any process)."""
         ...
 
 

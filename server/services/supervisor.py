@@ -120,6 +120,7 @@ class SupervisorService:
         self._lock = threading.Lock()
         self._stored: list[Guardrail] = []  # chain order, as stored
         self._order: tuple[Guardrail, ...] = ()  # evaluation order, swapped whole
+        self._version = -1  # the stored chain version this process runs
 
     # ---- the chain -------------------------------------------------------------------------
 
@@ -174,9 +175,22 @@ class SupervisorService:
     def _persist(self, chain: list[Guardrail], policy_digest: str | None) -> None:
         # Caller holds the lock. Storage first: a change is acknowledged only once it is durable.
         path = self.policy.path if self.policy else ""
-        self.repo.replace([g.spec for g in chain], policy_digest, path)
+        self._version = self.repo.replace([g.spec for g in chain], policy_digest, path)
         self._stored = chain
         self._order = evaluation_order(chain)
+
+    def refresh(self) -> bool:
+        """Pick up a chain changed by another process (a separate console, another sidecar on the same
+        PostgreSQL): one tiny read when nothing changed. True when the chain was reloaded."""
+        version = self.repo.version()
+        if version == self._version:
+            return False
+        specs, _ = self.repo.load()
+        chain = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
+        with self._lock:
+            self._stored, self._order, self._version = chain, evaluation_order(chain), version
+        log.info("guardrail chain reloaded from storage", extra={"guardrails": len(chain), "version": version})
+        return True
 
     def add_guardrail(
         self, name: str, kind: str, options: Mapping[str, Any], actor: str = "system"

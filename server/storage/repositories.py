@@ -15,7 +15,21 @@ from server.domain.guardrails import GuardrailSpec, Severity
 from server.services.ports import Page
 
 from . import pagination
-from .tables import AgentRow, DecisionRow, GuardrailRow, PolicyStateRow
+from .tables import AgentRow, CounterRow, DecisionRow, GuardrailRow, PolicyStateRow
+
+
+_CHAIN_COUNTER = "guardrails"
+
+
+def bump_counter(s: Session, name: str) -> int:
+    """Add one to a change counter inside the caller's transaction; returns the new value."""
+    row = s.get(CounterRow, name, with_for_update=True)
+    if row is None:
+        row = CounterRow(name=name, value=0)
+    row.value += 1
+    s.add(row)
+    s.flush()
+    return row.value
 
 
 def utc(value: datetime) -> datetime:
@@ -95,7 +109,7 @@ class SqlGuardrailRepository:
             state = s.get(PolicyStateRow, "policy")
             return specs, state.digest if state else None
 
-    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> None:
+    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
         # One transaction: a reader never sees half a chain, and a crash leaves the old one.
         with Session(self.engine) as s, s.begin():
             s.execute(delete(GuardrailRow))
@@ -111,6 +125,13 @@ class SqlGuardrailRepository:
                 )
                 state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
                 s.add(state)
+            return bump_counter(s, _CHAIN_COUNTER)
+
+    def version(self) -> int:
+        """Bumped by every stored change of the chain, by any process sharing the database."""
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, _CHAIN_COUNTER)
+            return row.value if row else 0
 
 
 def _decision(row: DecisionRow) -> Decision:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import time
 from pathlib import Path
 
 import grpc
@@ -154,3 +155,14 @@ def test_reload_without_a_policy_file_is_failed_precondition(sidecar: RunningSid
     with pytest.raises(grpc.RpcError) as err:
         sidecar.stub.ReloadPolicy(pb.ReloadPolicyRequest())
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_a_chain_changed_by_another_process_is_picked_up(tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    with RunningSidecar(config) as a, RunningSidecar(config) as b:
+        a.stub.AddGuardrail(guardrail("cap", "cost_cap", max=5))
+        deadline = time.monotonic() + 5
+        while names(b) != ["cap"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert names(b) == ["cap"]
+        assert b.stub.CheckAction(check(context={"cost": 6})).reason == "Cost 6 is over the cap"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from server.domain.errors import InvalidArgument, Unimplemented
+from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.guardrails import ActionCall, GuardrailSpec, Severity, build_guardrail, evaluation_order
 from server.domain.guardrails.plugin import coerce_result
 from server.domain.policy import parse_guardrails
@@ -146,9 +146,10 @@ class TestFactory:
         with pytest.raises(InvalidArgument, match="unknown option 'maxx'"):
             build("cost_cap", maxx=1)
 
-    def test_breaker_reserved_until_built(self) -> None:
-        with pytest.raises(Unimplemented):
-            build("budget", max=1)
+    def test_breaker_and_budget_need_their_service(self) -> None:
+        for kind in ("breaker", "budget"):
+            with pytest.raises(FailedPrecondition, match="needs the"):
+                build(kind)
 
     def test_policy_errors_name_the_entry(self) -> None:
         with pytest.raises(InvalidArgument, match=r"guardrails\[1\]: .*'max'"):

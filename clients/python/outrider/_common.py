@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import duration_pb2, json_format, struct_pb2
 
 from .v1 import common_pb2, supervisor_pb2, supervisor_service_pb2
 
@@ -18,6 +18,7 @@ DEFAULT_TIMEOUT = 10.0
 # A blocking CheckAction is re-sent with the same request id every this many seconds while a person decides,
 # so no single call outlives load balancers' idle timeouts and a sidecar restart costs one retry.
 DEFAULT_ATTACH_INTERVAL = 30.0
+CLIENT_NAME = "outrider-python/0.1.0"
 
 
 @dataclass(frozen=True)
@@ -126,3 +127,43 @@ def check_result(r: supervisor_service_pb2.CheckActionResponse) -> CheckResult:
         effective_context=from_struct(r.effective_context),
         permit_id=r.permit_id,
     )
+
+
+def duration(seconds: float) -> duration_pb2.Duration:
+    d = duration_pb2.Duration()
+    d.FromNanoseconds(round(seconds * 1e9))
+    return d
+
+
+def seconds(message: Any, name: str) -> float | None:
+    """A Duration field in seconds; None when unset."""
+    if not message.HasField(name):
+        return None
+    return float(getattr(message, name).ToNanoseconds() / 1e9)
+
+
+def to_value(value: Any) -> struct_pb2.Value | None:
+    """`value` as a protobuf Value, or None when it is not JSON data (an object, bytes, NaN...)."""
+    v = struct_pb2.Value()
+    try:
+        json_format.ParseDict(value, v)
+    except (json_format.ParseError, TypeError, ValueError):
+        return None
+    return v
+
+
+def from_value(v: struct_pb2.Value) -> Any:
+    """A Value as JSON would parse it: whole numbers come back as int (Value stores every number as a double)."""
+    kind = v.WhichOneof("kind")
+    if kind == "number_value":
+        n = v.number_value
+        return int(n) if n.is_integer() and abs(n) < 2**53 else n
+    if kind == "string_value":
+        return v.string_value
+    if kind == "bool_value":
+        return v.bool_value
+    if kind == "struct_value":
+        return {k: from_value(x) for k, x in v.struct_value.fields.items()}
+    if kind == "list_value":
+        return [from_value(x) for x in v.list_value.values]
+    return None

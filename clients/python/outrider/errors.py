@@ -8,6 +8,7 @@ OutriderError
 ├── UnauthenticatedError      UNAUTHENTICATED
 ├── PermissionDeniedError     PERMISSION_DENIED
 ├── ResourceExhaustedError    RESOURCE_EXHAUSTED (rate limits, sizes)
+│   └── BudgetExhaustedError  raised by the client itself (a token reservation that does not fit)
 ├── DeadlineExceededError     DEADLINE_EXCEEDED
 ├── UnavailableError          UNAVAILABLE (the sidecar is down or restarting)
 ├── UnimplementedError        UNIMPLEMENTED
@@ -71,6 +72,16 @@ class UnimplementedError(OutriderError): ...
 
 
 class InternalError(OutriderError): ...
+
+
+class BudgetExhaustedError(ResourceExhaustedError):
+    """`Budget.reserve` could not set the tokens aside: they do not fit the agent's or the global budget."""
+
+    def __init__(self, agent_id: str, estimate: int, why: str) -> None:
+        super().__init__(f"{estimate} tokens for {agent_id!r} do not fit: {why}", reason="BUDGET_EXHAUSTED")
+        self.agent_id = agent_id
+        self.estimate = estimate
+        self.why = why
 
 
 class CircuitOpenError(OutriderError):

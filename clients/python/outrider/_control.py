@@ -1,0 +1,192 @@
+"""What the sync and asyncio `Agent` share: commands as plain values, the callbacks' answers as acks,
+duplicate tracking, and how a stream's end is handled. No I/O here."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ._common import from_value
+from .budgets import Signal, signal_from
+from .errors import OutriderError
+from .retry import backoff_delay
+from .v1 import recovery_pb2 as rpb
+from .v1 import recovery_service_pb2 as pb
+
+SUCCESS = rpb.COMMAND_OUTCOME_SUCCESS
+FAILURE = rpb.COMMAND_OUTCOME_FAILURE
+REJECTED = rpb.COMMAND_OUTCOME_REJECTED
+_DONE_KEPT = 1000  # acks remembered, to answer a re-sent command again without running it twice
+
+
+class CommandRejected(Exception):
+    """Raise it from a callback to refuse the command: it is acked REJECTED with the message."""
+
+
+@dataclass(frozen=True)
+class KillOrder:
+    kill_id: str
+    reason: str  # "BEHAVIORAL_DRIFT", "RATE_LIMIT", "RING_BREACH", "MANUAL", "QUARANTINE_TIMEOUT", "SESSION_TIMEOUT"
+    details: str
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """A killed agent's saga step offered to this agent. Accept it (return True) only if it will run it."""
+
+    kill_id: str
+    session_id: str
+    from_agent: str
+    saga_id: str
+    step_id: str
+    action: str
+    payload: dict[str, Any]
+    compensation: tuple[rpb.CompensatingAction, ...]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command from the sidecar. `kill`, `handoff` and `signal` are set for their types only."""
+
+    command_id: str
+    type: str  # "PING", "RESTART", "RESTART_CLEAN", "KILL", "HANDOFF", "SIGWARN", "SIGSTOP" or "SIGRESUME"
+    reason: str
+    kill: KillOrder | None = None
+    handoff: Handoff | None = None
+    signal: Signal | None = None
+
+
+def command_from(c: rpb.ControlCommand) -> Command:
+    name = rpb.ControlCommandType.Name(c.type).removeprefix("CONTROL_COMMAND_TYPE_") if c.type in _TYPES else "UNKNOWN"
+    payload = c.WhichOneof("payload")
+    kill = handoff = signal = None
+    if payload == "kill":
+        kill = KillOrder(c.kill.kill_id, rpb.KillReason.Name(c.kill.reason).removeprefix("KILL_REASON_"), c.kill.details)
+    elif payload == "handoff":
+        h, step = c.handoff, c.handoff.step
+        handoff = Handoff(
+            h.kill_id,
+            h.session_id,
+            h.from_agent,
+            step.saga_id,
+            step.step_id,
+            step.action,
+            {k: from_value(v) for k, v in step.payload.fields.items()},
+            tuple(step.compensation),
+        )
+    elif payload == "budget_signal":
+        signal = signal_from(c.budget_signal)
+    return Command(c.command_id, name, c.reason, kill, handoff, signal)
+
+
+_TYPES = frozenset(rpb.ControlCommandType.values())
+
+
+@dataclass(frozen=True)
+class Callbacks:
+    on_restart: Callable[[Command], Any] | None = None
+    on_restart_clean: Callable[[Command], Any] | None = None
+    on_kill: Callable[[Command], Any] | None = None
+    on_handoff: Callable[[Handoff], Any] | None = None
+    on_signal: Callable[[Signal], Any] | None = None
+
+    def work_for(self, command: Command) -> Callable[[], Any] | tuple[int, str]:
+        """The callback to run for `command` (bound to its argument), or the ack to send at once."""
+        t = command.type
+        if t == "PING":
+            return SUCCESS, "pong"
+        if t == "KILL" and self.on_kill is None:
+            return SUCCESS, "terminating"  # without a callback, the agent just stops holding the channel
+        callback: Callable[[Any], Any] | None
+        argument: Any = command
+        if t in ("RESTART", "RESTART_CLEAN", "KILL"):
+            callback = {"RESTART": self.on_restart, "RESTART_CLEAN": self.on_restart_clean, "KILL": self.on_kill}[t]
+        elif t == "HANDOFF":
+            callback, argument = self.on_handoff, command.handoff
+        elif t in ("SIGWARN", "SIGSTOP", "SIGRESUME"):
+            callback, argument = self.on_signal, command.signal
+        else:
+            return REJECTED, f"unknown command type {t}"
+        if callback is None:
+            return REJECTED, f"{t} is not handled by this agent"
+        bound = callback
+        return lambda: bound(argument)
+
+
+def ack_of(returned: Any) -> tuple[int, str]:
+    """A callback's return value as an ack: False is FAILURE, anything else SUCCESS."""
+    return (FAILURE, "callback returned False") if returned is False else (SUCCESS, "")
+
+
+def ack_of_error(exc: BaseException) -> tuple[int, str]:
+    if isinstance(exc, CommandRejected):
+        return REJECTED, str(exc)
+    return FAILURE, f"{type(exc).__name__}: {exc}"
+
+
+def ack_request(command_id: str, ack: tuple[int, str]) -> pb.AttachRequest:
+    return pb.AttachRequest(ack=rpb.CommandAck(command_id=command_id, outcome=ack[0], detail=ack[1][:1024]))  # type: ignore[arg-type]
+
+
+class Tracker:
+    """Commands running and answered, so a command re-sent after a reconnect (same id) runs once and is
+    acked again. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[str] = set()
+        self._done: OrderedDict[str, tuple[int, str]] = OrderedDict()
+
+    def admit(self, command_id: str) -> tuple[int, str] | bool:
+        """The remembered ack of a command answered before; True when it is new (now running); False when
+        it is running (its ack goes out when done)."""
+        with self._lock:
+            if command_id in self._done:
+                return self._done[command_id]
+            if command_id in self._running:
+                return False
+            self._running.add(command_id)
+            return True
+
+    def finish(self, command_id: str, ack: tuple[int, str]) -> None:
+        with self._lock:
+            self._running.discard(command_id)
+            self._done[command_id] = ack
+            while len(self._done) > _DONE_KEPT:
+                self._done.popitem(last=False)
+
+
+# How a stream's end is handled: reconnect (with backoff), or stop for good.
+RETRY, KILLED, REPLACED, FATAL = "retry", "killed", "replaced", "fatal"
+_FATAL_CODES = {"INVALID_ARGUMENT", "NOT_FOUND", "PERMISSION_DENIED", "UNAUTHENTICATED", "UNIMPLEMENTED"}
+
+
+def end_of(err: OutriderError | None) -> str:
+    """AGENT_KILLED: the agent was killed (and unregistered). STREAM_REPLACED: another process attached as
+    this agent; this one steps back rather than take it back. Not registered, bad credential: fatal.
+    Anything else (a normal end, the sidecar restarting or unreachable): reconnect."""
+    if err is None:
+        return RETRY
+    if err.reason == "AGENT_KILLED":
+        return KILLED
+    if err.reason == "STREAM_REPLACED":
+        return REPLACED
+    if err.code is not None and err.code.name in _FATAL_CODES:
+        return FATAL
+    return RETRY
+
+
+class Backoff:
+    """Reconnect delays: `retry`'s exponential backoff with jitter, restarting after each accepted stream."""
+
+    def __init__(self, base: float, max_delay: float, rng: random.Random | None) -> None:
+        self.base, self.max_delay, self.rng = base, max_delay, rng
+        self.failures = 0
+
+    def next(self, was_accepted: bool) -> float:
+        self.failures = 1 if was_accepted else self.failures + 1
+        return backoff_delay(self.failures, self.base, self.max_delay, self.rng)

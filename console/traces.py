@@ -1,0 +1,96 @@
+"""Traces page: recent traces through this sidecar (its in-memory buffer) as server-rendered waterfalls; and
+the Prometheus `/metrics` endpoint, answered before the console's sign-in like `/healthz`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flask import Blueprint, Flask, render_template, request
+
+from server.prometheus import CONTENT_TYPE
+
+from .web import page, services
+
+bp = Blueprint("traces", __name__)
+
+OUTCOMES = ("allowed", "blocked", "pending", "error")
+LIST_LIMIT = 100
+
+
+def _telemetry() -> Any:
+    return getattr(services(), "telemetry", None)
+
+
+@bp.app_context_processor
+def _links() -> dict[str, Any]:
+    """What `_trace_link.html` needs on any page."""
+    return {"jaeger_ui_url": services().config.console_jaeger_ui_url}
+
+
+@bp.get("/traces")
+def index() -> str:
+    f = {k: request.args.get(k, "").strip() for k in ("agent", "outcome", "decision")}
+    if f["outcome"] not in ("", *OUTCOMES):
+        f["outcome"] = ""
+    telemetry = _telemetry()
+    recent = telemetry.recent if telemetry is not None else None
+    traces = recent.list(f["agent"], f["outcome"], f["decision"].lower(), LIST_LIMIT) if recent is not None else []
+    return page(
+        "traces.html",
+        "_traces.html",
+        f=f,
+        outcomes=OUTCOMES,
+        traces=traces,
+        tracing=recent is not None,
+        kept=len(recent) if recent is not None else 0,
+        capacity=recent.max_traces if recent is not None else 0,
+        settings=telemetry.settings if telemetry is not None else None,
+    )
+
+
+@bp.get("/traces/<trace_id>")
+def detail(trace_id: str) -> tuple[str, int]:
+    trace_id = trace_id.lower()
+    telemetry = _telemetry()
+    recent = telemetry.recent if telemetry is not None else None
+    view = recent.get(trace_id) if recent is not None and _is_trace_id(trace_id) else None
+    status = 200 if view is not None else 404
+    return render_template("trace.html", t=view, trace_id=trace_id, decision=request.args.get("decision", "")), status
+
+
+def _is_trace_id(text: str) -> bool:
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text) and text != "0" * 32
+
+
+# ---- /metrics ----------------------------------------------------------------------------------
+
+
+class _MetricsEndpoint:
+    """WSGI middleware: GET /metrics answers the Prometheus text; anything else goes to the console."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], services: Any) -> None:
+        self.app, self.services = app, services
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != "/metrics" or environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            return self.app(environ, start_response)
+        telemetry = getattr(self.services, "telemetry", None)
+        text = telemetry.prometheus_text() if telemetry is not None else None
+        if text is None:
+            body = b"metrics are off (telemetry.metrics: false)\n"
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"), *_headers(body)])
+            return [body]
+        body = text.encode()
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE), *_headers(body)])
+        return [body] if environ.get("REQUEST_METHOD") == "GET" else [b""]
+
+
+def _headers(body: bytes) -> list[tuple[str, str]]:
+    return [("Content-Length", str(len(body))), ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")]
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.wsgi_app = _MetricsEndpoint(app.wsgi_app, app.config["SERVICES"])  # type: ignore[method-assign]
