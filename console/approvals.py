@@ -170,8 +170,9 @@ def history() -> str:
         result = services().approvals.list(flt, size, token)
     except InvalidArgument as exc:
         return page("history.html", "_history.html", **context, approvals=[], next_page_token="", error=exc.message)
-    return page("history.html", "_history.html", **context, approvals=result.items,
-                next_page_token=result.next_page_token)
+    return page(
+        "history.html", "_history.html", **context, approvals=result.items, next_page_token=result.next_page_token
+    )
 
 
 def _state(value: str) -> ApprovalState | None:

@@ -41,7 +41,6 @@ from server.services.agents import AgentService
 from server.services.approvals import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.breakers import BreakerService, CascadeReporter, LoggingBreakerListener
-from server.services.safeguard_events import SafeguardEventBridge
 from server.services.budgets import BudgetService, LoggingSignalSink
 from server.services.clock import SystemClock
 from server.services.decision_log import DecisionLog
@@ -52,6 +51,7 @@ from server.services.plugins import load_plugin_class
 from server.services.ports import Clock
 from server.services.recovery_feature import RecoveryFeature
 from server.services.reversibility import ReversibilityService
+from server.services.safeguard_events import SafeguardEventBridge
 from server.services.supervisor import SupervisorService
 from server.services.users import UserService
 from server.storage.approvals_repository import SqlApprovalRepository

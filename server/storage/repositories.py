@@ -17,7 +17,6 @@ from server.services.ports import Page
 from . import pagination
 from .tables import AgentRow, CounterRow, DecisionRow, GuardrailRow, PolicyStateRow
 
-
 _CHAIN_COUNTER = "guardrails"
 
 
