@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 from flask_htmx import HTMX
 
-from . import security, traces, web
+from . import agents, breakers, budgets, security, traces, web
 from .approvals import bp as approvals_bp
 from .auth import bp as auth_bp
 from .guardrails import bp as guardrails_bp
@@ -30,6 +30,8 @@ def create_app(services: Any, *, max_streams: int = 64) -> Flask:
     init_sse(app, max_streams)
     for bp in (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, sse_bp):
         app.register_blueprint(bp)
+    for live_page in (agents, breakers, budgets):  # each registers its blueprint and its live topic
+        live_page.init_app(app)
     traces.init_app(app)  # the Traces page, and /metrics (public, like /healthz)
 
     @app.context_processor

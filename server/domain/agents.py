@@ -37,6 +37,10 @@ def validate_id(value: str, field_name: str) -> str:
     return value
 
 
+def is_agent_id(value: str) -> bool:
+    return bool(value) and len(value) <= MAX_ID and _ID.match(value) is not None
+
+
 def new_agent(agent_id: str, group: str, capabilities: Sequence[str], labels: Mapping[str, str]) -> Agent:
     """A validated agent; an empty group means the default group."""
     validate_id(agent_id, "agent.agent_id")

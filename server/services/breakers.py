@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from server.domain import breakers as rules
+from server.domain.agents import is_agent_id
 from server.domain.breakers import (
     Admission,
     Breaker,
@@ -79,6 +80,10 @@ class CascadeReporter:
         if change.to_state is not BreakerState.OPEN or change.reason == "cascade":
             return
         agent, _, dependency = change.key.partition(":")
+        if not (is_agent_id(agent) and is_agent_id(dependency or agent)):
+            # Breaker keys are free text; only keys naming agents describe a failure between agents.
+            log.debug("breaker key names no agents; not reported as a cascade failure", extra={"key": change.key})
+            return
         self.report(dependency or agent, agent, f"circuit {change.key!r} opened: {change.reason}")
 
 

@@ -1,0 +1,149 @@
+"""Agents page (live): health, control channel, retries, recovery history, escalations and kills (with
+their handoffs); admins kill an agent from here, through a server-rendered confirmation step."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+from typing import Any
+
+from flask import Blueprint, Flask, render_template, request
+from werkzeug.wrappers import Response
+
+from server.domain.errors import InvalidArgument, OutriderError
+from server.domain.kill import KillReason
+from server.domain.users import Role
+
+from . import sse
+from .actions import alone, require_sidecar
+from .security import current_user, require_role
+from .web import is_htmx, page, services, status_of
+
+bp = Blueprint("agents", __name__)
+
+TOPIC = "agents"
+AGENT_LIMIT = 500
+HISTORY_SIZE = 30
+ESCALATIONS_SIZE = 10
+KILLS_SIZE = 20
+MAX_DETAILS = 2000
+# Registrations, group moves, retry-count resets and "last seen" move no indicator: the page looks again
+# this often (and sends only what changed).
+REFRESH_SECONDS = 5.0
+REASONS = [r.name for r in KillReason]
+KILL_WAIT_SECONDS = 60.0
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    sse.watch(app, TOPIC, indicator(app.config["SERVICES"]))
+
+
+def indicator(s: Any) -> sse.Indicator:
+    """In-memory only (read four times a second): events, registrations, attachments, health results."""
+    r = s.recovery
+
+    def read() -> Hashable:
+        health = r.health
+        checks = tuple(
+            (agent_id, status.healthy, status.check_time)
+            for agent_id in health.targets()
+            if (status := health.last_status(agent_id)) is not None
+        )
+        connected = tuple(sorted(r.hub.connected()))
+        bucket = int(time.monotonic() // REFRESH_SECONDS)
+        return (r.events.latest_sequence, s.agents.count(), connected, checks, bucket)
+
+    return read
+
+
+def live_context(oob: bool = False) -> dict[str, Any]:
+    r = services().recovery
+    statuses = r.agent_statuses("", AGENT_LIMIT, "")
+    return {
+        "statuses": statuses.items,
+        "more_agents": bool(statuses.next_page_token),
+        "history": r.recent_history("", HISTORY_SIZE, "").items,
+        "escalations": r.escalations(ESCALATIONS_SIZE, "").items,
+        "kills": r.kill_history("", KILLS_SIZE, "").items,
+        "oob": oob,
+    }
+
+
+@bp.get("/agents")
+def index() -> str:
+    return page("agents.html", "_agents.html", **live_context(), alone=alone())
+
+
+@bp.get("/events/agents")
+def events() -> Response:
+    def render() -> tuple[Hashable, str]:
+        html = render_template("_agents.html", **live_context(oob=True))
+        return html, html  # the page holds no clock-relative text: equal HTML, nothing new to show
+
+    return sse.stream(render, TOPIC)
+
+
+# ---- the kill switch -----------------------------------------------------------------------------
+
+
+def _kill_page(step: str, status_code: int = 200, **context: Any) -> tuple[str, int]:
+    timeout = services().recovery.settings.callback_timeout
+    html = page(
+        "kill.html",
+        "_kill.html",
+        step=step,
+        reasons=REASONS,
+        max_details=MAX_DETAILS,
+        callback_timeout=timeout,
+        **context,
+    )
+    if is_htmx() and step == "done":  # the history shows the kill at once, before the stream sends it
+        html += render_template("_agents.html", **live_context(oob=True))
+    return html, status_code
+
+
+def _reason(value: str) -> KillReason:
+    if value not in REASONS:
+        raise InvalidArgument(f"reason must be one of {', '.join(REASONS)}", field="reason")
+    return KillReason[value]
+
+
+@bp.get("/agents/kill")
+@require_role(Role.ADMIN)
+def kill_form() -> tuple[str, int]:
+    status = services().recovery.recovery.status(request.args.get("agent", ""))  # 404 for an unknown agent
+    return _kill_page("form", status=status, reason=KillReason.MANUAL.name, details="")
+
+
+@bp.post("/agents/kill")
+@require_role(Role.ADMIN)
+def kill() -> tuple[str, int]:
+    """Without `confirm=yes`, the confirmation step (nothing happens yet); with it, the kill and its result."""
+    form = request.form
+    status = services().recovery.recovery.status(form.get("agent", ""))
+    reason_name, details = form.get("reason", ""), form.get("details", "").strip()
+    context: dict[str, Any] = {"status": status, "reason": reason_name, "details": details}
+    try:
+        require_sidecar()
+        reason = _reason(reason_name)
+        if len(details) > MAX_DETAILS:
+            raise InvalidArgument(f"details must be at most {MAX_DETAILS} characters", field="details")
+    except OutriderError as exc:
+        return _kill_page("form", status_of(exc), message=exc.message, **context)
+    step = form.get("confirm", "")
+    if step == "edit":
+        return _kill_page("form", **context)
+    if step != "yes":
+        return _kill_page("confirm", **context)
+    agent_id = status.agent.agent_id
+    try:
+        result = services().recovery.kill_blocking(
+            agent_id, reason, details=details, actor=current_user().label, timeout=KILL_WAIT_SECONDS
+        )
+    except OutriderError as exc:
+        return _kill_page("form", status_of(exc), message=exc.message, **context)
+    except TimeoutError:
+        text = f"The kill of {agent_id} is still running after {KILL_WAIT_SECONDS:g}s; its record is in the history."
+        return _kill_page("form", 504, message=text, **context)
+    return _kill_page("done", kill=result, **context)
