@@ -53,8 +53,15 @@ class Metrics:
         self.enabled = meter is not None
         self.meter: Meter = meter or NoOpMeter("outrider")
         m = self.meter
-        self._decisions = m.create_counter(
-            "outrider.decisions", "{decision}", "CheckAction decisions by outcome and the guardrail that decided"
+        # The hot path only bumps a dict entry; the SDK reads the totals when it collects (a synchronous
+        # counter would hash its attribute set on every CheckAction).
+        self._decision_counts: dict[tuple[str, str], int] = {}
+        self._duration_attrs: dict[str, dict[str, str]] = {}
+        m.create_observable_counter(
+            "outrider.decisions",
+            [self._observe_decisions],
+            "{decision}",
+            "CheckAction decisions by outcome and the guardrail that decided",
         )
         self._check_duration = m.create_histogram(
             "outrider.check_action.duration",
@@ -92,8 +99,16 @@ class Metrics:
         """One CheckAction answer: outcome is allowed, blocked or pending (a non-blocking approval)."""
         if not self.enabled:
             return
-        self._decisions.add(1, {"outcome": outcome, "guardrail": guardrail or "none"})
-        self._check_duration.record(seconds, {"outcome": outcome})
+        key = (outcome, guardrail or "none")
+        counts = self._decision_counts
+        counts[key] = counts.get(key, 0) + 1  # one thread (the event loop) writes
+        attrs = self._duration_attrs.get(outcome)
+        if attrs is None:
+            attrs = self._duration_attrs[outcome] = {"outcome": outcome}
+        self._check_duration.record(seconds, attrs)
+
+    def _observe_decisions(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, {"outcome": o, "guardrail": g}) for (o, g), n in list(self._decision_counts.items())]
 
     def approval_closed(self, approval: Approval) -> None:
         """An approval request left PENDING (decided, expired or cancelled) in this process."""

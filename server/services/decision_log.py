@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 class _BatchAuditSink(Protocol):
     """A sink that can append many records in one transaction (`AuditTrail.record_many`)."""
 
-    def record_many(self, events: Sequence[tuple[str, str, str, dict[str, Any]]]) -> None: ...
+    def record_many(self, events: Sequence[tuple[str, str, str, dict[str, Any]]], plain: bool = False) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,13 +193,13 @@ class DecisionLog:
             with self.stats._lock:
                 self.stats.written += len(records)
             if self.audit is not None:
-                self._audit(decisions, [p.context for p in records])
+                self._audit(decisions)
 
-    def _audit(self, decisions: list[Decision], contexts: list[Any]) -> None:
+    def _audit(self, decisions: list[Decision]) -> None:
         """One audit record per written decision, then one for any drops since the last batch, so a
         gap in the decision log is itself on the record. Never raises into the writer loop."""
         assert self.audit is not None
-        events = [_audit_event(d, c) for d, c in zip(decisions, contexts, strict=True)]
+        events = [_audit_event(d) for d in decisions]
         with self.stats._lock:
             dropped_total = self.stats.dropped
         newly_dropped = dropped_total - self._dropped_audited
@@ -215,7 +215,8 @@ class DecisionLog:
             )
         try:
             if isinstance(self.audit, _BatchAuditSink):
-                self.audit.record_many(events)
+                # The decision details are scalars the sidecar built itself: no context keys to mask.
+                self.audit.record_many(events, plain=True)
             else:
                 for actor, action, subject, details in events:
                     self.audit.record(actor, action, subject, details)
@@ -242,10 +243,10 @@ class DecisionLog:
         return removed
 
 
-def _audit_event(d: Decision, context: Any) -> tuple[str, str, str, dict[str, Any]]:
-    # The context is masked by the audit trail before it is stored (sensitive keys become ***).
+def _audit_event(d: Decision) -> tuple[str, str, str, dict[str, Any]]:
+    # The context itself stays out: its digest already binds the record to it, and serialising every
+    # context a second time would double the writer's work (the decision log keeps digests too).
     details = {
-        "context": context,
         "agent_id": d.agent_id,
         "action": d.action,
         "allowed": d.allowed,

@@ -34,7 +34,7 @@ def test_masked_keys_absent_from_log_database_and_export(tmp_path: Path) -> None
     assert export.returncode == 0, export.stderr
     records = [json.loads(line) for line in export.stdout.splitlines()]
     decisions = [r for r in records if r["action"] == "decision"]
-    assert len(decisions) == 2 and decisions[0]["details"]["context"]["password"] == "***"
+    assert len(decisions) == 2 and all(len(d["details"]["context_digest"]) == 64 for d in decisions)
     data = b"".join(f.read_bytes() for f in (tmp_path / "data").iterdir() if f.is_file())
     for n in range(1, 6):
         needle = f"SECRET-{n}" if n > 1 else "hunter2-SECRET-1"

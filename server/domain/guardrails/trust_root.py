@@ -14,23 +14,40 @@ from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
 from .options import Options
 from .patterns import GlobSet, compile_regexes
 
+_SCALARS = (bool, int, float, type(None))
 
-def iter_texts(value: Any) -> Iterator[str]:
-    """Every string-like leaf, map keys included, without paths: the fast walk for the common no-match case."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield key if isinstance(key, str) else _decode(key) if isinstance(key, bytes | bytearray) else str(key)
-            if isinstance(item, str):
-                yield item
-            elif item is not None and not isinstance(item, bool | int | float):
-                yield from iter_texts(item)
-    elif isinstance(value, bytes | bytearray | memoryview):
-        yield _decode(value)
-    elif isinstance(value, list | tuple | set | frozenset):
-        for item in value:
-            yield from iter_texts(item)
+
+def collect_texts(value: Any, out: list[str]) -> list[str]:
+    """Every string-like leaf, map keys included, appended to `out` without paths: the fast walk for the
+    common no-match case. Exact type checks first (contexts are plain dicts, lists and scalars), the
+    abstract ones only for anything else."""
+    stack = [value]
+    pop, push, add = stack.pop, stack.append, out.append
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is str:
+            add(v)
+        elif t is dict:
+            for key, item in v.items():
+                add(key if type(key) is str else _decode(key) if isinstance(key, bytes | bytearray) else str(key))
+                if type(item) is str:
+                    add(item)
+                elif not isinstance(item, _SCALARS):
+                    push(item)
+        elif t is list or t is tuple:
+            for item in v:
+                if type(item) is str:
+                    add(item)
+                elif not isinstance(item, _SCALARS):
+                    push(item)
+        elif isinstance(v, bytes | bytearray | memoryview):
+            add(_decode(v))
+        elif isinstance(v, Mapping):
+            push(dict(v))
+        elif isinstance(v, list | tuple | set | frozenset):
+            push(list(v))
+    return out
 
 
 def _decode(value: bytes | bytearray | memoryview) -> str:
@@ -99,7 +116,7 @@ class TrustRoot(Guardrail):
         if not self.blocked:
             return GuardrailResult.allow()
         search = self._any.search
-        texts = (call.action, *iter_texts(call.context), *iter_texts(call.binary_context))
+        texts = collect_texts(call.binary_context, collect_texts(call.context, [call.action]))
         if not any(search(text) for text in texts):
             return GuardrailResult.allow()
         # A match: walk again, with paths, to say which pattern matched where.
