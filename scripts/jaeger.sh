@@ -12,8 +12,14 @@ version=v1.76.0
 module=github.com/jaegertracing/jaeger
 
 [ -x "$bin/jaeger" ] && [ "$(cat "$bin/jaeger.version" 2>/dev/null)" = "$version" ] && exit 0
-command -v go >/dev/null || { echo "jaeger.sh: needs the Go toolchain (https://go.dev/doc/install)" >&2; exit 1; }
+# A copy outside the work tree, so a fresh clone on the same machine (CI) does not build it again.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/outrider-tools/jaeger-$version"
 mkdir -p "$bin"
+if [ -x "$cache" ]; then
+  cp "$cache" "$bin/jaeger.tmp" && mv "$bin/jaeger.tmp" "$bin/jaeger" && echo "$version" >"$bin/jaeger.version"
+  exit 0
+fi
+command -v go >/dev/null || { echo "jaeger.sh: needs the Go toolchain (https://go.dev/doc/install)" >&2; exit 1; }
 echo "jaeger.sh: building $module/cmd/jaeger@$version (a few minutes the first time)" >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -35,3 +41,4 @@ go get "$module/cmd/jaeger@$version" >/dev/null 2>&1 || go get "$module/cmd/jaeg
 go build -trimpath -o "$bin/jaeger.tmp" "$module/cmd/jaeger"
 mv "$bin/jaeger.tmp" "$bin/jaeger"
 echo "$version" >"$bin/jaeger.version"
+mkdir -p "$(dirname "$cache")" && cp "$bin/jaeger" "$cache.tmp" && mv "$cache.tmp" "$cache"

@@ -78,7 +78,11 @@ def start_guardrail(tracer: Tracer, guardrail: Guardrail) -> Span:
 
 
 def end_guardrail(
-    span: Span | None, result: GuardrailResult | None = None, error: str = "", pending: bool = False
+    span: Span | None,
+    result: GuardrailResult | None = None,
+    error: str = "",
+    pending: bool = False,
+    cancelled: bool = False,
 ) -> None:
     """End a guardrail span with its verdict, severity, reason and duration."""
     if span is None:
@@ -98,7 +102,7 @@ def end_guardrail(
         )
         span.set_status(Status(StatusCode.ERROR, error))
     elif result is None:
-        attrs["outrider.guardrail.verdict"] = "pending" if pending else "rerun"
+        attrs["outrider.guardrail.verdict"] = "cancelled" if cancelled else ("pending" if pending else "rerun")
     else:
         verdict = "block" if not result.allowed else ("warn" if result.severity is Severity.WARNING else "allow")
         attrs.update(
@@ -114,19 +118,12 @@ def end_guardrail(
 
 @contextlib.contextmanager
 def approval_wait(tracer: Tracer, guardrail_span: Span | None) -> Iterator[Span | None]:
-    """The wait for a person, as its own span under the guardrail's (nothing when untraced). A call
-    cancelled while waiting (the agent gave up) ends the guardrail's span too."""
+    """The wait for a person, as its own span under the guardrail's (nothing when untraced)."""
     if guardrail_span is None:
         yield None
         return
     with tracer.start_as_current_span("approval wait", context=trace.set_span_in_context(guardrail_span)) as s:
-        try:
-            yield s
-        except BaseException as exc:
-            if not isinstance(exc, Exception):  # cancelled: the chain's own error handling never runs
-                guardrail_span.set_attribute("outrider.guardrail.verdict", "cancelled")
-                guardrail_span.end()
-            raise
+        yield s
 
 
 _CLOSED_EVENTS = {

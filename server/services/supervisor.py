@@ -361,6 +361,9 @@ class SupervisorService:
                 if run.record_error(guardrail.name, message):
                     break
                 continue
+            except BaseException:  # cancelled: the agent went away (its span still ends)
+                obs.end_guardrail(span, cancelled=True)
+                raise
             obs.end_guardrail(span, result)
             if result.severity is Severity.WARNING:
                 log.info(

@@ -290,3 +290,25 @@ def test_recovery_breaker_and_budget_changes_are_events_on_the_calls_span(tmp_pa
     assert (warned["outrider.signal"], warned["outrider.scope"], warned["outrider.used"]) == ("SIGWARN", "agent", "950")
     assert metrics is not None and 'outrider_recovery_events_total{outcome="' in metrics
     assert 'type="recovery_attempt"' in metrics
+
+
+def test_an_agent_that_gives_up_waiting_still_leaves_a_complete_trace(tmp_path: Path) -> None:
+    with traced(tmp_path) as s:
+        s.stub.AddGuardrail(guardrail("hitl", "hitl", patterns=["deploy"]))
+        trace_id, _, md = traceparent()
+        with pytest.raises(grpc.RpcError) as err:
+            s.as_agent("agent-1").stub.CheckAction(check(action="deploy"), metadata=md, timeout=0.5)
+        assert err.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
+        deadline = time.monotonic() + 5
+        while (view := s.services.telemetry.recent.get(trace_id)) is None or len(view.spans) < 3:
+            assert time.monotonic() < deadline, "the cancelled call's spans never ended"
+            time.sleep(0.02)
+    server, gate, wait = view.spans
+    assert (server.name, gate.name, wait.name) == (
+        "outrider.v1.SupervisorService/CheckAction",
+        "guardrail hitl",
+        "approval wait",
+    )
+    assert server.attr("rpc.grpc.status_code") == "1"  # CANCELLED: the caller went away
+    assert gate.attr("outrider.guardrail.verdict") == "cancelled"
+    assert [e.name for e in wait.events] == ["approval.created"]
