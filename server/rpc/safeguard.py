@@ -7,7 +7,10 @@ loop and reach storage only when their change needs it; the rest run their stora
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any, TypeAlias
+
+from google.protobuf import struct_pb2
 
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
@@ -33,6 +36,22 @@ def _caller() -> str | None:
     """The agent id of an agent credential; None for operators (who may act on anything)."""
     p = current_principal()
     return None if p.is_operator else p.subject
+
+
+def _finite(message: struct_pb2.Value | struct_pb2.Struct, field: str) -> None:
+    """Stored JSON must be JSON: NaN and infinities are refused (PostgreSQL's JSON type cannot hold them,
+    and one of them would fail every later write of the same journal)."""
+    stack: list[Any] = [message]
+    while stack:
+        m = stack.pop()
+        if isinstance(m, struct_pb2.Struct):
+            stack.extend(m.fields.values())
+        elif m.WhichOneof("kind") == "number_value" and not math.isfinite(m.number_value):
+            raise InvalidArgument(f"{field} must hold finite numbers only (no NaN or infinity)", field=field)
+        elif m.WhichOneof("kind") == "struct_value":
+            stack.append(m.struct_value)
+        elif m.WhichOneof("kind") == "list_value":
+            stack.extend(m.list_value.values)
 
 
 def _positive_duration(d: Any, present: bool, field: str) -> float | None:
@@ -72,6 +91,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def ReportOutcome(self, request: pb.ReportOutcomeRequest, context: Ctx) -> pb.ReportOutcomeResponse:
         self._limit(request.result.ByteSize(), "result")
+        _finite(request.result, "result")
         answer, _ = await self.breakers.report_async(
             request.permit_id,
             request.outcome,
@@ -91,6 +111,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             if not m.outcome:
                 raise InvalidArgument(f"message {received}: outcome must be SUCCESS or FAILURE", field="outcome")
             self._limit(m.result.ByteSize(), "result")
+            _finite(m.result, "result")
             try:
                 answer, repeated = await self.breakers.report_async(
                     m.permit_id, m.outcome, convert.value_to_py(m.result), m.HasField("result"), caller
@@ -237,6 +258,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     async def RecordEpisode(self, request: pb.RecordEpisodeRequest, context: Ctx) -> pb.RecordEpisodeResponse:
         e = request.episode
         self._limit(e.metadata.ByteSize(), "episode.metadata")
+        _finite(e.metadata, "episode.metadata")
         episode, evicted = await asyncio.to_thread(
             self.episodes.record,
             e.task_id,

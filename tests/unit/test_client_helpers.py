@@ -6,9 +6,10 @@ import asyncio
 import random
 import time
 
+import grpc
 import pytest
 
-from outrider import retry, sandboxed
+from outrider import OutriderError, retry, sandboxed
 from outrider.retry import backoff_delay
 
 
@@ -85,3 +86,57 @@ def test_sandboxed_never_raises() -> None:
     slow = sandboxed(lambda: time.sleep(2), timeout=0.1)
     assert not slow.completed and slow.error == "timed out after 0.1s" and time.monotonic() - t0 < 1
     assert slow.duration >= 0.1
+
+
+def test_how_the_agent_helper_treats_a_stream_end() -> None:
+    from outrider._control import FATAL, KILLED, REPLACED, RETRY, end_of
+
+    def err(code: grpc.StatusCode, reason: str = "") -> OutriderError:
+        return OutriderError("x", code=code, reason=reason)
+
+    assert end_of(None) == RETRY  # the sidecar ended it normally
+    assert end_of(err(grpc.StatusCode.ABORTED, "AGENT_KILLED")) == KILLED
+    assert end_of(err(grpc.StatusCode.ABORTED, "STREAM_REPLACED")) == REPLACED
+    assert end_of(err(grpc.StatusCode.ABORTED, "SHUTTING_DOWN")) == RETRY
+    for code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED):
+        assert end_of(err(code)) == RETRY
+    for code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+        assert end_of(err(code)) == FATAL
+
+
+def test_reconnect_backoff_grows_and_restarts_after_an_accepted_stream() -> None:
+    from outrider._control import Backoff
+
+    b, expected = Backoff(0.5, 4.0, random.Random(5)), random.Random(5)
+    delays = [b.next(False), b.next(False), b.next(False), b.next(True), b.next(False)]
+    attempts = [1, 2, 3, 1, 2]
+    assert delays == [min(0.5 * 2 ** (n - 1) * expected.uniform(0.5, 1.5), 4.0) for n in attempts]
+
+
+def test_callbacks_answers_and_duplicates() -> None:
+    from outrider._control import REJECTED, SUCCESS, Callbacks, Command, CommandRejected, Tracker, Work, ack_of
+
+    ping, restart = Command("c1", "PING", ""), Command("c2", "RESTART", "why")
+    assert Callbacks().work_for(ping) == (SUCCESS, "pong")
+    assert Callbacks().work_for(restart) == (REJECTED, "RESTART is not handled by this agent")
+    assert Callbacks().work_for(Command("c3", "KILL", "")) == (SUCCESS, "terminating")
+    work = Callbacks(on_restart=lambda c: c.reason == "why").work_for(restart)
+    assert isinstance(work, Work) and ack_of(work()) == (SUCCESS, "")
+    assert ack_of(False)[0] != SUCCESS
+    from outrider._control import ack_of_error
+
+    assert ack_of_error(CommandRejected("busy")) == (REJECTED, "busy")
+    t = Tracker()
+    assert t.admit("c2") is True and t.admit("c2") is False  # running: the ack goes out when done
+    t.finish("c2", (SUCCESS, ""))
+    assert t.admit("c2") == (SUCCESS, "")  # re-sent after a reconnect: the same ack again
+
+
+def test_values_come_back_as_json_would_parse_them() -> None:
+    from outrider._common import from_value, to_value
+
+    data = {"n": 3, "x": 0.5, "s": "a", "l": [1, None, True], "big": 2.0**60}
+    value = to_value(data)
+    assert value is not None and from_value(value) == data
+    assert type(from_value(value)["n"]) is int and type(from_value(value)["big"]) is float
+    assert to_value(object()) is None and to_value(float("nan")) is None

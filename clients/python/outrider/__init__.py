@@ -5,13 +5,21 @@ with Client(token="otr_...") as c:
     r = c.check_action("worker-1", "deploy", {"cost": 40})   # waits while a person decides
     if not r.allowed:
         print(r.reason)
+
+Helpers: Isolator (circuit breakers), lease (execution slots), Budget (tokens), Agent (the control
+channel), retry, sandboxed; each with an asyncio twin where it pays (AsyncIsolator, async_lease,
+AsyncBudget, AsyncAgent).
 """
 
 from ._common import TLS, CheckResult
+from .agent import Agent, Command, CommandRejected, Handoff, KillOrder, heartbeat
+from .agent_aio import AsyncAgent
 from .aio import AsyncClient
+from .budgets import Allocation, AsyncBudget, Budget, Reservation, Signal, Usage, budget
 from .client import Client
 from .errors import (
     AlreadyExistsError,
+    BudgetExhaustedError,
     CircuitOpenError,
     DeadlineExceededError,
     FailedPreconditionError,
@@ -25,28 +33,51 @@ from .errors import (
     UnavailableError,
     UnimplementedError,
 )
+from .isolator import AsyncIsolator, BreakerStatus, Isolator
+from .leases import HeldLease, async_lease, lease
 from .retry import retry
 from .sandbox import SandboxResult, sandboxed
 
 __all__ = [
     "TLS",
+    "Agent",
+    "Allocation",
     "AlreadyExistsError",
+    "AsyncAgent",
+    "AsyncBudget",
     "AsyncClient",
+    "AsyncIsolator",
+    "BreakerStatus",
+    "Budget",
+    "BudgetExhaustedError",
     "CheckResult",
     "CircuitOpenError",
     "Client",
+    "Command",
+    "CommandRejected",
     "DeadlineExceededError",
     "FailedPreconditionError",
+    "Handoff",
+    "HeldLease",
     "InternalError",
     "InvalidArgumentError",
+    "Isolator",
+    "KillOrder",
     "NotFoundError",
     "OutriderError",
     "PermissionDeniedError",
+    "Reservation",
     "ResourceExhaustedError",
     "SandboxResult",
+    "Signal",
     "UnauthenticatedError",
     "UnavailableError",
     "UnimplementedError",
+    "Usage",
+    "async_lease",
+    "budget",
+    "heartbeat",
+    "lease",
     "retry",
     "sandboxed",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -146,6 +147,7 @@ def to_value(value: Any) -> struct_pb2.Value | None:
     """`value` as a protobuf Value, or None when it is not JSON data (an object, bytes, NaN...)."""
     v = struct_pb2.Value()
     try:
+        json.dumps(value, allow_nan=False)  # JSON proper: no NaN or infinities, which Value would carry
         json_format.ParseDict(value, v)
     except (json_format.ParseError, TypeError, ValueError):
         return None

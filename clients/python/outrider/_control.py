@@ -3,24 +3,39 @@ duplicate tracking, and how a stream's end is handled. No I/O here."""
 
 from __future__ import annotations
 
+import os
 import random
+import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._common import from_value
+from ._common import CLIENT_NAME, from_value
 from .budgets import Signal, signal_from
 from .errors import OutriderError
 from .retry import backoff_delay
 from .v1 import recovery_pb2 as rpb
 from .v1 import recovery_service_pb2 as pb
+from .v1 import safeguard_pb2 as spb
 
 SUCCESS = rpb.COMMAND_OUTCOME_SUCCESS
 FAILURE = rpb.COMMAND_OUTCOME_FAILURE
 REJECTED = rpb.COMMAND_OUTCOME_REJECTED
 _DONE_KEPT = 1000  # acks remembered, to answer a re-sent command again without running it twice
+
+
+HEARTBEAT = pb.AttachRequest(heartbeat=rpb.AttachHeartbeat())
+
+
+def instance_id() -> str:
+    """This process, for the sidecar's logs and console: host:pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def hello(agent_id: str, instance: str) -> pb.AttachRequest:
+    return pb.AttachRequest(hello=rpb.AttachHello(agent_id=agent_id, instance_id=instance, client=CLIENT_NAME))
 
 
 class CommandRejected(Exception):
@@ -45,7 +60,7 @@ class Handoff:
     step_id: str
     action: str
     payload: dict[str, Any]
-    compensation: tuple[rpb.CompensatingAction, ...]
+    compensation: tuple[spb.CompensatingAction, ...]
 
 
 @dataclass(frozen=True)
@@ -65,7 +80,9 @@ def command_from(c: rpb.ControlCommand) -> Command:
     payload = c.WhichOneof("payload")
     kill = handoff = signal = None
     if payload == "kill":
-        kill = KillOrder(c.kill.kill_id, rpb.KillReason.Name(c.kill.reason).removeprefix("KILL_REASON_"), c.kill.details)
+        kill = KillOrder(
+            c.kill.kill_id, rpb.KillReason.Name(c.kill.reason).removeprefix("KILL_REASON_"), c.kill.details
+        )
     elif payload == "handoff":
         h, step = c.handoff, c.handoff.step
         handoff = Handoff(
@@ -94,8 +111,8 @@ class Callbacks:
     on_handoff: Callable[[Handoff], Any] | None = None
     on_signal: Callable[[Signal], Any] | None = None
 
-    def work_for(self, command: Command) -> Callable[[], Any] | tuple[int, str]:
-        """The callback to run for `command` (bound to its argument), or the ack to send at once."""
+    def work_for(self, command: Command) -> Work | tuple[int, str]:
+        """The callback to run for `command` (with its argument), or the ack to send at once."""
         t = command.type
         if t == "PING":
             return SUCCESS, "pong"
@@ -113,8 +130,16 @@ class Callbacks:
             return REJECTED, f"unknown command type {t}"
         if callback is None:
             return REJECTED, f"{t} is not handled by this agent"
-        bound = callback
-        return lambda: bound(argument)
+        return Work(callback, argument)
+
+
+@dataclass(frozen=True)
+class Work:
+    callback: Callable[[Any], Any]
+    argument: Any
+
+    def __call__(self) -> Any:
+        return self.callback(self.argument)
 
 
 def ack_of(returned: Any) -> tuple[int, str]:

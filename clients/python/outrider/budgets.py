@@ -115,6 +115,15 @@ def _priority(name: str) -> Any:
         raise ValueError(f"priority must be one of {', '.join(PRIORITIES)}, got {name!r}") from None
 
 
+def _reserve_request(agent_id: str, estimate: int, ttl: float | None) -> pb.ReserveRequest:
+    return pb.ReserveRequest(
+        agent_id=agent_id,
+        estimate=estimate,
+        ttl=duration(ttl) if ttl is not None else None,
+        request_id=uuid.uuid4().hex,
+    )
+
+
 def _reservation(agent_id: str, estimate: int, r: pb.ReserveResponse) -> Reservation:
     if not r.granted:
         raise BudgetExhaustedError(agent_id, estimate, r.reason)
@@ -166,12 +175,11 @@ class Budget:
         return allocation_from(self.client.call(self.client.safeguard.GetAllocation, request).allocation)
 
     @contextlib.contextmanager
-    def reserve(self, estimate: int, ttl: float = 60.0) -> Iterator[Reservation]:
+    def reserve(self, estimate: int, ttl: float | None = None) -> Iterator[Reservation]:
         """Set `estimate` tokens aside for the block, then settle with ``r.actual`` (the estimate when
-        unset, also when the block raises). BudgetExhaustedError when they do not fit."""
-        request = pb.ReserveRequest(
-            agent_id=self.agent_id, estimate=estimate, ttl=duration(ttl), request_id=uuid.uuid4().hex
-        )
+        unset, also when the block raises). BudgetExhaustedError when they do not fit. Unsettled after
+        `ttl` seconds (default: the sidecar's, 60 s unless configured), the tokens go back to the pool."""
+        request = _reserve_request(self.agent_id, estimate, ttl)
         held = _reservation(self.agent_id, estimate, self.client.call(self.client.safeguard.Reserve, request))
         try:
             yield held
@@ -216,10 +224,8 @@ class AsyncBudget:
         return allocation_from((await self.client.call(self.client.safeguard.GetAllocation, request)).allocation)
 
     @contextlib.asynccontextmanager
-    async def reserve(self, estimate: int, ttl: float = 60.0) -> AsyncIterator[Reservation]:
-        request = pb.ReserveRequest(
-            agent_id=self.agent_id, estimate=estimate, ttl=duration(ttl), request_id=uuid.uuid4().hex
-        )
+    async def reserve(self, estimate: int, ttl: float | None = None) -> AsyncIterator[Reservation]:
+        request = _reserve_request(self.agent_id, estimate, ttl)
         held = _reservation(self.agent_id, estimate, await self.client.call(self.client.safeguard.Reserve, request))
         try:
             yield held

@@ -11,7 +11,8 @@ sidecar) or None; FAIL_FAST raises CircuitOpenError(key, retry_after).
 
 When the sidecar cannot take the outcome (its permits do not survive a restart: NOT_FOUND; or it stays
 unreachable), the call behaves as if the breaker had let it through: the result is returned, the caller's
-exception re-raised.
+exception re-raised. When it cannot hand out the permit, `execute` raises its error (UnavailableError...)
+without running ``fn``: whether to run unguarded is the caller's decision.
 """
 
 from __future__ import annotations
@@ -125,7 +126,9 @@ def _retry_report(request: pb.ReportOutcomeRequest, err: Exception, attempt: int
             return True
         raise err
     if isinstance(err, NotFoundError):
-        log.warning("circuit breaker permit %s unknown to the sidecar (restarted?): outcome not counted", request.permit_id)
+        log.warning(
+            "circuit breaker permit %s unknown to the sidecar (restarted?): outcome not counted", request.permit_id
+        )
         return False
     if attempt < _REPORT_ATTEMPTS:
         return True
@@ -195,7 +198,7 @@ class Isolator:
         return _status(self.client.call(self.client.safeguard.GetBreaker, pb.GetBreakerRequest(key=key)))
 
     def state(self, key: str) -> str:
-        """"CLOSED", "OPEN" or "HALF_OPEN"."""
+        """ "CLOSED", "OPEN" or "HALF_OPEN"."""
         return self.breaker(key).state
 
     def configure(
@@ -239,9 +242,7 @@ class AsyncIsolator:
         fallback: Callable[[], Awaitable[T]] | Callable[[], T] | None = None,
     ) -> T | None:
         sg = self.client.safeguard
-        permit = await self.client.call(
-            sg.AcquirePermit, pb.AcquirePermitRequest(key=key, request_id=uuid.uuid4().hex)
-        )
+        permit = await self.client.call(sg.AcquirePermit, pb.AcquirePermitRequest(key=key, request_id=uuid.uuid4().hex))
         if not permit.permitted:
             return cast("T | None", await _resolve(_degraded(key, permit.directive, permit.degradation, fallback)))
         try:

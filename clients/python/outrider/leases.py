@@ -41,11 +41,12 @@ class HeldLease:
     scope: str
     key_id: str
     waited: float  # seconds spent waiting for the slot
+    ttl: float  # seconds; renewed every third of it
     lost: bool = False
     lost_reason: str = ""
 
 
-def _acquire_request(scope: str, key_id: str, agent_id: str, ttl: float) -> pb.AcquireLeaseRequest:
+def _acquire_request(scope: str, key_id: str, agent_id: str, ttl: float | None) -> pb.AcquireLeaseRequest:
     try:
         s = SCOPES[scope.lower()]
     except KeyError:
@@ -53,13 +54,16 @@ def _acquire_request(scope: str, key_id: str, agent_id: str, ttl: float) -> pb.A
     return pb.AcquireLeaseRequest(
         isolation_key=spb.IsolationKey(scope=s, id=key_id),
         agent_id=agent_id,
-        ttl=duration(ttl),
+        ttl=duration(ttl) if ttl is not None else None,
         request_id=uuid.uuid4().hex,
     )
 
 
 def _held(r: pb.AcquireLeaseResponse, scope: str, key_id: str) -> HeldLease:
-    return HeldLease(r.lease.lease_id, r.lease.fencing_token, scope.lower(), key_id, seconds(r, "wait_duration") or 0.0)
+    waited = seconds(r, "wait_duration") or 0.0
+    return HeldLease(
+        r.lease.lease_id, r.lease.fencing_token, scope.lower(), key_id, waited, seconds(r.lease, "ttl") or 30.0
+    )
 
 
 def _lose(held: HeldLease, err: OutriderError) -> None:
@@ -79,17 +83,20 @@ def lease(
     key_id: str,
     *,
     agent_id: str,
-    ttl: float = 30.0,
+    ttl: float | None = None,
     timeout: float | None = None,
     renew: bool = True,
 ) -> Iterator[HeldLease]:
-    """Hold one slot of the isolation key (`scope`: "user", "agent", "session" or "global") for the block."""
+    """Hold one slot of the isolation key (`scope`: "user", "agent", "session" or "global") for the block.
+
+    `ttl`: seconds (default: the sidecar's, 30 s unless configured); `timeout`: how long to wait for a slot
+    (default an hour); `renew=False` leaves expiry to the TTL."""
     request = _acquire_request(scope, key_id, agent_id, ttl)
     answer = client.call(client.safeguard.AcquireLease, request, timeout=timeout or DEFAULT_WAIT)
     held = _held(answer, scope, key_id)
     stop = threading.Event()
     renewer = threading.Thread(
-        target=_renew_loop, args=(client, held, ttl, stop), name=f"outrider-lease-{held.lease_id}", daemon=True
+        target=_renew_loop, args=(client, held, stop), name=f"outrider-lease-{held.lease_id}", daemon=True
     )
     if renew:
         renewer.start()
@@ -102,11 +109,11 @@ def lease(
         _released(held, client.call(client.safeguard.ReleaseLease, pb.ReleaseLeaseRequest(lease_id=held.lease_id)))
 
 
-def _renew_loop(client: Client, held: HeldLease, ttl: float, stop: threading.Event) -> None:
-    request = pb.RenewLeaseRequest(lease_id=held.lease_id, ttl=duration(ttl))
-    while not stop.wait(ttl / 3):
+def _renew_loop(client: Client, held: HeldLease, stop: threading.Event) -> None:
+    request = pb.RenewLeaseRequest(lease_id=held.lease_id, ttl=duration(held.ttl))
+    while not stop.wait(held.ttl / 3):
         try:
-            client.call(client.safeguard.RenewLease, request, timeout=max(1.0, ttl / 3))
+            client.call(client.safeguard.RenewLease, request, timeout=max(1.0, held.ttl / 3))
         except (FailedPreconditionError, NotFoundError) as err:  # the slot is gone: say so, stop renewing
             _lose(held, err)
             return
@@ -121,7 +128,7 @@ async def async_lease(
     key_id: str,
     *,
     agent_id: str,
-    ttl: float = 30.0,
+    ttl: float | None = None,
     timeout: float | None = None,
     renew: bool = True,
 ) -> AsyncIterator[HeldLease]:
@@ -129,7 +136,7 @@ async def async_lease(
     request = _acquire_request(scope, key_id, agent_id, ttl)
     answer = await client.call(client.safeguard.AcquireLease, request, timeout=timeout or DEFAULT_WAIT)
     held = _held(answer, scope, key_id)
-    renewer = asyncio.create_task(_renew_task(client, held, ttl)) if renew else None
+    renewer = asyncio.create_task(_renew_task(client, held)) if renew else None
     try:
         yield held
     finally:
@@ -141,12 +148,12 @@ async def async_lease(
         _released(held, answer)
 
 
-async def _renew_task(client: AsyncClient, held: HeldLease, ttl: float) -> None:
-    request = pb.RenewLeaseRequest(lease_id=held.lease_id, ttl=duration(ttl))
+async def _renew_task(client: AsyncClient, held: HeldLease) -> None:
+    request = pb.RenewLeaseRequest(lease_id=held.lease_id, ttl=duration(held.ttl))
     while True:
-        await asyncio.sleep(ttl / 3)
+        await asyncio.sleep(held.ttl / 3)
         try:
-            await client.call(client.safeguard.RenewLease, request, timeout=max(1.0, ttl / 3))
+            await client.call(client.safeguard.RenewLease, request, timeout=max(1.0, held.ttl / 3))
         except (FailedPreconditionError, NotFoundError) as err:
             _lose(held, err)
             return
