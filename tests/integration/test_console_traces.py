@@ -13,6 +13,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from console import create_app
+from server.domain.approvals import Reviewer
+from server.domain.decisions import DecisionFilter
 from server.telemetry_settings import TelemetrySettings
 
 from .consolekit import add_hitl, add_reviewers, ask, sign_in
@@ -165,3 +167,19 @@ def test_the_console_shows_a_decisions_trace_in_chromium(tmp_path: Path) -> None
             assert watch.dialogs == [] and watch.csp == []
         finally:
             browser.close()
+
+
+def test_history_and_the_decision_log_on_an_approval_link_to_traces(
+    sidecar: RunningSidecar, client: FlaskClient
+) -> None:
+    add_hitl(sidecar)
+    approval_id = ask(sidecar)  # also a decision (pending) in the log, for the same agent and action
+    approval = sidecar.services.approvals.get(approval_id)
+    sidecar.services.approvals.decide(approval_id, Reviewer("alice", "approver"), False, "no")
+    history = client.get("/history").text
+    assert f'href="/traces/{approval.trace_id}"' in history
+    assert f"{JAEGER_UI}/trace/{approval.trace_id}" in history
+    assert sidecar.services.decisions.flush(10)
+    detail = client.get(f"/approvals/{approval_id}").text
+    decision = sidecar.services.decisions.list(DecisionFilter(agent_id="agent-1"), 10, "").items[0]
+    assert f'href="/traces/{decision.trace_id}?decision={decision.decision_id}"' in detail
