@@ -68,17 +68,6 @@ class Calls:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
-
-
-@pytest.fixture
 def op(s: RunningSidecar) -> Iterator[Client]:
     with Client(s.sidecar.target, s.operator_secret, timeout=5) as c:
         yield c

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -17,22 +15,11 @@ from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import supervisor_service_pb2 as spb
 from tests.fakes import FakeClock
 
-from .harness import RunningSidecar, make_config
+from .harness import RunningSidecar
 from .recovery_sim import SimAgent, eventually, register, seconds, silent
 from .rpc import error_info
 
 CASCADE = r.RECOVERY_EVENT_TYPE_CASCADE
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
 
 
 def fail(s: RunningSidecar, src: str, dst: str, **kw: Any) -> rpb.ReportFailureResponse:

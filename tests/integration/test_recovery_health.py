@@ -7,7 +7,6 @@ import http.server
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -24,17 +23,6 @@ from .recovery_sim import SimAgent, ack_except, eventually, ping_check, register
 from .rpc import error_info
 
 PING = r.CONTROL_COMMAND_TYPE_PING
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
 
 
 def statuses(resp: rpb.RunHealthChecksResponse) -> dict[str, tuple[bool, str]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,17 +32,6 @@ PENDING, HANDED_OFF, FAILED, COMPENSATED = (
     r.HANDOFF_STATUS_COMPENSATED,
 )
 MANUAL = r.KILL_REASON_MANUAL
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
 
 
 def step(saga: str, step_id: str, action: str = "notify_warehouse", **kw: Any) -> r.SagaStep:

@@ -3,7 +3,6 @@ REPLACE effects, RESTART over the control channel, policies, retry counts, histo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -21,17 +20,6 @@ from .rpc import error_info
 
 EJECT, REPLACE, RESTART = r.RECOVERY_ACTION_EJECT, r.RECOVERY_ACTION_REPLACE, r.RECOVERY_ACTION_RESTART
 RESTART_CLEAN, ESCALATE = r.RECOVERY_ACTION_RESTART_CLEAN, r.RECOVERY_ACTION_ESCALATE
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
 
 
 def trigger(s: RunningSidecar, agent_id: str, reason: str = "manual", **kw: object) -> r.RecoveryResult:

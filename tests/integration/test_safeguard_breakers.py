@@ -4,7 +4,6 @@ degradation strategies, ReportOutcomes, the `breaker` guardrail in CheckAction, 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +27,6 @@ RETURN, RETHROW, DEGRADE, FAIL_FAST = (
     sg.BREAKER_DIRECTIVE_DEGRADE,
     sg.BREAKER_DIRECTIVE_FAIL_FAST,
 )
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
-        yield sidecar
 
 
 def configure(stub: Any, key: str, **kw: Any) -> None:
