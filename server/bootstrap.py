@@ -25,9 +25,10 @@ from outrider.v1 import (
     supervisor_service_pb2,
     supervisor_service_pb2_grpc,
 )
-from server.config import Config, ConfigError
+from server.config import Config, ConfigError, load_config
 from server.domain.approvals import Reviewer
 from server.domain.breakers import BreakerState
+from server.domain.errors import InvalidArgument
 from server.domain.guardrails.deps import GuardrailDeps
 from server.policy_file import FilePolicySource
 from server.rpc.access import AccessServicer
@@ -187,6 +188,8 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     )
     recovery.kills.register_lease_revoker(lambda kill: leases.revoke_agent_leases(kill.agent_id, kill.requested_by))
     recovery.kills.set_reversibility(compensation_from(reversibility.assess))
+    if config.config_path is not None:
+        supervisor.reload_hooks.append(_policy_sections(config.config_path, recovery, reversibility))
     recovery.cascade.set_breaker_opener(lambda key, reason: breakers.trip(key, reason).state is BreakerState.OPEN)
     breakers.add_listener(CascadeReporter(recovery.cascade.report_failure_threadsafe))
     bridge = SafeguardEventBridge(recovery.events, recovery.hub)
@@ -310,6 +313,26 @@ async def build_server(
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _policy_sections(
+    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService
+) -> Callable[[], Callable[[], None]]:
+    """On a policy reload, the file's `recovery:` and `reversibility:` sections are re-read too."""
+
+    def prepare() -> Callable[[], None]:
+        try:
+            fresh = load_config(str(path), env={})
+        except ConfigError as exc:
+            raise InvalidArgument(str(exc), field=exc.key) from exc
+
+        def apply() -> None:
+            recovery.reload_policy_file(fresh.recovery)
+            reversibility.set_policy(fresh.reversibility)
+
+        return apply
+
+    return prepare
 
 
 def reviewer_for(services: Services) -> Callable[[str], Reviewer]:

@@ -79,6 +79,15 @@ class CascadeService:
             policy = CascadePolicy()
         self._policy = policy
 
+    def reload_file_policy(self, policy: CascadePolicy | None) -> None:
+        """The policy file was reloaded: its `recovery.cascade`, when given, replaces the current policy."""
+        self.file_policy = policy
+        if policy is not None:
+            policy = replace(policy, update_time=self.clock.utcnow())
+            self._store(policy, digest(to_json(policy)))
+            self._policy = policy
+            log.info("cascade policy applied from the reloaded policy file")
+
     def _store(self, policy: CascadePolicy, file_digest: str | None) -> None:
         self.repo.put_setting(_POLICY_KEY, {"policy": to_json(policy), "file_digest": file_digest}, self.clock.utcnow())
 

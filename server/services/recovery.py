@@ -96,19 +96,29 @@ class RecoveryService:
 
     def load(self) -> None:
         """Stored policies (the file's replace them when its `recovery.policies` changed), states, monitoring."""
-        file_digest = digest(to_json(list(self.file_policies)))
-        stored = (self.repo.get_setting(_POLICY_FILE_KEY) or {}).get("digest")
-        if stored != file_digest:
-            now = self.clock.utcnow()
-            self.repo.apply_file_policies([replace(p, update_time=now) for p in self.file_policies])
-            self.repo.put_setting(_POLICY_FILE_KEY, {"digest": file_digest}, now)
-            log.info("recovery policies applied from the policy file", extra={"policies": len(self.file_policies)})
+        self._apply_file(force=False)
         with self._lock:
             self._policies = {p.group: p for p in self.repo.load_policies()}
             self._states = self.repo.load_states()
             raw = self.repo.get_setting(_MONITORING_KEY) or {}
             if raw.get("running"):
                 self._monitoring = MonitoringState(True, float(raw["interval"]), self.clock.utcnow())
+
+    def _apply_file(self, force: bool) -> None:
+        file_digest = digest(to_json(list(self.file_policies)))
+        stored = (self.repo.get_setting(_POLICY_FILE_KEY) or {}).get("digest")
+        if force or stored != file_digest:
+            now = self.clock.utcnow()
+            self.repo.apply_file_policies([replace(p, update_time=now) for p in self.file_policies])
+            self.repo.put_setting(_POLICY_FILE_KEY, {"digest": file_digest}, now)
+            log.info("recovery policies applied from the policy file", extra={"policies": len(self.file_policies)})
+
+    def reload_file_policies(self, policies: Sequence[RecoveryPolicy]) -> None:
+        """The policy file was reloaded (SIGHUP, ReloadPolicy): its policies replace the file's old ones."""
+        self.file_policies = tuple(policies)
+        self._apply_file(force=True)
+        with self._lock:
+            self._policies = {p.group: p for p in self.repo.load_policies()}
 
     # ---- policies -----------------------------------------------------------------------------
 

@@ -152,6 +152,11 @@ class RecoveryFeature:
         self.recovery.load()
         self.cascade.load()
 
+    def reload_policy_file(self, settings: RecoverySettings) -> None:
+        """Apply a reloaded policy file's `recovery:` policies and cascade settings."""
+        self.recovery.reload_file_policies(settings.policies)
+        self.cascade.reload_file_policy(settings.cascade)
+
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the server's loop: bind the hub and complete kills a restart interrupted."""
         self.hub.bind_loop(loop)

@@ -121,6 +121,9 @@ class SupervisorService:
         self._stored: list[Guardrail] = []  # chain order, as stored
         self._order: tuple[Guardrail, ...] = ()  # evaluation order, swapped whole
         self._version = -1  # the stored chain version this process runs
+        # Other sections of the policy file (recovery, reversibility): each hook parses its section and
+        # returns the function that applies it, so a reload is all or nothing.
+        self.reload_hooks: list[Callable[[], Callable[[], None]]] = []
 
     # ---- the chain -------------------------------------------------------------------------
 
@@ -151,7 +154,11 @@ class SupervisorService:
             raise FailedPrecondition("no policy file is configured; start the sidecar with --config FILE")
         raw, file_digest = self.policy.read()
         chain = self._parse_policy(raw)
+        # Every section is parsed before anything changes: an error anywhere keeps all of the old policy.
+        apply_sections = [prepare() for prepare in self.reload_hooks]
         self._swap(chain, policy_digest=file_digest)
+        for apply in apply_sections:
+            apply()
         self.audit.record(
             actor,
             "policy.reload",

@@ -10,6 +10,7 @@ import grpc
 import pytest
 
 from outrider.v1 import supervisor_service_pb2 as pb
+from server.config import load_config
 
 from .harness import RunningSidecar, make_config
 from .rpc import check, error_info, guardrail
@@ -166,3 +167,42 @@ def test_a_chain_changed_by_another_process_is_picked_up(tmp_path: Path) -> None
             time.sleep(0.1)
         assert names(b) == ["cap"]
         assert b.stub.CheckAction(check(context={"cost": 6})).reason == "Cost 6 is over the cap"
+
+
+def test_reload_also_applies_the_recovery_and_reversibility_sections(tmp_path: Path) -> None:
+    from outrider.v1 import recovery_service_pb2 as rpb
+    from outrider.v1 import safeguard_pb2
+    from outrider.v1 import safeguard_service_pb2 as spb
+
+    def file(max_retries: int, level: str, extra: str = "") -> str:
+        return (
+            "guardrails:\n  - {name: cap, kind: cost_cap, max: 5}\n"
+            f"recovery:\n  policies:\n    - {{group: blue, max_retries: {max_retries}, escalate_after: 2}}\n{extra}"
+            f"reversibility:\n  - {{action: 'migrate_*', level: {level}, reason: ours}}\n"
+        )
+
+    policy = write_policy(tmp_path / "outrider.yaml", file(5, "irreversible"))
+    overrides = {"listen": "127.0.0.1:0", "console_enabled": False, "data_dir": tmp_path / "data"}
+    with RunningSidecar(load_config(str(policy), overrides, env={})) as s:  # as `outrider serve --config` reads it
+
+        def retries() -> int:
+            return s.recovery.GetRecoveryPolicy(rpb.GetRecoveryPolicyRequest(group="blue")).policy.max_retries
+
+        def level() -> int:
+            return s.safeguard.AssessReversibility(
+                spb.AssessReversibilityRequest(action="migrate_users")
+            ).assessment.level
+
+        assert (retries(), level()) == (5, safeguard_pb2.REVERSIBILITY_LEVEL_IRREVERSIBLE)
+        write_policy(policy, file(7, "fully_reversible"))
+        s.stub.ReloadPolicy(pb.ReloadPolicyRequest())
+        assert (retries(), level()) == (7, safeguard_pb2.REVERSIBILITY_LEVEL_FULLY_REVERSIBLE)
+        # A broken section anywhere keeps all of the old policy, the chain included.
+        write_policy(policy, file(9, "fully_reversible", "  cascade: {threshold: lots}\n").replace("max: 5", "max: 6"))
+        with pytest.raises(grpc.RpcError) as err:
+            s.stub.ReloadPolicy(pb.ReloadPolicyRequest())
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "recovery.cascade" in (
+            err.value.details() or ""
+        )
+        assert retries() == 7
+        assert s.stub.CheckAction(check(context={"cost": 6})).reason == "Cost 6 is over the cap"
