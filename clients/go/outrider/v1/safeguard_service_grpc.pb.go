@@ -134,8 +134,8 @@ type SafeguardServiceClient interface {
 	ForceClose(ctx context.Context, in *ForceCloseRequest, opts ...grpc.CallOption) (*ForceCloseResponse, error)
 	// Sets one key's configuration (persisted; creates the breaker if needed).
 	// New thresholds apply from the next event; state and counts stay.
-	// Operator, or an agent credential for its own keys.
-	// INVALID_ARGUMENT: empty key, negative thresholds or durations.
+	// Operator only: an agent raising its own threshold would hold its breaker
+	// closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
 	SetBreakerConfig(ctx context.Context, in *SetBreakerConfigRequest, opts ...grpc.CallOption) (*SetBreakerConfigResponse, error)
 	// Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
 	// Counts are exact under concurrency and survive restarts. Amounts are
@@ -684,8 +684,8 @@ type SafeguardServiceServer interface {
 	ForceClose(context.Context, *ForceCloseRequest) (*ForceCloseResponse, error)
 	// Sets one key's configuration (persisted; creates the breaker if needed).
 	// New thresholds apply from the next event; state and counts stay.
-	// Operator, or an agent credential for its own keys.
-	// INVALID_ARGUMENT: empty key, negative thresholds or durations.
+	// Operator only: an agent raising its own threshold would hold its breaker
+	// closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
 	SetBreakerConfig(context.Context, *SetBreakerConfigRequest) (*SetBreakerConfigResponse, error)
 	// Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
 	// Counts are exact under concurrency and survive restarts. Amounts are

@@ -342,8 +342,8 @@ class SafeguardServiceServicer:
     def SetBreakerConfig(self, request, context):
         """Sets one key's configuration (persisted; creates the breaker if needed).
         New thresholds apply from the next event; state and counts stay.
-        Operator, or an agent credential for its own keys.
-        INVALID_ARGUMENT: empty key, negative thresholds or durations.
+        Operator only: an agent raising its own threshold would hold its breaker
+        closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -117,8 +117,8 @@ class SafeguardServiceStub:
     SetBreakerConfig: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.SetBreakerConfigRequest, _safeguard_service_pb2.SetBreakerConfigResponse]
     """Sets one key's configuration (persisted; creates the breaker if needed).
     New thresholds apply from the next event; state and counts stay.
-    Operator, or an agent credential for its own keys.
-    INVALID_ARGUMENT: empty key, negative thresholds or durations.
+    Operator only: an agent raising its own threshold would hold its breaker
+    closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
     """
     Allocate: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.AllocateRequest, _safeguard_service_pb2.AllocateResponse]
     """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
@@ -344,8 +344,8 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     SetBreakerConfig: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.SetBreakerConfigRequest, _safeguard_service_pb2.SetBreakerConfigResponse]  # type: ignore[assignment]
     """Sets one key's configuration (persisted; creates the breaker if needed).
     New thresholds apply from the next event; state and counts stay.
-    Operator, or an agent credential for its own keys.
-    INVALID_ARGUMENT: empty key, negative thresholds or durations.
+    Operator only: an agent raising its own threshold would hold its breaker
+    closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
     """
     Allocate: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.AllocateRequest, _safeguard_service_pb2.AllocateResponse]  # type: ignore[assignment]
     """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
@@ -628,8 +628,8 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_safeguard_service_pb2.SetBreakerConfigResponse, _abc.Awaitable[_safeguard_service_pb2.SetBreakerConfigResponse]]:
         """Sets one key's configuration (persisted; creates the breaker if needed).
         New thresholds apply from the next event; state and counts stay.
-        Operator, or an agent credential for its own keys.
-        INVALID_ARGUMENT: empty key, negative thresholds or durations.
+        Operator only: an agent raising its own threshold would hold its breaker
+        closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
         """
 
     @_abc_1.abstractmethod

@@ -1898,8 +1898,8 @@ export const SafeguardService: GenService<{
   /**
    * Sets one key's configuration (persisted; creates the breaker if needed).
    * New thresholds apply from the next event; state and counts stay.
-   * Operator, or an agent credential for its own keys.
-   * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+   * Operator only: an agent raising its own threshold would hold its breaker
+   * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
    *
    * @generated from rpc outrider.v1.SafeguardService.SetBreakerConfig
    */

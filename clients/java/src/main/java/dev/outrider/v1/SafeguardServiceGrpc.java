@@ -1291,8 +1291,8 @@ public final class SafeguardServiceGrpc {
      * <pre>
      * Sets one key's configuration (persisted; creates the breaker if needed).
      * New thresholds apply from the next event; state and counts stay.
-     * Operator, or an agent credential for its own keys.
-     * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+     * Operator only: an agent raising its own threshold would hold its breaker
+     * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
      * </pre>
      */
     default void setBreakerConfig(dev.outrider.v1.SetBreakerConfigRequest request,
@@ -1802,8 +1802,8 @@ public final class SafeguardServiceGrpc {
      * <pre>
      * Sets one key's configuration (persisted; creates the breaker if needed).
      * New thresholds apply from the next event; state and counts stay.
-     * Operator, or an agent credential for its own keys.
-     * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+     * Operator only: an agent raising its own threshold would hold its breaker
+     * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
      * </pre>
      */
     public void setBreakerConfig(dev.outrider.v1.SetBreakerConfigRequest request,
@@ -2306,8 +2306,8 @@ public final class SafeguardServiceGrpc {
      * <pre>
      * Sets one key's configuration (persisted; creates the breaker if needed).
      * New thresholds apply from the next event; state and counts stay.
-     * Operator, or an agent credential for its own keys.
-     * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+     * Operator only: an agent raising its own threshold would hold its breaker
+     * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
      * </pre>
      */
     public dev.outrider.v1.SetBreakerConfigResponse setBreakerConfig(dev.outrider.v1.SetBreakerConfigRequest request) throws io.grpc.StatusException {
@@ -2768,8 +2768,8 @@ public final class SafeguardServiceGrpc {
      * <pre>
      * Sets one key's configuration (persisted; creates the breaker if needed).
      * New thresholds apply from the next event; state and counts stay.
-     * Operator, or an agent credential for its own keys.
-     * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+     * Operator only: an agent raising its own threshold would hold its breaker
+     * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
      * </pre>
      */
     public dev.outrider.v1.SetBreakerConfigResponse setBreakerConfig(dev.outrider.v1.SetBreakerConfigRequest request) {
@@ -3238,8 +3238,8 @@ public final class SafeguardServiceGrpc {
      * <pre>
      * Sets one key's configuration (persisted; creates the breaker if needed).
      * New thresholds apply from the next event; state and counts stay.
-     * Operator, or an agent credential for its own keys.
-     * INVALID_ARGUMENT: empty key, negative thresholds or durations.
+     * Operator only: an agent raising its own threshold would hold its breaker
+     * closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.SetBreakerConfigResponse> setBreakerConfig(
