@@ -241,6 +241,10 @@ def test_edit_then_approve_sends_the_edited_context(
     appears_live(page, "deploy batch")
     row(page, "deploy batch").get_by_role("link").click()
     page.get_by_role("link", name="Edit the context, then approve").click()
+    # Typing before htmx has wired the editor would send no preview request: wait for the page to load.
+    page.wait_for_url("**/edit")
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => window.htmx !== undefined")
     editor = page.get_by_label("Context (JSON)")
     editor.fill('{"replicas": 2, "region": "eu"')
     expect(page.locator("#edit-preview")).to_contain_text("Not valid")
