@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Hashable
 from typing import Any
 
@@ -33,16 +32,7 @@ OPERATIONS = {"force_open": "Forced open", "force_close": "Forced closed", "rese
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    sse.watch(app, TOPIC, indicator(app.config["SERVICES"]))
-
-
-def indicator(s: Any) -> sse.Indicator:
-    events = s.recovery.events
-
-    def read() -> Hashable:
-        return events.latest_sequence, int(time.monotonic() // REFRESH_SECONDS)
-
-    return read
+    sse.watch(app, TOPIC, sse.events_or_every(app.config["SERVICES"], REFRESH_SECONDS))
 
 
 def recent_changes() -> list[dict[str, Any]]:

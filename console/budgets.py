@@ -3,7 +3,6 @@ admins allocate."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Hashable
 from typing import Any
 
@@ -34,16 +33,7 @@ PRIORITIES = [p.name for p in Priority]
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    sse.watch(app, TOPIC, indicator(app.config["SERVICES"]))
-
-
-def indicator(s: Any) -> sse.Indicator:
-    events = s.recovery.events
-
-    def read() -> Hashable:
-        return events.latest_sequence, int(time.monotonic() // REFRESH_SECONDS)
-
-    return read
+    sse.watch(app, TOPIC, sse.events_or_every(app.config["SERVICES"], REFRESH_SECONDS))
 
 
 def recent_signals() -> list[dict[str, Any]]:

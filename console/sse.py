@@ -150,6 +150,16 @@ def init_app(app: Flask, max_streams: int = 64) -> None:
     s.recovery.events.add_listener(lambda _event: h.poke())  # recovery, breaker and budget events
 
 
+def events_or_every(services: Any, seconds: float) -> Indicator:
+    """Changes with every recovery event, and at least every `seconds` (for counts that move without one)."""
+    events = services.recovery.events
+
+    def read() -> Hashable:
+        return events.latest_sequence, int(time.monotonic() // seconds)
+
+    return read
+
+
 def watch(app: Flask, topic: str, read: Indicator) -> None:
     """A page's live topic: its streams re-render when `read()` changes."""
     app.extensions[EXTENSION].watch(topic, read)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -260,12 +260,3 @@ def merge_masked(edited: Mapping[str, Any], original: Mapping[str, Any], mask: s
         else:
             out[key] = value
     return out
-
-
-@dataclass
-class WaitOutcome:
-    """What CheckAction does after a hitl guardrail matched."""
-
-    approval: Approval
-    pending: bool = False  # non-blocking mode: return at once with the approval pending
-    extra: dict[str, Any] = field(default_factory=dict)
