@@ -44,7 +44,7 @@ def _serve_echo_like_any_rpc() -> None:
     """Give the echo an access rule (any authenticated caller), so the auth interceptor that wraps every
     RPC treats it like the others instead of refusing a method it has no rule for."""
     try:
-        from server.domain.access import Rule, Scope
+        from server.domain.access.principals import Rule, Scope
         from server.rpc.access_rules import RULES
     except ImportError:  # a sidecar without access control
         return
@@ -55,7 +55,7 @@ def _issue_tokens(sidecar: Sidecar, agent_id: str) -> dict[str, str]:
     access = getattr(sidecar.services, "access", None)
     if access is None or not getattr(sidecar.config, "auth_enabled", False):
         return {}
-    from server.domain.access import PrincipalKind
+    from server.domain.access.principals import PrincipalKind
 
     agent, _ = access.issue(PrincipalKind.AGENT, agent_id, "benchmark agent", "bench")
     operator, _ = access.issue(PrincipalKind.OPERATOR, "bench-operator", "benchmark operator", "bench")

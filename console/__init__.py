@@ -7,15 +7,15 @@ from typing import Any
 from flask import Flask
 from flask_htmx import HTMX
 
-from . import agents, breakers, budgets, security, traces, web
-from .approvals import bp as approvals_bp
-from .auth import bp as auth_bp
-from .guardrails import bp as guardrails_bp
-from .overview import bp as overview_bp
-from .sse import bp as sse_bp
-from .sse import init_app as init_sse
-from .tokens import bp as tokens_bp
-from .users import bp as users_bp
+from console import agents, breakers, budgets, security, traces, web
+from console.approvals import bp as approvals_bp
+from console.auth import bp as auth_bp
+from console.guardrails import bp as guardrails_bp
+from console.overview import bp as overview_bp
+from console.sse import bp as sse_bp
+from console.sse import init_app as init_sse
+from console.tokens import bp as tokens_bp
+from console.users import bp as users_bp
 
 
 def create_app(services: Any, *, max_streams: int = 64) -> Flask:

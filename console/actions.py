@@ -12,9 +12,8 @@ from typing import Any
 
 from flask import flash, redirect, render_template
 
+from console.web import is_htmx, message, services, status_of
 from server.domain.errors import FailedPrecondition, OutriderError
-
-from .web import is_htmx, message, services, status_of
 
 
 def alone() -> bool:

@@ -10,14 +10,13 @@ from typing import Any
 from flask import Blueprint, Flask, render_template, request
 from werkzeug.wrappers import Response
 
+from console import sse
+from console.actions import alone, require_sidecar
+from console.security import current_user, require_role
+from console.web import is_htmx, page, services, status_of
+from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument, OutriderError
-from server.domain.kill import KillReason
-from server.domain.users import Role
-
-from . import sse
-from .actions import alone, require_sidecar
-from .security import current_user, require_role
-from .web import is_htmx, page, services, status_of
+from server.domain.recovery.kill import KillReason
 
 bp = Blueprint("agents", __name__)
 

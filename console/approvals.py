@@ -9,14 +9,13 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from server.domain.approvals import Approval, ApprovalFilter, ApprovalState, Reviewer, check_reviewer
-from server.domain.decisions import DecisionFilter
+from console import jsondiff
+from console.security import current_user, require_role
+from console.web import is_htmx, page, services
+from server.domain.access.users import Role, User
+from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer, check_reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
-from server.domain.users import Role, User
-
-from . import jsondiff
-from .security import current_user, require_role
-from .web import is_htmx, page, services
+from server.domain.guardrails.decisions import DecisionFilter
 
 bp = Blueprint("approvals", __name__)
 

@@ -6,10 +6,9 @@ from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
 
+from console import security
+from console.web import services
 from server.domain.errors import ResourceExhausted, Unauthenticated
-
-from . import security
-from .web import services
 
 bp = Blueprint("auth", __name__)
 

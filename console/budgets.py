@@ -9,15 +9,14 @@ from typing import Any
 from flask import Blueprint, Flask, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from server.domain.budgets import Priority, SignalType
+from console import sse
+from console.actions import alone, run
+from console.security import current_user, require_role
+from console.web import page, services
+from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument
-from server.domain.recovery_events import EventFilter, RecoveryEventType
-from server.domain.users import Role
-
-from . import sse
-from .actions import alone, run
-from .security import current_user, require_role
-from .web import page, services
+from server.domain.recovery.events import EventFilter, RecoveryEventType
+from server.domain.safeguards.budgets import Priority, SignalType
 
 bp = Blueprint("budgets", __name__)
 

@@ -7,12 +7,11 @@ from typing import Any
 
 from flask import Blueprint, request, url_for
 
+from console.security import current_user, require_role
+from console.web import act, page, services
+from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.factory import KINDS
-from server.domain.users import Role
-
-from .security import current_user, require_role
-from .web import act, page, services
 
 bp = Blueprint("guardrails", __name__)
 

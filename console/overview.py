@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, render_template
 from flask_htmx import HTMX
 
-from server.domain.decisions import DecisionFilter
+from server.domain.guardrails.decisions import DecisionFilter
 
 bp = Blueprint("overview", __name__)
 

@@ -20,7 +20,7 @@ from flask import Flask, abort, current_app, g, redirect, request, session, url_
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.wrappers import Response
 
-from server.domain.users import Role, User
+from server.domain.access.users import Role, User
 
 SESSION_LIFETIME = timedelta(hours=12)
 CSRF_FIELD = "csrf_token"

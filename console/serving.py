@@ -13,8 +13,8 @@ from typing import Any
 
 from cheroot import wsgi
 
-from . import create_app
-from .sse import EXTENSION
+from console import create_app
+from console.sse import EXTENSION
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, g, render_template, session, stream_with_context
 from werkzeug.wrappers import Response
 
-from .approvals import detail_context, pending_context, pending_key
-from .web import services
+from console.approvals import detail_context, pending_context, pending_key
+from console.web import services
 
 log = logging.getLogger(__name__)
 

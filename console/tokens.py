@@ -6,12 +6,11 @@ from typing import Any
 
 from flask import Blueprint, request, url_for
 
-from server.domain.access import PrincipalKind
+from console.security import current_user, require_role
+from console.web import act, page, services
+from server.domain.access.principals import PrincipalKind
+from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument
-from server.domain.users import Role
-
-from .security import current_user, require_role
-from .web import act, page, services
 
 bp = Blueprint("tokens", __name__)
 LIST_SIZE = 200

@@ -9,9 +9,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, render_template, request
 
-from server.prometheus import CONTENT_TYPE
-
-from .web import page, services
+from console.web import page, services
+from server.telemetry.prometheus import CONTENT_TYPE
 
 bp = Blueprint("traces", __name__)
 

@@ -6,10 +6,9 @@ from typing import Any
 
 from flask import Blueprint, request, url_for
 
-from server.domain.users import Role
-
-from .security import current_user, require_role
-from .web import act, page, services
+from console.security import current_user, require_role
+from console.web import act, page, services
+from server.domain.access.users import Role
 
 bp = Blueprint("users", __name__)
 

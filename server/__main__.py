@@ -43,11 +43,11 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="include revoked tokens")
     _config_flags(listing)
 
-    from server.cli_audit import add_audit_parser
+    from server.cli.audit import add_audit_parser
 
     add_audit_parser(sub, _config_flags)
 
-    from server.cli_users import add_users_parser
+    from server.cli.users import add_users_parser
 
     add_users_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
@@ -97,28 +97,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check-config":
         return _check_config(config)
     if args.command == "tokens":
-        from server.cli_tokens import run_tokens
+        from server.cli.tokens import run_tokens
 
         return run_tokens(args, config)
     if args.command == "audit":
-        from server.cli_audit import run_audit
+        from server.cli.audit import run_audit
 
         return run_audit(args, config)
     if args.command == "users":
-        from server.cli_users import run_users
+        from server.cli.users import run_users
 
         return run_users(args, config)
     if args.command == "console":
-        from server.cli_console import run_console
+        from server.cli.console import run_console
 
         return run_console(config, args.url_file)
     return asyncio.run(_serve(config, args.port_file))
 
 
 def _check_config(config: Config) -> int:
-    from server.domain.policy import parse_guardrails
-    from server.policy_file import FilePolicySource
-    from server.services.plugins import load_plugin_class
+    from server.adapters.policy_file import FilePolicySource
+    from server.domain.guardrails.policy import parse_guardrails
+    from server.services.supervisor.plugins import load_plugin_class
 
     if config.config_path is None:
         print("outrider: no config file; the defaults are valid")

@@ -25,45 +25,45 @@ from outrider.v1 import (
     supervisor_service_pb2,
     supervisor_service_pb2_grpc,
 )
+from server.adapters.policy_file import FilePolicySource
 from server.config import Config, ConfigError, load_config
-from server.domain.approvals import Reviewer
-from server.domain.breakers import BreakerState
+from server.domain.approvals.requests import Reviewer
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.deps import GuardrailDeps
-from server.policy_file import FilePolicySource
+from server.domain.safeguards.breakers import BreakerState
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
-from server.services.access import AccessService
-from server.services.agents import AgentService
-from server.services.approvals import ApprovalService
+from server.services.access.credentials import AccessService
+from server.services.access.users import UserService
+from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
-from server.services.breakers import BreakerService, CascadeReporter, LoggingBreakerListener
-from server.services.budgets import BudgetService, LoggingSignalSink
 from server.services.clock import SystemClock
-from server.services.decision_log import DecisionLog
-from server.services.episodes import EpisodeService
-from server.services.kills import compensation_from
-from server.services.leases import LeaseService
-from server.services.plugins import load_plugin_class
 from server.services.ports import Clock
-from server.services.recovery_feature import RecoveryFeature
-from server.services.reversibility import ReversibilityService
-from server.services.safeguard_events import SafeguardEventBridge
-from server.services.supervisor import SupervisorService
-from server.services.users import UserService
-from server.storage.approvals_repository import SqlApprovalRepository
-from server.storage.audit_repository import SqlAuditRepository
+from server.services.recovery.agents import AgentService
+from server.services.recovery.feature import RecoveryFeature
+from server.services.recovery.kills import compensation_from
+from server.services.safeguards.breakers import BreakerService, CascadeReporter, LoggingBreakerListener
+from server.services.safeguards.budgets import BudgetService, LoggingSignalSink
+from server.services.safeguards.episodes import EpisodeService
+from server.services.safeguards.events import SafeguardEventBridge
+from server.services.safeguards.leases import LeaseService
+from server.services.safeguards.reversibility import ReversibilityService
+from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.decision_log import DecisionLog
+from server.services.supervisor.plugins import load_plugin_class
+from server.storage.access.tokens import SqlTokenRepository
+from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.approvals.repository import SqlApprovalRepository
+from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
-from server.storage.recovery_repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
-from server.storage.repositories import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
-from server.storage.safeguard_repository import SqlSafeguardRepository
-from server.storage.token_repository import SqlTokenRepository
-from server.storage.users_repository import SqlSettingsRepository, SqlUserRepository
-from server.telemetry import Telemetry, build_telemetry, observe
+from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.repository import SqlSafeguardRepository
+from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
+from server.telemetry.sdk import Telemetry, build_telemetry, observe
 
 log = logging.getLogger(__name__)
 

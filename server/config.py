@@ -14,14 +14,14 @@ from typing import Any
 import yaml
 
 from server.domain.errors import InvalidArgument
-from server.domain.reversibility import Rule as ReversibilityRule
-from server.domain.reversibility import parse_rules as parse_reversibility_rules
+from server.domain.safeguards.reversibility import Rule as ReversibilityRule
+from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
-from server.services.decision_log import DecisionLogSettings
-from server.services.recovery_feature import RecoverySettings, parse_recovery_settings
-from server.services.safeguard_settings import SafeguardSettings, parse_safeguards
-from server.telemetry_settings import KEYS as TELEMETRY_KEYS
-from server.telemetry_settings import TelemetrySettings, apply_env, from_section
+from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
+from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
+from server.services.supervisor.decision_log import DecisionLogSettings
+from server.telemetry.settings import KEYS as TELEMETRY_KEYS
+from server.telemetry.settings import TelemetrySettings, apply_env, from_section
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_CONSOLE_LISTEN = "127.0.0.1:8080"
@@ -69,7 +69,7 @@ class Config:
     safeguards: SafeguardSettings = field(default_factory=SafeguardSettings)
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
-    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry.py
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
 
     def database_url(self) -> str:
         if self.db_url:

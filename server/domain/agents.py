@@ -1,4 +1,4 @@
-"""Agents and their groups, the unit of supervision (seed 000 `AgentGroup`)."""
+"""Agents and their groups, the unit of supervision (the SupervisorAgent library's `AgentGroup`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .errors import InvalidArgument
+from server.domain.errors import InvalidArgument
 
 DEFAULT_GROUP = "default"
 MAX_ID = 128

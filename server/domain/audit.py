@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .values import canonical_json
+from server.domain.values import canonical_json
 
 GENESIS_HASH = "0" * 64
 

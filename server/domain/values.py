@@ -8,7 +8,7 @@ import math
 import re
 from typing import Any
 
-from .errors import InvalidArgument
+from server.domain.errors import InvalidArgument
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}

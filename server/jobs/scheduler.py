@@ -8,14 +8,14 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from server.services.access import AccessService
-from server.services.approvals import ApprovalService
-from server.services.breakers import BreakerService
-from server.services.budgets import BudgetService
-from server.services.decision_log import DecisionLog
-from server.services.leases import LeaseService
-from server.services.recovery_feature import RecoveryFeature
-from server.services.supervisor import SupervisorService
+from server.services.access.credentials import AccessService
+from server.services.approvals.requests import ApprovalService
+from server.services.recovery.feature import RecoveryFeature
+from server.services.safeguards.breakers import BreakerService
+from server.services.safeguards.budgets import BudgetService
+from server.services.safeguards.leases import LeaseService
+from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.decision_log import DecisionLog
 
 log = logging.getLogger(__name__)
 

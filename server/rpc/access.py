@@ -8,13 +8,12 @@ from typing import Any, TypeAlias
 from outrider.v1 import access_pb2
 from outrider.v1 import access_service_pb2 as pb
 from outrider.v1 import access_service_pb2_grpc as pb_grpc
-from server.domain.access import PrincipalKind, Token
+from server.domain.access.principals import PrincipalKind, Token
 from server.domain.errors import InvalidArgument
-from server.services.access import AccessService
-
-from . import convert
-from .auth import current_principal
-from .errors import translate_errors
+from server.rpc import convert
+from server.rpc.auth import current_principal
+from server.rpc.errors import translate_errors
+from server.services.access.credentials import AccessService
 
 Ctx: TypeAlias = Any
 

@@ -3,7 +3,7 @@ a method without a rule is refused."""
 
 from __future__ import annotations
 
-from server.domain.access import Rule, Scope
+from server.domain.access.principals import Rule, Scope
 
 OPERATOR = Rule(Scope.OPERATOR)
 ANY = Rule(Scope.ANY)

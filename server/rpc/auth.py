@@ -15,13 +15,12 @@ from typing import Any
 
 import grpc
 
-from server.domain.access import ANONYMOUS_OPERATOR, Principal, Rule, authorize, principal_from_certificate
+from server.domain.access.principals import ANONYMOUS_OPERATOR, Principal, Rule, authorize, principal_from_certificate
+from server.domain.access.rate import TokenBucket
 from server.domain.errors import OutriderError, PermissionDenied, ResourceExhausted, Unauthenticated
-from server.domain.rate import TokenBucket
-from server.services.access import AccessService
-
-from .access_rules import OPEN_PREFIXES, RULES
-from .errors import abort
+from server.rpc.access_rules import OPEN_PREFIXES, RULES
+from server.rpc.errors import abort
+from server.services.access.credentials import AccessService
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from outrider.v1 import common_pb2, supervisor_pb2
 from server.domain.agents import Agent
-from server.domain.approvals import Approval
-from server.domain.decisions import Decision
+from server.domain.approvals.requests import Approval
 from server.domain.guardrails import GuardrailSpec
+from server.domain.guardrails.decisions import Decision
 
 
 def value_to_py(v: struct_pb2.Value) -> Any:

@@ -11,19 +11,18 @@ from outrider.v1 import recovery_pb2
 from outrider.v1 import recovery_service_pb2 as pb
 from outrider.v1 import recovery_service_pb2_grpc as pb_grpc
 from server.domain.agents import validate_id
-from server.domain.cascade import CascadeAction
 from server.domain.errors import InvalidArgument, NotFound, OutriderError
-from server.domain.kill import KillFilter, KillReason
-from server.domain.recovery import HistoryFilter, RecoveryAction, RecoveryTrigger
-from server.domain.recovery_events import EventFilter
-from server.services.agents import AgentService
-from server.services.control_channel import Connection, StreamEnd
-from server.services.recovery_feature import RecoveryFeature
-
-from . import recovery_convert as rc
-from .auth import current_principal
-from .convert import timestamp
-from .errors import translate_errors
+from server.domain.recovery.cascade import CascadeAction
+from server.domain.recovery.events import EventFilter
+from server.domain.recovery.kill import KillFilter, KillReason
+from server.domain.recovery.ladder import HistoryFilter, RecoveryAction, RecoveryTrigger
+from server.rpc import recovery_convert as rc
+from server.rpc.auth import current_principal
+from server.rpc.convert import timestamp
+from server.rpc.errors import translate_errors
+from server.services.recovery.agents import AgentService
+from server.services.recovery.control_channel import Connection, StreamEnd
+from server.services.recovery.feature import RecoveryFeature
 
 log = logging.getLogger(__name__)
 

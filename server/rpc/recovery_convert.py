@@ -10,10 +10,12 @@ from google.protobuf import duration_pb2, json_format
 
 from outrider.v1 import recovery_pb2 as pb
 from outrider.v1 import safeguard_pb2
-from server.domain.cascade import AgentFailure, Cascade, CascadePolicy
 from server.domain.errors import InvalidArgument
-from server.domain.health import CheckKind, HealthCheckSpec, HealthStatus, MonitoringState, new_check
-from server.domain.kill import (
+from server.domain.recovery.cascade import AgentFailure, Cascade, CascadePolicy
+from server.domain.recovery.control import ControlCommand
+from server.domain.recovery.events import RecoveryEvent, RecoveryEventType
+from server.domain.recovery.health import CheckKind, HealthCheckSpec, HealthStatus, MonitoringState, new_check
+from server.domain.recovery.kill import (
     CompensatingAction,
     HandoffAttempt,
     HandoffPayload,
@@ -24,11 +26,8 @@ from server.domain.kill import (
     Substitute,
     SubstituteScope,
 )
-from server.domain.recovery import AgentRecoveryStatus, Escalation, RecoveryPolicy, RecoveryResult
-from server.domain.recovery_control import ControlCommand
-from server.domain.recovery_events import RecoveryEvent, RecoveryEventType
-
-from .convert import agent_to_pb, dict_to_struct, from_timestamp, struct_to_dict, timestamp
+from server.domain.recovery.ladder import AgentRecoveryStatus, Escalation, RecoveryPolicy, RecoveryResult
+from server.rpc.convert import agent_to_pb, dict_to_struct, from_timestamp, struct_to_dict, timestamp
 
 
 def duration(seconds: float | None) -> duration_pb2.Duration | None:

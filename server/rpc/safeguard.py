@@ -14,19 +14,18 @@ from google.protobuf import struct_pb2
 
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
-from server.domain import plans
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
-from server.domain.leases import validate_key
-from server.services.breakers import BreakerService
-from server.services.budgets import BudgetService
-from server.services.episodes import EpisodeService
-from server.services.leases import LeaseService
-from server.services.reversibility import ReversibilityService
-
-from . import convert
-from . import safeguard_convert as cv
-from .auth import current_principal
-from .errors import translate_errors
+from server.domain.safeguards import plans
+from server.domain.safeguards.leases import validate_key
+from server.rpc import convert
+from server.rpc import safeguard_convert as cv
+from server.rpc.auth import current_principal
+from server.rpc.errors import translate_errors
+from server.services.safeguards.breakers import BreakerService
+from server.services.safeguards.budgets import BudgetService
+from server.services.safeguards.episodes import EpisodeService
+from server.services.safeguards.leases import LeaseService
+from server.services.safeguards.reversibility import ReversibilityService
 
 # grpc ships no type stubs: the servicer context is untyped.
 Ctx: TypeAlias = Any

@@ -8,14 +8,13 @@ from google.protobuf import duration_pb2, struct_pb2
 
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
-from server.domain.breakers import Admission, Breaker, BreakerChange, BreakerConfig, Degradation, Settlement
-from server.domain.budgets import Allocation, BudgetSignal, GlobalBudget, Reservation
-from server.domain.episodes import Episode
-from server.domain.leases import Lease
-from server.domain.plans import Violation
-from server.domain.reversibility import Assessment, CompensatingAction, Rule
-
-from .convert import dict_to_struct, timestamp
+from server.domain.safeguards.breakers import Admission, Breaker, BreakerChange, BreakerConfig, Degradation, Settlement
+from server.domain.safeguards.budgets import Allocation, BudgetSignal, GlobalBudget, Reservation
+from server.domain.safeguards.episodes import Episode
+from server.domain.safeguards.leases import Lease
+from server.domain.safeguards.plans import Violation
+from server.domain.safeguards.reversibility import Assessment, CompensatingAction, Rule
+from server.rpc.convert import dict_to_struct, timestamp
 
 
 def duration(seconds: float | None) -> duration_pb2.Duration | None:

@@ -8,18 +8,17 @@ from typing import Any, TypeAlias
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
-from server.domain.approvals import Approval, ApprovalFilter, ApprovalState, Reviewer
-from server.domain.decisions import DecisionFilter
+from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
-from server.services.agents import AgentService
-from server.services.approvals import ApprovalService
-from server.services.decision_log import DecisionLog
+from server.domain.guardrails.decisions import DecisionFilter
+from server.rpc import convert
+from server.rpc.auth import current_principal
+from server.rpc.errors import translate_errors
+from server.services.approvals.requests import ApprovalService
 from server.services.observability import current_trace_id
-from server.services.supervisor import SupervisorService
-
-from . import convert
-from .auth import current_principal
-from .errors import translate_errors
+from server.services.recovery.agents import AgentService
+from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.decision_log import DecisionLog
 
 # grpc ships no type stubs: the servicer context is untyped.
 Ctx: TypeAlias = Any

@@ -18,7 +18,7 @@ from opentelemetry import propagate
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from .auth import current_principal
+from server.rpc.auth import current_principal
 
 # Server-side codes that are the server's fault (OTel semantic conventions); the rest leave status unset.
 _SERVER_ERRORS = {

@@ -10,8 +10,7 @@ from typing import Any, Protocol
 from server.domain.audit import AuditEntry, AuditRecord, VerifyResult, to_json, verify_chain
 from server.domain.masking import mask
 from server.domain.values import canonical_json
-
-from .ports import Clock
+from server.services.ports import Clock
 
 
 class AuditRepository(Protocol):

@@ -1,4 +1,4 @@
-"""Spans and span events for the use cases, through the OpenTelemetry API only (server/telemetry.py wires the SDK).
+"""Spans and span events for the use cases, through the OpenTelemetry API only (server/telemetry/sdk.py wires the SDK).
 
 Every helper is cheap when the current span is not recording (tracing off or the trace not sampled):
 callers check `recording()` once and skip building attributes.
@@ -18,17 +18,17 @@ from opentelemetry import trace
 from opentelemetry.trace import ProxyTracerProvider, Span, SpanKind, Status, StatusCode
 from opentelemetry.trace import Tracer as Tracer  # re-exported for the services' signatures
 
-from server.domain.approvals import Approval, ApprovalState
-from server.domain.breakers import BreakerChange
-from server.domain.budgets import BudgetSignal
+from server.domain.approvals.requests import Approval, ApprovalState
 from server.domain.guardrails import Guardrail, GuardrailResult, Severity
-from server.domain.recovery_events import RecoveryEvent, RecoveryEventType
-from server.metrics import Metrics
+from server.domain.recovery.events import RecoveryEvent, RecoveryEventType
+from server.domain.safeguards.breakers import BreakerChange
+from server.domain.safeguards.budgets import BudgetSignal
+from server.telemetry.metrics import Metrics
 
 NO_TRACER: Tracer = trace.NoOpTracer()
 PREFIX = "outrider."
 # For use cases that background jobs run too (recovery, kills): the process's provider, which
-# `outrider serve` sets to the sidecar's (server/telemetry.py Telemetry.install_global).
+# `outrider serve` sets to the sidecar's (server/telemetry/sdk.py Telemetry.install_global).
 _PROCESS_TRACER = trace.get_tracer("outrider")
 A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
 

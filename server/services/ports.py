@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from server.domain.access import Token
+from server.domain.access.principals import Token
 from server.domain.agents import Agent
-from server.domain.decisions import Decision, DecisionFilter
 from server.domain.guardrails import GuardrailSpec
+from server.domain.guardrails.decisions import Decision, DecisionFilter
 
 
 class Clock(Protocol):

@@ -2,7 +2,7 @@
 
 Under tests/conformance/run.sh it talks to the sidecar that script started (OUTRIDER_CONFORMANCE_ADDRESS);
 in a plain pytest run it starts its own the same way: tokens issued with `outrider tokens issue` on the
-database first (server.cli_tokens), then the sidecar on tests/conformance/sidecar.yaml.
+database first (server.cli.tokens), then the sidecar on tests/conformance/sidecar.yaml.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import io
 import os
 from pathlib import Path
 
-from server.cli_tokens import run_tokens
+from server.cli.tokens import run_tokens
 from server.config import load_config
 from tests.integration.harness import RunningSidecar
 

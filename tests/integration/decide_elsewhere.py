@@ -10,7 +10,7 @@ from pathlib import Path
 
 from server.bootstrap import build_services
 from server.config import Config
-from server.domain.approvals import Reviewer
+from server.domain.approvals.requests import Reviewer
 
 
 def main() -> None:

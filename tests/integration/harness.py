@@ -18,7 +18,7 @@ from outrider.v1 import (
 )
 from server.bootstrap import Sidecar, build_server
 from server.config import Config
-from server.domain.access import PrincipalKind
+from server.domain.access.principals import PrincipalKind
 
 from .creds import with_token
 

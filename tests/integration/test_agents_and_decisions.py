@@ -11,7 +11,7 @@ from google.protobuf import timestamp_pb2
 from outrider.v1 import common_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.values import digest
-from server.services.decision_log import DecisionLogSettings
+from server.services.supervisor.decision_log import DecisionLogSettings
 
 from .harness import RunningSidecar, make_config
 from .rpc import check, guardrail

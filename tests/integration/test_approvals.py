@@ -14,7 +14,7 @@ import pytest
 
 from outrider.v1 import common_pb2, supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
-from server.domain.approvals import ApprovalState, Reviewer
+from server.domain.approvals.requests import ApprovalState, Reviewer
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config

@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from server.cli_audit import add_audit_parser, run_audit
+from server.cli.audit import add_audit_parser, run_audit
 from server.config import DEFAULT_SENSITIVE_KEYS, Config
 from server.domain.audit import AuditEntry, from_json, verify_chain
 from server.domain.guardrails import Severity, Verdict
 from server.domain.values import digest
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
-from server.services.decision_log import DecisionLog, DecisionLogSettings
-from server.storage.audit_repository import SqlAuditRepository
+from server.services.supervisor.decision_log import DecisionLog, DecisionLogSettings
+from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
-from server.storage.repositories import SqlDecisionRepository
+from server.storage.supervisor.repository import SqlDecisionRepository
 from tests.fakes import FakeClock
 
 SECRETS = ("hunter2-pw", "sk-live-abcdef", "Bearer tok-xyz")

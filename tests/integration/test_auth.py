@@ -26,7 +26,7 @@ from outrider.v1 import (
 from outrider.v1 import access_service_pb2 as apb
 from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_service_pb2 as pb
-from server.domain.access import PrincipalKind, Scope
+from server.domain.access.principals import PrincipalKind, Scope
 from server.rpc.access_rules import RULES
 
 from .creds import with_token

@@ -1,4 +1,5 @@
-"""CheckAction over real gRPC: every rule of seed 000 "Supervisor guardrails", and the trust root."""
+"""CheckAction over real gRPC: every rule of the SupervisorAgent library's "Supervisor guardrails", and the trust
+root."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from console import create_app
-from server.domain.approvals import ApprovalState
+from server.domain.approvals.requests import ApprovalState
 from server.domain.guardrails.base import ActionCall, GuardrailSpec
 from server.domain.guardrails.hitl import Hitl
 

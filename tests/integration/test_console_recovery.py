@@ -23,7 +23,7 @@ from outrider.v1 import common_pb2, recovery_pb2, safeguard_pb2
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_service_pb2 as supb
-from server.domain.breakers import BreakerState
+from server.domain.safeguards.breakers import BreakerState
 
 from .consolekit import add_reviewers, csrf_of, htmx_post, sign_in
 from .harness import RunningSidecar, make_config

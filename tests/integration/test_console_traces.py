@@ -13,9 +13,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from console import create_app
-from server.domain.approvals import Reviewer
-from server.domain.decisions import DecisionFilter
-from server.telemetry_settings import TelemetrySettings
+from server.domain.approvals.requests import Reviewer
+from server.domain.guardrails.decisions import DecisionFilter
+from server.telemetry.settings import TelemetrySettings
 
 from .consolekit import add_hitl, add_reviewers, ask, sign_in
 from .harness import RunningSidecar, make_config

@@ -9,9 +9,9 @@ import urllib.request
 from pathlib import Path
 
 from outrider.v1 import supervisor_service_pb2 as pb
-from server.domain.approvals import Reviewer
-from server.services.decision_log import DecisionLogSettings
-from server.telemetry_settings import TelemetrySettings
+from server.domain.approvals.requests import Reviewer
+from server.services.supervisor.decision_log import DecisionLogSettings
+from server.telemetry.settings import TelemetrySettings
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config

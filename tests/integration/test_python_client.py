@@ -16,8 +16,8 @@ from outrider import (
     PermissionDeniedError,
     UnauthenticatedError,
 )
-from server.domain.access import PrincipalKind
-from server.domain.approvals import ApprovalFilter, Reviewer
+from server.domain.access.principals import PrincipalKind
+from server.domain.approvals.requests import ApprovalFilter, Reviewer
 
 from .harness import RunningSidecar
 from .rpc import guardrail

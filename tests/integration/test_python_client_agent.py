@@ -31,9 +31,9 @@ from outrider import (
 from outrider.v1 import recovery_pb2 as r
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_service_pb2 as spb
-from server.domain.access import PrincipalKind
+from server.domain.access.principals import PrincipalKind
 from server.domain.errors import Unavailable
-from server.domain.recovery_control import CommandOutcome, CommandResult, Delivery
+from server.domain.recovery.control import CommandOutcome, CommandResult, Delivery
 
 from .harness import RunningSidecar
 from .recovery_sim import SimAgent, eventually, ping_check, register, seconds

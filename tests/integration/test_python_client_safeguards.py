@@ -1,4 +1,5 @@
-"""The Python client's safeguard helpers over real gRPC: `Isolator.execute` (seed 000's FailureIsolator with
+"""The Python client's safeguard helpers over real gRPC: `Isolator.execute` (the SupervisorAgent library's
+FailureIsolator with
 exact counts and states, every strategy, half-open probes, a sidecar restart between permit and outcome),
 `lease` (FIFO, fencing, release on error, deadlines, renewal), `Budget` (reserve/settle, the 90% and 100%
 edges, races), `retry` with a seeded RNG around a guarded call, and the asyncio twins."""
@@ -40,8 +41,8 @@ from outrider import (
 )
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
-from server.domain.access import PrincipalKind
-from server.domain.leases import IsolationKey, Scope
+from server.domain.access.principals import PrincipalKind
+from server.domain.safeguards.leases import IsolationKey, Scope
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config
@@ -457,7 +458,7 @@ def test_budget_edges_at_90_and_100_percent(op: Client) -> None:
     b.allocate(1000)
     u = b.consume(899)  # 89.9%: nothing yet
     assert (u.warnings, u.signals, u.over_budget) == ((), (), False)
-    u = b.consume(1)  # exactly 90%: the seed's warning and one SIGWARN
+    u = b.consume(1)  # exactly 90%: the source's warning and one SIGWARN
     assert u.warnings == ("a1 at 90% of its 1000-token allocation",)
     assert [(sig.type, sig.is_global, sig.used, sig.allocated) for sig in u.signals] == [("SIGWARN", False, 900, 1000)]
     u = b.consume(50)  # still above 90%: the warning again, no second SIGWARN (edge-triggered)

@@ -1,4 +1,5 @@
-"""The kill switch with saga handoff over real gRPC (seed 002 sections 4 and 6): intent first, real handoffs
+"""The kill switch with saga handoff over real gRPC (the Agent Governance Toolkit, section 4 and 6): intent first,
+real handoffs
 acked by substitutes, compensation, the termination callback's three outcomes, unconditional unregistration,
 durable history, concurrency."""
 

@@ -1,4 +1,5 @@
-"""The recovery ladder of seed 000 over real gRPC: cooldown, EJECT / ESCALATE / default action, EJECT and
+"""The recovery ladder of the SupervisorAgent library over real gRPC: cooldown, EJECT / ESCALATE / default action,
+EJECT and
 REPLACE effects, RESTART over the control channel, policies, retry counts, history (durable)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Circuit breakers over real gRPC: seed 000's FailureIsolator sequences, probes, permit expiry, the
+"""Circuit breakers over real gRPC: the SupervisorAgent library's FailureIsolator sequences, probes, permit expiry, the
 degradation strategies, ReportOutcomes, the `breaker` guardrail in CheckAction, timers, auth, restarts."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
-from server.domain.breakers import BreakerChange, BreakerState
+from server.domain.safeguards.breakers import BreakerChange, BreakerState
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config

@@ -1,4 +1,5 @@
-"""Token budgets over real gRPC: seed 000's rules, the 90%/100% edges, signals, reservations and their
+"""Token budgets over real gRPC: the SupervisorAgent library's rules, the 90%/100% edges, signals, reservations and
+their
 races, 100 concurrent consumers, restarts, the `budget` guardrail and agent scope."""
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import pytest
 
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
-from server.domain.budgets import BudgetSignal
-from server.services.safeguard_settings import BudgetSettings, SafeguardSettings
+from server.domain.safeguards.budgets import BudgetSignal
+from server.services.safeguards.settings import BudgetSettings, SafeguardSettings
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config

@@ -1,4 +1,5 @@
-"""Execution leases over real gRPC (seed 001): blocking acquire without a thread per waiter, FIFO,
+"""Execution leases over real gRPC (the SandboxExecutionGuard contract): blocking acquire without a thread per
+waiter, FIFO,
 fencing, expiry handed to the next waiter, deadlines and cancellation, revocation, restarts, auth."""
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import pytest
 
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
-from server.domain.leases import IsolationKey, Scope, SlotPolicy, parse_slot_rules
-from server.services.safeguard_settings import LeaseSettings, SafeguardSettings
+from server.domain.safeguards.leases import IsolationKey, Scope, SlotPolicy, parse_slot_rules
+from server.services.safeguards.settings import LeaseSettings, SafeguardSettings
 from tests.fakes import FakeClock
 
 from .harness import RunningSidecar, make_config

@@ -12,7 +12,7 @@ from outrider.v1 import common_pb2
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
-from server.services.safeguard_settings import SafeguardSettings
+from server.services.safeguards.settings import SafeguardSettings
 
 from .harness import RunningSidecar, make_config
 from .rpc import struct

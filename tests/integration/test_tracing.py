@@ -16,10 +16,10 @@ import grpc
 import pytest
 
 from outrider.v1 import supervisor_service_pb2_grpc
-from server.domain.approvals import Reviewer
-from server.domain.decisions import DecisionFilter
+from server.domain.approvals.requests import Reviewer
+from server.domain.guardrails.decisions import DecisionFilter
 from server.logs import TraceContextFilter
-from server.telemetry_settings import TelemetrySettings
+from server.telemetry.settings import TelemetrySettings
 
 from .harness import RunningSidecar, make_config
 from .jaeger import Jaeger, free_port, jaeger_fixture  # noqa: F401  (the fixture)
@@ -197,7 +197,7 @@ def test_log_lines_inside_a_span_carry_its_trace_and_span_ids(tmp_path: Path) ->
 
     handler = Keep()
     handler.addFilter(TraceContextFilter())
-    logger = logging.getLogger("server.services.supervisor")
+    logger = logging.getLogger("server.services.supervisor.chain")
     logger.addHandler(handler)
     level = logger.level
     logger.setLevel(logging.INFO)

@@ -14,13 +14,13 @@ from sqlalchemy import Engine, text
 
 from server.__main__ import main
 from server.config import DEFAULT_SENSITIVE_KEYS
+from server.domain.access.users import Role
 from server.domain.errors import AlreadyExists, FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
-from server.domain.users import Role
+from server.services.access.users import UserService
 from server.services.audit import AuditTrail
-from server.services.users import UserService
-from server.storage.audit_repository import SqlAuditRepository
+from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
-from server.storage.users_repository import SqlSettingsRepository, SqlUserRepository
 from tests.fakes import FakeClock
 
 PW = "correct horse battery"
@@ -184,7 +184,7 @@ def test_users_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
 
 
 def test_users_parser_needs_a_role() -> None:
-    from server.cli_users import add_users_parser
+    from server.cli.users import add_users_parser
 
     parser = argparse.ArgumentParser()
     add_users_parser(parser.add_subparsers(dest="command"), lambda p: None)

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from server.domain.breakers import Breaker, BreakerConfig
-from server.domain.budgets import Allocation, GlobalBudget, Reservation
-from server.domain.episodes import Episode
-from server.domain.leases import Lease, LeaseState
+from server.domain.safeguards.breakers import Breaker, BreakerConfig
+from server.domain.safeguards.budgets import Allocation, GlobalBudget, Reservation
+from server.domain.safeguards.episodes import Episode
+from server.domain.safeguards.leases import Lease, LeaseState
 from server.services.ports import Page
 
 

@@ -1,4 +1,4 @@
-"""The combination rules of seed 000 "Supervisor guardrails", on the pure ChainRun."""
+"""The combination rules of the SupervisorAgent library's "Supervisor guardrails", on the pure ChainRun."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pure recovery rules: the seed's ladder and cooldown, the handoff state machine, the cascade window,
+"""The pure recovery rules: the source's ladder and cooldown, the handoff state machine, the cascade window,
 kill ids, policy parsing, and the storage codec."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from server.config import ConfigError, load_config
-from server.domain.cascade import (
+from server.domain.errors import InvalidArgument
+from server.domain.recovery.cascade import (
     AgentFailure,
     CascadeAction,
     CascadePolicy,
@@ -18,9 +19,9 @@ from server.domain.cascade import (
     chain_root,
     parse_cascade_policy,
 )
-from server.domain.errors import InvalidArgument
-from server.domain.health import CheckKind, heartbeat_verdict, new_check
-from server.domain.kill import (
+from server.domain.recovery.codec import from_json, to_json
+from server.domain.recovery.health import CheckKind, heartbeat_verdict, new_check
+from server.domain.recovery.kill import (
     CompensatingAction,
     HandoffStatus,
     KillReason,
@@ -36,7 +37,7 @@ from server.domain.kill import (
     start_kill,
     with_handoff,
 )
-from server.domain.recovery import (
+from server.domain.recovery.ladder import (
     RecoveryAction,
     RecoveryPolicy,
     RecoveryResult,
@@ -47,8 +48,7 @@ from server.domain.recovery import (
     plan_attempt,
     state_after,
 )
-from server.domain.recovery_codec import from_json, to_json
-from server.services.recovery_feature import parse_recovery_settings
+from server.services.recovery.feature import parse_recovery_settings
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 A = RecoveryAction

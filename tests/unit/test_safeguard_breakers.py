@@ -1,4 +1,5 @@
-"""Circuit breakers: seed 000's FailureIsolator rules on the pure state machine and on the service."""
+"""Circuit breakers: the SupervisorAgent library's FailureIsolator rules on the pure state machine and on the
+service."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from server.domain import breakers as rules
-from server.domain.breakers import Breaker, BreakerConfig, BreakerState, Directive, Outcome, Strategy
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Unavailable
-from server.services.breakers import BreakerService, CascadeReporter
-from server.services.safeguard_settings import BreakerSettings
+from server.domain.safeguards import breakers as rules
+from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState, Directive, Outcome, Strategy
+from server.services.safeguards.breakers import BreakerService, CascadeReporter
+from server.services.safeguards.settings import BreakerSettings
 from tests.fakes import FakeClock
 
 from .safeguard_fakes import MemoryAudit, MemorySafeguards

@@ -1,4 +1,5 @@
-"""Token budgets: seed 000's TokenBudget rules, reservations, priorities and edge-triggered signals."""
+"""Token budgets: the SupervisorAgent library's TokenBudget rules, reservations, priorities and edge-triggered
+signals."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from server.domain.budgets import BudgetSignal, Priority, ReservationState, SignalType
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from server.services.budgets import BudgetService, describe
-from server.services.safeguard_settings import BudgetSettings
+from server.domain.safeguards.budgets import BudgetSignal, Priority, ReservationState, SignalType
+from server.services.safeguards.budgets import BudgetService, describe
+from server.services.safeguards.settings import BudgetSettings
 from tests.fakes import FakeClock
 
 from .safeguard_fakes import MemoryAudit, MemorySafeguards

@@ -1,4 +1,5 @@
-"""Execution leases (seed 001): slots per key, FIFO waiters, fencing, expiry, cancellation, revocation."""
+"""Execution leases (the SandboxExecutionGuard contract): slots per key, FIFO waiters, fencing, expiry, cancellation,
+revocation."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 import pytest
 
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
-from server.domain.leases import IsolationKey, LeaseState, Scope, SlotPolicy, parse_slot_rules, validate_key
-from server.services.leases import LeaseService
-from server.services.safeguard_settings import LeaseSettings
+from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope, SlotPolicy, parse_slot_rules, validate_key
+from server.services.safeguards.leases import LeaseService
+from server.services.safeguards.settings import LeaseSettings
 from tests.fakes import FakeClock
 
 from .safeguard_fakes import MemoryAudit, MemorySafeguards

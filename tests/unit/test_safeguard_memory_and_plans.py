@@ -1,4 +1,5 @@
-"""Episodic memory (seed 000), reversibility (seed 002 s. 8), plan validation (seed 002 s. 5) and the
+"""Episodic memory (the SupervisorAgent library), reversibility (the Agent Governance Toolkit's s. 8), plan
+validation (the Agent Governance Toolkit's s. 5) and the
 `safeguards:` / `reversibility:` configuration."""
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from typing import Any
 import pytest
 
 from server.config import ConfigError, from_file
-from server.domain.breakers import Strategy
-from server.domain.budgets import Priority
-from server.domain.episodes import Episode, EpisodeLog
 from server.domain.errors import InvalidArgument
-from server.domain.plans import Step, ViolationType, validate
-from server.domain.reversibility import BUILTIN, Effectiveness, Level, assess, parse_rules, rules_in_effect
-from server.services.episodes import EpisodeService
-from server.services.safeguard_settings import parse_safeguards
+from server.domain.safeguards.breakers import Strategy
+from server.domain.safeguards.budgets import Priority
+from server.domain.safeguards.episodes import Episode, EpisodeLog
+from server.domain.safeguards.plans import Step, ViolationType, validate
+from server.domain.safeguards.reversibility import BUILTIN, Effectiveness, Level, assess, parse_rules, rules_in_effect
+from server.services.safeguards.episodes import EpisodeService
+from server.services.safeguards.settings import parse_safeguards
 from tests.fakes import FakeClock
 
 from .safeguard_fakes import MemorySafeguards

@@ -16,11 +16,11 @@ from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased,
 from opentelemetry.trace import SpanKind
 
 from server.logs import TraceContextFilter
-from server.metrics import Metrics
-from server.prometheus import render
-from server.telemetry import Telemetry, build_telemetry, metric_exporter, sampler, span_exporter
-from server.telemetry_settings import TelemetrySettings
-from server.trace_buffer import WIDTH, RecentTraces
+from server.telemetry.metrics import Metrics
+from server.telemetry.prometheus import render
+from server.telemetry.sdk import Telemetry, build_telemetry, metric_exporter, sampler, span_exporter
+from server.telemetry.settings import TelemetrySettings
+from server.telemetry.trace_buffer import WIDTH, RecentTraces
 
 
 def test_samplers_by_their_standard_names() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from server.domain.access.users import FailureThrottle, Role, parse_groups, validate_name, validate_password
 from server.domain.errors import InvalidArgument
-from server.domain.users import FailureThrottle, Role, parse_groups, validate_name, validate_password
 
 
 def test_roles_are_ordered() -> None:

@@ -1,4 +1,5 @@
-"""Seed 000's token budget: reserve, settle with what was used, warnings from 90%, usage beyond the budget.
+"""the SupervisorAgent library's token budget: reserve, settle with what was used, warnings from 90%, usage beyond
+the budget.
 
 .venv/bin/python clients/python/examples/budget.py     # against `make run`
 """

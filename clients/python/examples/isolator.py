@@ -1,4 +1,4 @@
-"""Seed 000's FailureIsolator: a flaky dependency behind a circuit breaker that the sidecar keeps.
+"""the SupervisorAgent library's FailureIsolator: a flaky dependency behind a circuit breaker that the sidecar keeps.
 
 .venv/bin/python clients/python/examples/isolator.py     # against `make run`
 """

@@ -1,4 +1,5 @@
-"""Seed 001's execution guard: one slot per user; a second worker waits its turn; fencing tokens grow.
+"""the SandboxExecutionGuard contract's execution guard: one slot per user; a second worker waits its turn; fencing
+tokens grow.
 
 .venv/bin/python clients/python/examples/lease.py     # against `make run`
 """

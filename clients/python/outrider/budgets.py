@@ -1,4 +1,5 @@
-"""`Budget`: one agent's token budget (seed 000 TokenBudget), plus reservations that settle themselves.
+"""`Budget`: one agent's token budget (the SupervisorAgent library's TokenBudget), plus reservations that settle
+themselves.
 
     b = Budget(client, "worker-1")
     if b.can_consume(2_000):

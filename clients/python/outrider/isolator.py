@@ -1,4 +1,4 @@
-"""`Isolator`: seed 000's FailureIsolator, with each key's circuit breaker kept by the sidecar.
+"""`Isolator`: the SupervisorAgent library's FailureIsolator, with each key's circuit breaker kept by the sidecar.
 
     isolator = Isolator(client)
     reply = isolator.execute("worker-1:llm", lambda: call_model(q), fallback=lambda: "try again later")
@@ -155,7 +155,8 @@ def _degraded(
 
 
 class Isolator:
-    """FailureIsolator (seed 000) over a sync `Client`; every process guarding a key shares its breaker."""
+    """FailureIsolator (the SupervisorAgent library) over a sync `Client`; every process guarding a key shares its
+    breaker."""
 
     def __init__(self, client: Client, *, cache_results: bool = True) -> None:
         self.client = client

@@ -1,4 +1,4 @@
-"""`lease`: hold an execution slot of an isolation key for a block (seed 001 SandboxExecutionGuard).
+"""`lease`: hold an execution slot of an isolation key for a block (the SandboxExecutionGuard contract).
 
     with lease(client, "user", "u-42", agent_id="worker-1") as held:
         write(resource, fencing_token=held.fencing_token)

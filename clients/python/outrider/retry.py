@@ -1,4 +1,4 @@
-"""`retry`: exponential backoff with jitter (seed 002), for sync and async functions.
+"""`retry`: exponential backoff with jitter (the Agent Governance Toolkit), for sync and async functions.
 
 The n-th retry waits ``base * 2 ** (n - 1)`` seconds, multiplied by a jitter factor drawn from
 [0.5, 1.5), capped at ``max_delay`` when given. ``max_attempts`` counts the first call.

@@ -1,8 +1,8 @@
-"""`sandboxed`: run a function on its own thread under a timeout (seed 000 SandboxedExecution).
+"""`sandboxed`: run a function on its own thread under a timeout (the SupervisorAgent library's SandboxedExecution).
 
 It never raises: a timeout, an interruption or an exception gives ``completed=False`` with an error
 message. ``read_only`` prefixes a string task with ``[READ-ONLY MODE]`` — an instruction to the model,
-not an enforced restriction, exactly as in the seed.
+not an enforced restriction, exactly as in the source.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def sandboxed(
     except concurrent.futures.TimeoutError:
         future.cancel()
         return SandboxResult(None, False, time.monotonic() - started, f"timed out after {timeout:g}s")
-    except BaseException as exc:  # the seed: interruptions and exceptions are results, never raised
+    except BaseException as exc:  # the source: interruptions and exceptions are results, never raised
         return SandboxResult(None, False, time.monotonic() - started, f"{type(exc).__name__}: {exc}")
     finally:
         # A timed-out function keeps its thread until it returns; we do not wait for it.

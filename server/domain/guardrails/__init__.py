@@ -1,8 +1,8 @@
 """The guardrail chain: verdicts, the kinds of guardrail, and the rules that combine them."""
 
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
-from .chain import ChainRun, Verdict, evaluation_order
-from .factory import KINDS, build_guardrail
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
+from server.domain.guardrails.chain import ChainRun, Verdict, evaluation_order
+from server.domain.guardrails.factory import KINDS, build_guardrail
 
 __all__ = [
     "KINDS",

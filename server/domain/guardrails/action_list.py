@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import InvalidArgument
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .options import Options
-from .patterns import GlobSet
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.options import Options
+from server.domain.guardrails.patterns import GlobSet
 
 
 class ActionList(Guardrail):

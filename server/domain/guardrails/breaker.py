@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import fnmatch
 
-from ..breakers import Admission, Directive
-from ..errors import FailedPrecondition
-from ..values import format_number
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
-from .deps import PermitSource
-from .options import Options
+from server.domain.errors import FailedPrecondition
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
+from server.domain.guardrails.deps import PermitSource
+from server.domain.guardrails.options import Options
+from server.domain.safeguards.breakers import Admission, Directive
+from server.domain.values import format_number
 
 
 class BreakerGuardrail(Guardrail):

@@ -7,12 +7,12 @@ allowed (as `cost_cap`, only numbers count). Allowed with a WARNING when the age
 
 from __future__ import annotations
 
-from ..budgets import WARN_FRACTION
-from ..errors import FailedPrecondition, InvalidArgument
-from ..values import format_number, is_number
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .deps import BudgetGate
-from .options import Options
+from server.domain.errors import FailedPrecondition, InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.deps import BudgetGate
+from server.domain.guardrails.options import Options
+from server.domain.safeguards.budgets import WARN_FRACTION
+from server.domain.values import format_number, is_number
 
 
 class BudgetGuardrail(Guardrail):

@@ -1,4 +1,4 @@
-"""How a chain's results combine (seed 000, "Supervisor guardrails"), kept apart from how checks run.
+"""How a chain's results combine (the SupervisorAgent library, "Supervisor guardrails"), kept apart from how checks run.
 
 No guardrails: allow. In order: the first result that is not allowed is returned at once and later
 guardrails do not run; an error counts as a block `Guardrail error: <message>`; a warning is kept and
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .base import Guardrail, GuardrailResult, Severity
+from server.domain.guardrails.base import Guardrail, GuardrailResult, Severity
 
 
 @dataclass(frozen=True, slots=True)

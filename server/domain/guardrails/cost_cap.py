@@ -1,11 +1,12 @@
-"""`cost_cap`: block when a numeric context value is above a cap (the CostCap example of seed 000)."""
+"""`cost_cap`: block when a numeric context value is above a cap (the CostCap example of the SupervisorAgent
+library)."""
 
 from __future__ import annotations
 
-from ..errors import InvalidArgument
-from ..values import format_number, is_number
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .options import Options
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.options import Options
+from server.domain.values import format_number, is_number
 
 
 class CostCap(Guardrail):
@@ -22,7 +23,7 @@ class CostCap(Guardrail):
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         value = call.context.get(self.key)
-        # As in the seed, only numbers count: a missing or non-numeric value is allowed.
+        # As in the source, only numbers count: a missing or non-numeric value is allowed.
         if is_number(value) and float(value) > self.max:  # type: ignore[arg-type]
             return GuardrailResult.blocked(f"Cost {format_number(value)} is over the cap")  # type: ignore[arg-type]
         return GuardrailResult.allow()

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..breakers import Admission
-from ..budgets import Fit
+from server.domain.safeguards.breakers import Admission
+from server.domain.safeguards.budgets import Fit
 
 
 class PermitSource(Protocol):
-    """The circuit breakers (server/services/breakers.py)."""
+    """The circuit breakers (server/services/safeguards/breakers.py)."""
 
     def guardrail_permit(self, key: str) -> Admission:
         """Take a permit for `key` (in memory; durable before the CheckAction answer is sent)."""
@@ -25,7 +25,7 @@ class PermitSource(Protocol):
 
 
 class BudgetGate(Protocol):
-    """The token budgets (server/services/budgets.py)."""
+    """The token budgets (server/services/safeguards/budgets.py)."""
 
     def can_consume(self, agent_id: str, tokens: int) -> Fit: ...
 

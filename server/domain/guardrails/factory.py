@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidArgument, Unimplemented
-from .action_list import ActionList
-from .base import Guardrail, GuardrailSpec
-from .breaker import BreakerGuardrail
-from .budget import BudgetGuardrail
-from .cost_cap import CostCap
-from .deps import GuardrailDeps
-from .hitl import Hitl
-from .plugin import Plugin, PluginLoader
-from .rate_limit import RateLimit
-from .trust_root import TrustRoot
+from server.domain.errors import InvalidArgument, Unimplemented
+from server.domain.guardrails.action_list import ActionList
+from server.domain.guardrails.base import Guardrail, GuardrailSpec
+from server.domain.guardrails.breaker import BreakerGuardrail
+from server.domain.guardrails.budget import BudgetGuardrail
+from server.domain.guardrails.cost_cap import CostCap
+from server.domain.guardrails.deps import GuardrailDeps
+from server.domain.guardrails.hitl import Hitl
+from server.domain.guardrails.plugin import Plugin, PluginLoader
+from server.domain.guardrails.rate_limit import RateLimit
+from server.domain.guardrails.trust_root import TrustRoot
 
 _SIMPLE: dict[str, type[Guardrail]] = {
     TrustRoot.kind: TrustRoot,

@@ -1,4 +1,4 @@
-"""`hitl`: human approval (seed 000 "Human approval").
+"""`hitl`: human approval (the SupervisorAgent library's "Human approval").
 
 An action matches when it *contains* any pattern, ignoring case (`deploy` matches `redeploy-cache`);
 non-matching actions are allowed. A matching action waits for a reviewer: the waiting itself is the
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..approvals import ApprovalPolicy
-from ..errors import InvalidArgument
-from ..values import is_number, parse_duration
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .options import Options
+from server.domain.approvals.requests import ApprovalPolicy
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.options import Options
+from server.domain.values import is_number, parse_duration
 
 DEFAULT_NAME = "hitl-approval"
 # Levels from the reversibility assessment that require approval when `reversibility: true`.

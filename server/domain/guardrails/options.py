@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from ..errors import InvalidArgument
-from .base import GuardrailSpec
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import GuardrailSpec
 
 _MISSING = object()
 

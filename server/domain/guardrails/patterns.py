@@ -6,7 +6,7 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from ..errors import InvalidArgument
+from server.domain.errors import InvalidArgument
 
 
 class GlobSet:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..values import parse_duration
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
-from .options import Options
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
+from server.domain.guardrails.options import Options
+from server.domain.values import parse_duration
 
 PluginLoader = Callable[[str], Any]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from collections import deque
 
-from ..errors import InvalidArgument
-from ..values import format_number, is_number, parse_duration
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .options import Options
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.options import Options
+from server.domain.values import format_number, is_number, parse_duration
 
 _ALLOW = GuardrailResult.allow()
 

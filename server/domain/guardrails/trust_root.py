@@ -1,4 +1,4 @@
-"""`trust_root`: the deterministic authority (seed 002, section 9) that runs before every guardrail.
+"""`trust_root`: the deterministic authority (the Agent Governance Toolkit, section 9) that runs before every guardrail.
 
 It scans the action and *every* string leaf of the context: nested maps, lists, map keys, and bytes
 decoded as UTF-8 with backslash escapes, so nothing hides inside a structure or an encoding.
@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
-from .options import Options
-from .patterns import GlobSet, compile_regexes
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.options import Options
+from server.domain.guardrails.patterns import GlobSet, compile_regexes
 
 _SCALARS = (bool, int, float, type(None))
 

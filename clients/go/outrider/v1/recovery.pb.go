@@ -538,7 +538,7 @@ func (RecoveryEventType) EnumDescriptor() ([]byte, []int) {
 }
 
 // Ask the agent over its control channel: a PING command that must be acked
-// within `timeout` (the seed's `agent.chat("ping")`). Not connected, a
+// within `timeout` (the source's `agent.chat("ping")`). Not connected, a
 // FAILURE ack or no ack in time: unhealthy.
 type PingCheck struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1042,7 +1042,7 @@ type RecoveryPolicy struct {
 	// The action below both thresholds. Default RESTART.
 	DefaultAction RecoveryAction `protobuf:"varint,5,opt,name=default_action,json=defaultAction,proto3,enum=outrider.v1.RecoveryAction" json:"default_action,omitempty"`
 	// Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-	// policy file) or "builtin" (the seed defaults).
+	// policy file) or "builtin" (the source defaults).
 	Source        string                 `protobuf:"bytes,6,opt,name=source,proto3" json:"source,omitempty"`
 	UpdateTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=update_time,json=updateTime,proto3" json:"update_time,omitempty"`
 	unknownFields protoimpl.UnknownFields

@@ -143,7 +143,7 @@ type RecoveryServiceClient interface {
 	// Paginated. INVALID_ARGUMENT: negative page_size, bad page_token,
 	// end_time before start_time.
 	GetRecoveryHistory(ctx context.Context, in *GetRecoveryHistoryRequest, opts ...grpc.CallOption) (*GetRecoveryHistoryResponse, error)
-	// The agent's retry count; 0 for an agent without attempts (as the seed).
+	// The agent's retry count; 0 for an agent without attempts (as the source).
 	// INVALID_ARGUMENT: empty agent_id.
 	GetRetryCount(ctx context.Context, in *GetRetryCountRequest, opts ...grpc.CallOption) (*GetRetryCountResponse, error)
 	// Kill switch with saga handoff.
@@ -604,7 +604,7 @@ type RecoveryServiceServer interface {
 	// Paginated. INVALID_ARGUMENT: negative page_size, bad page_token,
 	// end_time before start_time.
 	GetRecoveryHistory(context.Context, *GetRecoveryHistoryRequest) (*GetRecoveryHistoryResponse, error)
-	// The agent's retry count; 0 for an agent without attempts (as the seed).
+	// The agent's retry count; 0 for an agent without attempts (as the source).
 	// INVALID_ARGUMENT: empty agent_id.
 	GetRetryCount(context.Context, *GetRetryCountRequest) (*GetRetryCountResponse, error)
 	// Kill switch with saga handoff.

@@ -159,7 +159,7 @@ type SafeguardServiceClient interface {
 	// priority rule above). False, not an error, for an agent without an
 	// allocation. INVALID_ARGUMENT: empty agent_id, tokens <= 0.
 	CanConsume(ctx context.Context, in *CanConsumeRequest, opts ...grpc.CallOption) (*CanConsumeResponse, error)
-	// The agent's remaining tokens; 0 without an allocation (as the seed).
+	// The agent's remaining tokens; 0 without an allocation (as the source).
 	// INVALID_ARGUMENT: empty agent_id.
 	Remaining(ctx context.Context, in *RemainingRequest, opts ...grpc.CallOption) (*RemainingResponse, error)
 	// The global budget's remaining tokens.
@@ -171,7 +171,7 @@ type SafeguardServiceClient interface {
 	GlobalUsagePercent(ctx context.Context, in *GlobalUsagePercentRequest, opts ...grpc.CallOption) (*GlobalUsagePercentResponse, error)
 	// The agent's allocation with its counts. NOT_FOUND: no allocation.
 	GetAllocation(ctx context.Context, in *GetAllocationRequest, opts ...grpc.CallOption) (*GetAllocationResponse, error)
-	// Every allocation ordered by agent id, and the global budget (the seed's
+	// Every allocation ordered by agent id, and the global budget (the source's
 	// allAllocations). Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAllocations(ctx context.Context, in *ListAllocationsRequest, opts ...grpc.CallOption) (*ListAllocationsResponse, error)
@@ -709,7 +709,7 @@ type SafeguardServiceServer interface {
 	// priority rule above). False, not an error, for an agent without an
 	// allocation. INVALID_ARGUMENT: empty agent_id, tokens <= 0.
 	CanConsume(context.Context, *CanConsumeRequest) (*CanConsumeResponse, error)
-	// The agent's remaining tokens; 0 without an allocation (as the seed).
+	// The agent's remaining tokens; 0 without an allocation (as the source).
 	// INVALID_ARGUMENT: empty agent_id.
 	Remaining(context.Context, *RemainingRequest) (*RemainingResponse, error)
 	// The global budget's remaining tokens.
@@ -721,7 +721,7 @@ type SafeguardServiceServer interface {
 	GlobalUsagePercent(context.Context, *GlobalUsagePercentRequest) (*GlobalUsagePercentResponse, error)
 	// The agent's allocation with its counts. NOT_FOUND: no allocation.
 	GetAllocation(context.Context, *GetAllocationRequest) (*GetAllocationResponse, error)
-	// Every allocation ordered by agent id, and the global budget (the seed's
+	// Every allocation ordered by agent id, and the global budget (the source's
 	// allAllocations). Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAllocations(context.Context, *ListAllocationsRequest) (*ListAllocationsResponse, error)

@@ -361,7 +361,7 @@ class RecoveryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetRetryCount(self, request, context):
-        """The agent's retry count; 0 for an agent without attempts (as the seed).
+        """The agent's retry count; 0 for an agent without attempts (as the source).
         INVALID_ARGUMENT: empty agent_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -136,7 +136,7 @@ class RecoveryServiceStub:
     end_time before start_time.
     """
     GetRetryCount: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.GetRetryCountRequest, _recovery_service_pb2.GetRetryCountResponse]
-    """The agent's retry count; 0 for an agent without attempts (as the seed).
+    """The agent's retry count; 0 for an agent without attempts (as the source).
     INVALID_ARGUMENT: empty agent_id.
     """
     Kill: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.KillRequest, _recovery_service_pb2.KillResponse]
@@ -319,7 +319,7 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     end_time before start_time.
     """
     GetRetryCount: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.GetRetryCountRequest, _recovery_service_pb2.GetRetryCountResponse]  # type: ignore[assignment]
-    """The agent's retry count; 0 for an agent without attempts (as the seed).
+    """The agent's retry count; 0 for an agent without attempts (as the source).
     INVALID_ARGUMENT: empty agent_id.
     """
     Kill: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.KillRequest, _recovery_service_pb2.KillResponse]  # type: ignore[assignment]
@@ -601,7 +601,7 @@ class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _recovery_service_pb2.GetRetryCountRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_recovery_service_pb2.GetRetryCountResponse, _abc.Awaitable[_recovery_service_pb2.GetRetryCountResponse]]:
-        """The agent's retry count; 0 for an agent without attempts (as the seed).
+        """The agent's retry count; 0 for an agent without attempts (as the source).
         INVALID_ARGUMENT: empty agent_id.
         """
 

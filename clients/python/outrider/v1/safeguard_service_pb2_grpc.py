@@ -387,7 +387,7 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Remaining(self, request, context):
-        """The agent's remaining tokens; 0 without an allocation (as the seed).
+        """The agent's remaining tokens; 0 without an allocation (as the source).
         INVALID_ARGUMENT: empty agent_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -424,7 +424,7 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListAllocations(self, request, context):
-        """Every allocation ordered by agent id, and the global budget (the seed's
+        """Every allocation ordered by agent id, and the global budget (the source's
         allAllocations). Paginated.
         INVALID_ARGUMENT: negative page_size, bad page_token.
         """

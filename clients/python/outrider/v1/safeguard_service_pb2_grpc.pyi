@@ -146,7 +146,7 @@ class SafeguardServiceStub:
     allocation. INVALID_ARGUMENT: empty agent_id, tokens <= 0.
     """
     Remaining: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.RemainingRequest, _safeguard_service_pb2.RemainingResponse]
-    """The agent's remaining tokens; 0 without an allocation (as the seed).
+    """The agent's remaining tokens; 0 without an allocation (as the source).
     INVALID_ARGUMENT: empty agent_id.
     """
     GlobalRemaining: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.GlobalRemainingRequest, _safeguard_service_pb2.GlobalRemainingResponse]
@@ -160,7 +160,7 @@ class SafeguardServiceStub:
     GetAllocation: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.GetAllocationRequest, _safeguard_service_pb2.GetAllocationResponse]
     """The agent's allocation with its counts. NOT_FOUND: no allocation."""
     ListAllocations: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.ListAllocationsRequest, _safeguard_service_pb2.ListAllocationsResponse]
-    """Every allocation ordered by agent id, and the global budget (the seed's
+    """Every allocation ordered by agent id, and the global budget (the source's
     allAllocations). Paginated.
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
@@ -373,7 +373,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     allocation. INVALID_ARGUMENT: empty agent_id, tokens <= 0.
     """
     Remaining: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.RemainingRequest, _safeguard_service_pb2.RemainingResponse]  # type: ignore[assignment]
-    """The agent's remaining tokens; 0 without an allocation (as the seed).
+    """The agent's remaining tokens; 0 without an allocation (as the source).
     INVALID_ARGUMENT: empty agent_id.
     """
     GlobalRemaining: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.GlobalRemainingRequest, _safeguard_service_pb2.GlobalRemainingResponse]  # type: ignore[assignment]
@@ -387,7 +387,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     GetAllocation: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.GetAllocationRequest, _safeguard_service_pb2.GetAllocationResponse]  # type: ignore[assignment]
     """The agent's allocation with its counts. NOT_FOUND: no allocation."""
     ListAllocations: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.ListAllocationsRequest, _safeguard_service_pb2.ListAllocationsResponse]  # type: ignore[assignment]
-    """Every allocation ordered by agent id, and the global budget (the seed's
+    """Every allocation ordered by agent id, and the global budget (the source's
     allAllocations). Paginated.
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
@@ -681,7 +681,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.RemainingRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.RemainingResponse, _abc.Awaitable[_safeguard_service_pb2.RemainingResponse]]:
-        """The agent's remaining tokens; 0 without an allocation (as the seed).
+        """The agent's remaining tokens; 0 without an allocation (as the source).
         INVALID_ARGUMENT: empty agent_id.
         """
 
@@ -725,7 +725,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.ListAllocationsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.ListAllocationsResponse, _abc.Awaitable[_safeguard_service_pb2.ListAllocationsResponse]]:
-        """Every allocation ordered by agent id, and the global budget (the seed's
+        """Every allocation ordered by agent id, and the global budget (the source's
         allAllocations). Paginated.
         INVALID_ARGUMENT: negative page_size, bad page_token.
         """

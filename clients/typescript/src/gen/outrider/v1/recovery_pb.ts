@@ -20,7 +20,7 @@ export const file_outrider_v1_recovery: GenFile = /*@__PURE__*/
 
 /**
  * Ask the agent over its control channel: a PING command that must be acked
- * within `timeout` (the seed's `agent.chat("ping")`). Not connected, a
+ * within `timeout` (the source's `agent.chat("ping")`). Not connected, a
  * FAILURE ack or no ack in time: unhealthy.
  *
  * @generated from message outrider.v1.PingCheck
@@ -302,7 +302,7 @@ export type RecoveryPolicy = Message<"outrider.v1.RecoveryPolicy"> & {
 
   /**
    * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-   * policy file) or "builtin" (the seed defaults).
+   * policy file) or "builtin" (the source defaults).
    *
    * @generated from field: string source = 6;
    */

@@ -1624,7 +1624,7 @@ export const RecoveryService: GenService<{
     output: typeof GetRecoveryHistoryResponseSchema;
   },
   /**
-   * The agent's retry count; 0 for an agent without attempts (as the seed).
+   * The agent's retry count; 0 for an agent without attempts (as the source).
    * INVALID_ARGUMENT: empty agent_id.
    *
    * @generated from rpc outrider.v1.RecoveryService.GetRetryCount

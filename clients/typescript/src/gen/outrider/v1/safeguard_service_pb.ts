@@ -1955,7 +1955,7 @@ export const SafeguardService: GenService<{
     output: typeof CanConsumeResponseSchema;
   },
   /**
-   * The agent's remaining tokens; 0 without an allocation (as the seed).
+   * The agent's remaining tokens; 0 without an allocation (as the source).
    * INVALID_ARGUMENT: empty agent_id.
    *
    * @generated from rpc outrider.v1.SafeguardService.Remaining
@@ -2007,7 +2007,7 @@ export const SafeguardService: GenService<{
     output: typeof GetAllocationResponseSchema;
   },
   /**
-   * Every allocation ordered by agent id, and the global budget (the seed's
+   * Every allocation ordered by agent id, and the global budget (the source's
    * allAllocations). Paginated.
    * INVALID_ARGUMENT: negative page_size, bad page_token.
    *

@@ -8,7 +8,7 @@ package dev.outrider.v1;
 /**
  * <pre>
  * Ask the agent over its control channel: a PING command that must be acked
- * within `timeout` (the seed's `agent.chat("ping")`). Not connected, a
+ * within `timeout` (the source's `agent.chat("ping")`). Not connected, a
  * FAILURE ack or no ack in time: unhealthy.
  * </pre>
  *
@@ -262,7 +262,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * Ask the agent over its control channel: a PING command that must be acked
-   * within `timeout` (the seed's `agent.chat("ping")`). Not connected, a
+   * within `timeout` (the source's `agent.chat("ping")`). Not connected, a
    * FAILURE ack or no ack in time: unhealthy.
    * </pre>
    *

@@ -229,7 +229,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-   * policy file) or "builtin" (the seed defaults).
+   * policy file) or "builtin" (the source defaults).
    * </pre>
    *
    * <code>string source = 6 [json_name = "source"];</code>
@@ -251,7 +251,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-   * policy file) or "builtin" (the seed defaults).
+   * policy file) or "builtin" (the source defaults).
    * </pre>
    *
    * <code>string source = 6 [json_name = "source"];</code>
@@ -1228,7 +1228,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-     * policy file) or "builtin" (the seed defaults).
+     * policy file) or "builtin" (the source defaults).
      * </pre>
      *
      * <code>string source = 6 [json_name = "source"];</code>
@@ -1249,7 +1249,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-     * policy file) or "builtin" (the seed defaults).
+     * policy file) or "builtin" (the source defaults).
      * </pre>
      *
      * <code>string source = 6 [json_name = "source"];</code>
@@ -1271,7 +1271,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-     * policy file) or "builtin" (the seed defaults).
+     * policy file) or "builtin" (the source defaults).
      * </pre>
      *
      * <code>string source = 6 [json_name = "source"];</code>
@@ -1289,7 +1289,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-     * policy file) or "builtin" (the seed defaults).
+     * policy file) or "builtin" (the source defaults).
      * </pre>
      *
      * <code>string source = 6 [json_name = "source"];</code>
@@ -1304,7 +1304,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-     * policy file) or "builtin" (the seed defaults).
+     * policy file) or "builtin" (the source defaults).
      * </pre>
      *
      * <code>string source = 6 [json_name = "source"];</code>

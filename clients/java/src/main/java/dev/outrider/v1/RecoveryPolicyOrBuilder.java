@@ -119,7 +119,7 @@ public interface RecoveryPolicyOrBuilder extends
   /**
    * <pre>
    * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-   * policy file) or "builtin" (the seed defaults).
+   * policy file) or "builtin" (the source defaults).
    * </pre>
    *
    * <code>string source = 6 [json_name = "source"];</code>
@@ -129,7 +129,7 @@ public interface RecoveryPolicyOrBuilder extends
   /**
    * <pre>
    * Where the policy came from: "runtime" (SetRecoveryPolicy), "policy" (the
-   * policy file) or "builtin" (the seed defaults).
+   * policy file) or "builtin" (the source defaults).
    * </pre>
    *
    * <code>string source = 6 [json_name = "source"];</code>

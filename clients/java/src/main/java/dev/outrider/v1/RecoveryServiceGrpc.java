@@ -1176,7 +1176,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * The agent's retry count; 0 for an agent without attempts (as the seed).
+     * The agent's retry count; 0 for an agent without attempts (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -1612,7 +1612,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * The agent's retry count; 0 for an agent without attempts (as the seed).
+     * The agent's retry count; 0 for an agent without attempts (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -2022,7 +2022,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * The agent's retry count; 0 for an agent without attempts (as the seed).
+     * The agent's retry count; 0 for an agent without attempts (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -2398,7 +2398,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * The agent's retry count; 0 for an agent without attempts (as the seed).
+     * The agent's retry count; 0 for an agent without attempts (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -2788,7 +2788,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * The agent's retry count; 0 for an agent without attempts (as the seed).
+     * The agent's retry count; 0 for an agent without attempts (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */

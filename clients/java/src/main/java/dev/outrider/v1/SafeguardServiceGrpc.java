@@ -1347,7 +1347,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * The agent's remaining tokens; 0 without an allocation (as the seed).
+     * The agent's remaining tokens; 0 without an allocation (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -1399,7 +1399,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Every allocation ordered by agent id, and the global budget (the seed's
+     * Every allocation ordered by agent id, and the global budget (the source's
      * allAllocations). Paginated.
      * INVALID_ARGUMENT: negative page_size, bad page_token.
      * </pre>
@@ -1862,7 +1862,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * The agent's remaining tokens; 0 without an allocation (as the seed).
+     * The agent's remaining tokens; 0 without an allocation (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -1919,7 +1919,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Every allocation ordered by agent id, and the global budget (the seed's
+     * Every allocation ordered by agent id, and the global budget (the source's
      * allAllocations). Paginated.
      * INVALID_ARGUMENT: negative page_size, bad page_token.
      * </pre>
@@ -2362,7 +2362,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * The agent's remaining tokens; 0 without an allocation (as the seed).
+     * The agent's remaining tokens; 0 without an allocation (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -2414,7 +2414,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Every allocation ordered by agent id, and the global budget (the seed's
+     * Every allocation ordered by agent id, and the global budget (the source's
      * allAllocations). Paginated.
      * INVALID_ARGUMENT: negative page_size, bad page_token.
      * </pre>
@@ -2824,7 +2824,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * The agent's remaining tokens; 0 without an allocation (as the seed).
+     * The agent's remaining tokens; 0 without an allocation (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -2876,7 +2876,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Every allocation ordered by agent id, and the global budget (the seed's
+     * Every allocation ordered by agent id, and the global budget (the source's
      * allAllocations). Paginated.
      * INVALID_ARGUMENT: negative page_size, bad page_token.
      * </pre>
@@ -3298,7 +3298,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * The agent's remaining tokens; 0 without an allocation (as the seed).
+     * The agent's remaining tokens; 0 without an allocation (as the source).
      * INVALID_ARGUMENT: empty agent_id.
      * </pre>
      */
@@ -3355,7 +3355,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Every allocation ordered by agent id, and the global budget (the seed's
+     * Every allocation ordered by agent id, and the global budget (the source's
      * allAllocations). Paginated.
      * INVALID_ARGUMENT: negative page_size, bad page_token.
      * </pre>

@@ -1,0 +1,1 @@
+"""Outbound I/O that is neither storage nor gRPC serving: the policy file, network probes."""

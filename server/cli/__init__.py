@@ -1,0 +1,1 @@
+"""The `outrider` subcommands that work straight on the database (tokens, users, audit, console)."""

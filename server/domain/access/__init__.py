@@ -1,0 +1,1 @@
+"""Who may call what: principals and token scopes, console reviewers and their throttle, token buckets."""

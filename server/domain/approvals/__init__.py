@@ -1,0 +1,1 @@
+"""Human approval requests: states, decisions, expiry and escalation rules, without I/O."""

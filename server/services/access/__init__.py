@@ -1,0 +1,1 @@
+"""Credentials (API tokens) and console reviewers."""

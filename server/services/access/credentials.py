@@ -1,0 +1,97 @@
+"""Credentials: issue, revoke, list, and authenticate API tokens without storage I/O on each call.
+
+Valid tokens are mirrored in memory by secret hash. A revoke through this process updates the mirror
+before it answers; a revoke by another process (the CLI, another sidecar) bumps a counter that
+`refresh()` polls several times a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+
+from server.domain.access.principals import TOKEN_PREFIX, PrincipalKind, Token, hash_secret
+from server.domain.agents import validate_id
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from server.services.ports import AuditSink, Clock, Page, TokenRepository
+
+log = logging.getLogger(__name__)
+
+
+class AccessService:
+    def __init__(self, repo: TokenRepository, clock: Clock, audit: AuditSink) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.audit = audit
+        self._lock = threading.Lock()
+        self._by_hash: dict[str, Token] = {}
+        self._version = -1
+
+    def load(self) -> None:
+        with self._lock:
+            self._version = self.repo.version()
+            self._by_hash = self.repo.active()
+
+    def refresh(self) -> None:
+        """Pick up changes made by other processes (one tiny read when nothing changed)."""
+        if self.repo.version() == self._version:
+            return
+        # Under the lock that issue() and revoke() hold: a change they make meanwhile is never overwritten
+        # by an older read.
+        with self._lock:
+            self._version = self.repo.version()
+            self._by_hash = self.repo.active()
+
+    def authenticate(self, secret: str) -> Token | None:
+        if not secret.startswith(TOKEN_PREFIX):
+            return None
+        return self._by_hash.get(hash_secret(secret))
+
+    def issue(self, kind: PrincipalKind, subject: str, description: str, actor: str) -> tuple[str, Token]:
+        if kind not in (PrincipalKind.AGENT, PrincipalKind.OPERATOR):
+            raise InvalidArgument("kind must be AGENT or OPERATOR", field="kind")
+        validate_id(subject, "subject")
+        if len(description) > 512:
+            raise InvalidArgument("description must be at most 512 characters", field="description")
+        secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        token = Token(
+            token_id="tok_" + secrets.token_hex(6),
+            kind=kind,
+            subject=subject,
+            description=description,
+            created_by=actor,
+            create_time=self.clock.utcnow(),
+        )
+        with self._lock:
+            self.repo.insert(token, hash_secret(secret))
+            self._by_hash[hash_secret(secret)] = token
+        self.audit.record(
+            actor, "token.issue", token.token_id, {"kind": kind.name, "subject": subject, "description": description}
+        )
+        log.info(
+            "token issued",
+            extra={"token_id": token.token_id, "principal": f"{kind.name.lower()}:{subject}", "actor": actor},
+        )
+        return secret, token
+
+    def revoke(self, token_id: str, actor: str) -> Token:
+        if not token_id:
+            raise InvalidArgument("token_id is required", field="token_id")
+        now = self.clock.utcnow()
+        with self._lock:
+            before = self.repo.revoke(token_id, now)
+            if before is None:
+                raise NotFound(f"no token has id {token_id!r}", field="token_id")
+            if before.revoke_time is not None:
+                raise FailedPrecondition(f"token {token_id!r} was already revoked", reason="ALREADY_REVOKED")
+            # Refused from this instant on, before the answer goes out.
+            self._by_hash = {h: t for h, t in self._by_hash.items() if t.token_id != token_id}
+        self.audit.record(actor, "token.revoke", token_id, {"subject": before.subject, "kind": before.kind.name})
+        log.info("token revoked", extra={"token_id": token_id, "actor": actor})
+        return Token(
+            before.token_id, before.kind, before.subject, before.description, before.created_by, before.create_time, now
+        )
+
+    def list(self, subject: str, include_revoked: bool, page_size: int, page_token: str) -> Page[Token]:
+        return self.repo.list(subject, include_revoked, page_size, page_token)

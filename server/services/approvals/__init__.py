@@ -1,0 +1,1 @@
+"""Human approval use cases: create or re-attach, wait, decide, expire, cancel."""

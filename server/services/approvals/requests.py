@@ -1,0 +1,310 @@
+"""Approval requests: create or re-attach, wait without a thread, decide, expire, cancel.
+
+State lives in storage (a restart, even SIGKILL, loses no request and no decision). Waiters are asyncio
+futures on the sidecar's event loop; a decision in this process wakes them at once, and one taken by
+another process (a separate console, another sidecar) is seen by `poll()` within its interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from server.domain.approvals import requests as rules
+from server.domain.approvals.requests import Approval, ApprovalFilter, Reviewer
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from server.domain.guardrails.base import ActionCall
+from server.domain.guardrails.hitl import Hitl
+from server.domain.masking import mask
+from server.services.ports import AuditSink, Clock, Page
+from server.services.recovery.agents import AgentService
+from server.telemetry.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+_RETRIES = 8
+
+
+class ApprovalRepository(Protocol):
+    def insert(self, approval: Approval) -> None: ...
+
+    def update(self, approval: Approval, expected_version: int) -> bool: ...
+
+    def mark_consumed(self, approval_id: str, when: Any) -> None: ...
+
+    def get(self, approval_id: str) -> Approval | None: ...
+
+    def get_many(self, approval_ids: Sequence[str]) -> dict[str, Approval]: ...
+
+    def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None: ...
+
+    def pending(self, agent_id: str = "") -> list[Approval]: ...
+
+    def due(self, now: Any) -> list[Approval]: ...
+
+    def version(self) -> int: ...
+
+    def list(self, flt: ApprovalFilter, page_size: int, page_token: str) -> Page[Approval]: ...
+
+
+class ApprovalService:
+    def __init__(
+        self,
+        repo: ApprovalRepository,
+        clock: Clock,
+        audit: AuditSink,
+        agents: AgentService,
+        sensitive_keys: Sequence[str],
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
+        self.repo = repo
+        self.clock = clock
+        self.audit = audit
+        self.agents = agents
+        self.sensitive_keys = tuple(sensitive_keys)
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[asyncio.Future[Approval]]] = {}
+        self._seen_version = -1
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Called (on the changing thread, so keep it quick) after every change made in this process."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in self._listeners:
+            try:
+                listener()
+            except Exception:
+                log.exception("approval change listener failed")
+
+    # ---- asking ----------------------------------------------------------------------------
+
+    def request(
+        self,
+        call: ActionCall,
+        guardrail: Hitl,
+        request_id: str,
+        trace_id: str,
+        warnings: tuple[tuple[str, str], ...],
+    ) -> Approval:
+        """The request for this call: the existing one when the agent retries (same request id and
+        digest), a new one otherwise. Reviewers never see duplicates."""
+        digest = rules.approval_digest(call.action, call.context)
+        if request_id:
+            existing = self.repo.find_attach(call.agent_id, request_id, digest)
+            if existing is not None:
+                return existing
+        approval = rules.new_approval(
+            approval_id="apr_" + secrets.token_hex(8),
+            agent_id=call.agent_id,
+            action=call.action,
+            context=call.context,
+            stored_context=mask(dict(call.context), self.sensitive_keys),
+            guardrail=guardrail.name,
+            request_id=request_id,
+            trace_id=trace_id,
+            policy=guardrail.policy,
+            owner=self.agents.owner_of(call.agent_id),
+            warnings=warnings,
+            now=self.clock.utcnow(),
+        )
+        self.repo.insert(approval)
+        self._changed()
+        self.audit.record(
+            f"agent:{call.agent_id}",
+            "approval.create",
+            approval.approval_id,
+            {
+                "action": call.action,
+                "guardrail": guardrail.name,
+                "digest": approval.digest,
+                "request_id": request_id,
+                "context": approval.context,
+            },
+        )
+        log.info(
+            "approval requested",
+            extra={
+                "approval_id": approval.approval_id,
+                "agent_id": call.agent_id,
+                "action": call.action,
+                "guardrail": guardrail.name,
+            },
+        )
+        return approval
+
+    async def wait(self, approval_id: str) -> Approval:
+        """Until the request is closed. Holds no thread; a cancelled call leaves the request pending."""
+        while True:
+            approval = await self.wait_change(approval_id, -1)
+            if approval.closed:
+                return approval
+
+    async def wait_change(self, approval_id: str, seen_version: int) -> Approval:
+        """The request as soon as its version differs from `seen_version` (at once if it already does)."""
+        future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+        with self._lock:
+            self._waiters.setdefault(approval_id, set()).add(future)
+        try:
+            # Registered first, read second: a change in between is never missed.
+            current = await asyncio.to_thread(self.get, approval_id)
+            if current.version != seen_version and (seen_version != -1 or current.closed):
+                return current
+            while True:
+                approval = await future
+                if approval.version != seen_version and (seen_version != -1 or approval.closed):
+                    return approval
+                future = asyncio.get_running_loop().create_future()
+                with self._lock:
+                    self._waiters.setdefault(approval_id, set()).add(future)
+        finally:
+            with self._lock:
+                waiting = self._waiters.get(approval_id)
+                if waiting is not None:
+                    waiting.discard(future)
+                    if not waiting:
+                        del self._waiters[approval_id]
+
+    def waiting_count(self) -> int:
+        with self._lock:
+            return sum(len(w) for w in self._waiters.values())
+
+    def _notify(self, approval: Approval) -> None:
+        """Wake this process's waiters (callable from any thread)."""
+        self._changed()
+        with self._lock:
+            futures = list(self._waiters.pop(approval.approval_id, ()))
+        for future in futures:
+            # A closed loop means the sidecar is shutting down: nobody is left to wake.
+            with contextlib.suppress(RuntimeError):
+                future.get_loop().call_soon_threadsafe(_resolve, future, approval)
+
+    def poll(self) -> None:
+        """See changes made by other processes (one tiny read when nothing changed)."""
+        with self._lock:
+            watched = list(self._waiters)
+        if not watched:
+            return
+        version = self.repo.version()
+        if version == self._seen_version:
+            return
+        self._seen_version = version
+        for approval in self.repo.get_many(watched).values():
+            self._notify(approval)
+
+    # ---- deciding --------------------------------------------------------------------------
+
+    def decide(
+        self,
+        approval_id: str,
+        reviewer: Reviewer,
+        approve: bool,
+        comment: str,
+        edited_context: Mapping[str, Any] | None = None,
+    ) -> Approval:
+        if edited_context is not None and not isinstance(edited_context, Mapping):
+            raise InvalidArgument("edited_context must be a JSON object", field="edited_context")
+        changed = self._change(
+            approval_id, lambda a: rules.decide(a, reviewer, approve, comment, edited_context, self.clock.utcnow())
+        )
+        what = {rules.ApprovalState.APPROVED: "approval.approve", rules.ApprovalState.REJECTED: "approval.reject"}
+        self.audit.record(
+            f"reviewer:{reviewer.name}",
+            what.get(changed.state, "approval.vote"),
+            approval_id,
+            {
+                "approve": approve,
+                "comment": comment,
+                "state": changed.state.name,
+                "edited": edited_context is not None,
+                "digest": changed.digest,
+            },
+        )
+        log.info(
+            "approval decided",
+            extra={
+                "approval_id": approval_id,
+                "reviewer": reviewer.name,
+                "approve": approve,
+                "state": changed.state.name,
+            },
+        )
+        return changed
+
+    def cancel(self, approval_id: str, actor: str, reason: str) -> Approval:
+        changed = self._change(approval_id, lambda a: rules.cancel(a, actor, reason, self.clock.utcnow()))
+        self.audit.record(actor, "approval.cancel", approval_id, {"reason": reason})
+        return changed
+
+    def cancel_agent(self, agent_id: str, actor: str, reason: str) -> int:
+        """Cancel every pending request of an agent (the kill switch calls this)."""
+        count = 0
+        for approval in self.repo.pending(agent_id):
+            try:
+                self.cancel(approval.approval_id, actor, reason)
+                count += 1
+            except FailedPrecondition:
+                pass  # decided meanwhile
+        return count
+
+    def expire_due(self) -> int:
+        """Close or escalate every timed request whose time has come."""
+        now = self.clock.utcnow()
+        changed = 0
+        for approval in self.repo.due(now):
+            new = rules.expire_or_escalate(approval, now)
+            if new is None or not self.repo.update(new, approval.version):
+                continue  # another sidecar got there first
+            changed += 1
+            self.metrics.approval_closed(new)
+            action = "approval.escalate" if new.stage > approval.stage else "approval.expire"
+            self.audit.record(
+                "system", action, approval.approval_id, {"approvers": list(new.approvers), "state": new.state.name}
+            )
+            log.info(action.replace(".", " "), extra={"approval_id": approval.approval_id})
+            self._notify(new)
+        return changed
+
+    def mark_consumed(self, approval_id: str) -> None:
+        self.repo.mark_consumed(approval_id, self.clock.utcnow())
+
+    def _change(self, approval_id: str, transition: Callable[[Approval], Approval]) -> Approval:
+        for _ in range(_RETRIES):
+            current = self.get(approval_id)
+            new = transition(current)
+            if self.repo.update(new, current.version):
+                self._notify(new)
+                self.metrics.approval_closed(new)
+                return new
+        raise Unavailable(f"approval {approval_id} is being changed concurrently; try again")
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    def get(self, approval_id: str) -> Approval:
+        if not approval_id:
+            raise InvalidArgument("approval_id is required", field="approval_id")
+        approval = self.repo.get(approval_id)
+        if approval is None:
+            raise NotFound(f"no approval request has id {approval_id!r}", field="approval_id")
+        return approval
+
+    def pending(self) -> list[Approval]:
+        return self.repo.pending()
+
+    def list(self, flt: ApprovalFilter, page_size: int, page_token: str) -> Page[Approval]:
+        return self.repo.list(flt, page_size, page_token)
+
+    def version(self) -> int:
+        return self.repo.version()
+
+
+def _resolve(future: asyncio.Future[Approval], approval: Approval) -> None:
+    if not future.done():
+        future.set_result(approval)

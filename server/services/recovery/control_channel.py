@@ -1,0 +1,261 @@
+"""The agent control channel hub: holds each attached agent's stream, sends commands, awaits their acks.
+
+Everything here runs on the server's event loop. Deadlines are measured on the injected Clock, so a test
+clock decides when an ack is late; other threads reach the loop through `run_sync`.
+
+- An agent holds at most one stream: a new Attach replaces the older one (which ends ABORTED
+  STREAM_REPLACED) and receives the commands not acked on it while they have not expired.
+- `request` sends a command and waits for its ack until the timeout; `send` does not wait (the ack is still
+  recorded and can be read with `result_of`).
+- Acks for unknown or expired command ids are ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from server.domain.errors import Aborted, OutriderError, Unavailable
+from server.domain.recovery.control import CommandOutcome, CommandResult, CommandType, ControlCommand, Delivery
+from server.services.ports import Clock
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+# How often a waiter looks at the (possibly injected) clock while no ack arrives.
+POLL_SECONDS = 0.02
+_SETTLED_KEPT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnd:
+    """Put on a connection's queue to end its stream; `error` is None for a normal end."""
+
+    error: OutriderError | None = None
+
+
+@dataclass(eq=False)
+class Connection:
+    agent_id: str
+    instance_id: str
+    client: str
+    connect_time: datetime
+    number: int
+    queue: asyncio.Queue[ControlCommand | StreamEnd] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+
+    def end(self, error: OutriderError | None = None) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(StreamEnd(error))
+
+
+@dataclass(eq=False)
+class _Pending:
+    command: ControlCommand
+    deadline: float  # on the clock's monotonic scale
+    future: asyncio.Future[CommandResult]
+
+
+class ControlChannelHub:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._conns: dict[str, Connection] = {}
+        self._pending: dict[str, _Pending] = {}
+        self._settled: OrderedDict[str, CommandResult] = OrderedDict()
+        self._last_seen: dict[str, tuple[float, datetime]] = {}
+        self._numbers = itertools.count(1)
+        self._background: set[asyncio.Task[Any]] = set()
+        self.started = clock.monotonic()
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self._loop
+
+    def run_sync(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run `coro` on the server's loop from another thread (scheduler jobs, the console)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            coro.close()
+            raise Unavailable("the sidecar's event loop is not running")
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            coro.close()
+            raise RuntimeError("run_sync was called on the event loop's own thread; await the coroutine instead")
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout)
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """A background task on the loop, kept until it ends and cancelled by `close`."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    async def close(self) -> None:
+        for conn in list(self._conns.values()):
+            conn.end(Aborted("the sidecar is shutting down", reason="SHUTTING_DOWN"))
+        self._conns.clear()
+        tasks = [t for t in self._background if not t.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ---- connections -------------------------------------------------------------------------
+
+    def connect(self, agent_id: str, instance_id: str = "", client: str = "") -> Connection:
+        old = self._conns.get(agent_id)
+        if old is not None:
+            old.end(Aborted(f"agent {agent_id!r} attached again: this stream was replaced", reason="STREAM_REPLACED"))
+        conn = Connection(agent_id, instance_id, client, self.clock.utcnow(), next(self._numbers))
+        self._conns[agent_id] = conn
+        self.touch(agent_id)
+        now = self.clock.monotonic()
+        for p in self._pending.values():  # not acked on the old stream: send again, same id
+            if p.command.agent_id == agent_id and p.deadline > now and not p.future.done():
+                conn.queue.put_nowait(p.command)
+        log.info("agent attached", extra={"agent_id": agent_id, "instance_id": instance_id, "client": client})
+        return conn
+
+    def disconnect(self, conn: Connection) -> None:
+        conn.closed = True
+        if self._conns.get(conn.agent_id) is conn:
+            del self._conns[conn.agent_id]
+            log.info("agent detached", extra={"agent_id": conn.agent_id})
+
+    def end_stream(self, agent_id: str, error: OutriderError | None = None) -> bool:
+        conn = self._conns.pop(agent_id, None)
+        if conn is None:
+            return False
+        conn.end(error)
+        return True
+
+    def connection(self, agent_id: str) -> Connection | None:
+        return self._conns.get(agent_id)
+
+    def is_connected(self, agent_id: str) -> bool:
+        return agent_id in self._conns
+
+    def connected(self) -> list[str]:
+        """Agents attached right now."""
+        return list(self._conns)
+
+    def touch(self, agent_id: str) -> None:
+        """A sign of life: a Heartbeat call or any message on the agent's stream."""
+        self._last_seen[agent_id] = (self.clock.monotonic(), self.clock.utcnow())
+
+    def last_seen(self, agent_id: str) -> tuple[float, datetime] | None:
+        return self._last_seen.get(agent_id)
+
+    def forget(self, agent_id: str) -> None:
+        self._last_seen.pop(agent_id, None)
+
+    # ---- commands ----------------------------------------------------------------------------
+
+    @staticmethod
+    def new_command_id() -> str:
+        return f"cmd-{uuid.uuid4().hex[:16]}"
+
+    def _issue(
+        self,
+        agent_id: str,
+        kind: CommandType,
+        reason: str,
+        payload: object | None,
+        timeout: float,
+        command_id: str | None = None,
+    ) -> _Pending | None:
+        conn = self._conns.get(agent_id)
+        if conn is None:
+            return None
+        now = self.clock.utcnow()
+        command = ControlCommand(
+            command_id or self.new_command_id(), agent_id, kind, reason, now, now + timedelta(seconds=timeout), payload
+        )
+        pending = _Pending(command, self.clock.monotonic() + timeout, asyncio.get_running_loop().create_future())
+        self._pending[command.command_id] = pending
+        conn.queue.put_nowait(command)
+        return pending
+
+    async def request(
+        self,
+        agent_id: str,
+        kind: CommandType,
+        reason: str,
+        timeout: float,
+        payload: object | None = None,
+        *,
+        command_id: str | None = None,
+    ) -> CommandResult:
+        """Send a command and wait for its ack, at most `timeout` seconds (on the clock)."""
+        pending = self._issue(agent_id, kind, reason, payload, timeout, command_id)
+        if pending is None:
+            return CommandResult("", Delivery.NOT_CONNECTED, detail="not connected")
+        return await self._wait(pending)
+
+    def send(self, agent_id: str, kind: CommandType, reason: str, timeout: float, payload: object | None = None) -> str:
+        """Send without waiting; returns the command id ("" when the agent is not connected)."""
+        pending = self._issue(agent_id, kind, reason, payload, timeout)
+        if pending is None:
+            return ""
+        self.spawn(self._wait(pending))
+        return pending.command.command_id
+
+    async def _wait(self, p: _Pending) -> CommandResult:
+        try:
+            while True:
+                left = p.deadline - self.clock.monotonic()
+                if left <= 0:
+                    result = CommandResult(p.command.command_id, Delivery.TIMEOUT)
+                    break
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(p.future), min(left, POLL_SECONDS))
+                    break
+                except TimeoutError:
+                    continue
+        finally:
+            self._pending.pop(p.command.command_id, None)
+        self._remember(result)
+        return result
+
+    def ack(self, conn: Connection, command_id: str, outcome: int, detail: str) -> None:
+        self.touch(conn.agent_id)
+        p = self._pending.get(command_id)
+        if p is None or p.command.agent_id != conn.agent_id or p.future.done():
+            log.debug("ack for an unknown or expired command ignored", extra={"command_id": command_id})
+            return
+        try:
+            result_outcome = CommandOutcome(outcome)
+        except ValueError:
+            result_outcome = CommandOutcome.REJECTED
+            detail = detail or "ack without an outcome"
+        p.future.set_result(CommandResult(command_id, Delivery.ACKED, result_outcome, detail))
+        if p.command.type is CommandType.KILL and result_outcome is CommandOutcome.SUCCESS:
+            self.end_stream(conn.agent_id, Aborted(f"agent {conn.agent_id!r} was killed", reason="AGENT_KILLED"))
+
+    def _remember(self, result: CommandResult) -> None:
+        self._settled[result.command_id] = result
+        while len(self._settled) > _SETTLED_KEPT:
+            self._settled.popitem(last=False)
+
+    def result_of(self, command_id: str) -> CommandResult | None:
+        """How a recent command ended (acked with an outcome, or timed out); None while in flight or unknown."""
+        return self._settled.get(command_id)
+
+    def pending_count(self, agent_id: str) -> int:
+        return sum(1 for p in self._pending.values() if p.command.agent_id == agent_id)

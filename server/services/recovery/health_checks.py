@@ -1,0 +1,194 @@
+"""Health checks of agents: ping (control channel), heartbeat (silence), grpc (grpc.health.v1), http (GET).
+
+Each check runs under its own timeout and never waits for another agent's: `run` is one coroutine per agent
+and callers gather them. A check that raises counts as a failed check whose reason is the exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import urllib.error
+import urllib.request
+from typing import Protocol
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from server.domain.agents import validate_id
+from server.domain.errors import NotFound
+from server.domain.recovery.control import CommandType, Delivery, failure_detail
+from server.domain.recovery.health import (
+    CheckKind,
+    HealthCheckSpec,
+    HealthStatus,
+    heartbeat_verdict,
+    ping_timeout_reason,
+)
+from server.domain.recovery.ladder import EJECTED_GROUP
+from server.services.ports import AuditSink, Clock
+from server.services.recovery.agents import AgentService
+from server.services.recovery.control_channel import ControlChannelHub
+from server.services.recovery.ports import RecoveryRepository
+
+log = logging.getLogger(__name__)
+
+# Network probes get this much beyond their own timeout before they are abandoned.
+_PROBE_GRACE = 1.0
+
+
+class Probes(Protocol):
+    async def grpc(self, target: str, service: str, timeout: float) -> tuple[bool, str]: ...
+
+    async def http(self, url: str, timeout: float) -> tuple[bool, str]: ...
+
+
+class NetworkProbes:
+    """The real grpc.health.v1 and HTTP probes (proxies from the environment are not used)."""
+
+    async def grpc(self, target: str, service: str, timeout: float) -> tuple[bool, str]:
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            try:
+                resp = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+            except grpc.aio.AioRpcError as exc:
+                return False, f"grpc {exc.code().name}: {exc.details() or ''}".rstrip(": ")
+        if resp.status == health_pb2.HealthCheckResponse.SERVING:
+            return True, ""
+        return False, f"grpc health {health_pb2.HealthCheckResponse.ServingStatus.Name(resp.status)}"
+
+    async def http(self, url: str, timeout: float) -> tuple[bool, str]:
+        status = await asyncio.to_thread(_http_get, url, timeout)
+        return (True, "") if 200 <= status < 300 else (False, f"HTTP {status}")
+
+
+def _http_get(url: str, timeout: float) -> int:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(url, method="GET", headers={"User-Agent": "outrider-health-check/1"})
+    try:
+        with opener.open(request, timeout=timeout) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+class HealthCheckService:
+    def __init__(
+        self,
+        repo: RecoveryRepository,
+        hub: ControlChannelHub,
+        agents: AgentService,
+        clock: Clock,
+        audit: AuditSink,
+        probes: Probes | None = None,
+    ) -> None:
+        self.repo = repo
+        self.hub = hub
+        self.agents = agents
+        self.clock = clock
+        self.audit = audit
+        self.probes: Probes = probes or NetworkProbes()
+        self._lock = threading.Lock()
+        self._checks: dict[str, HealthCheckSpec] = {}
+        self._added: dict[str, float] = {}
+        self._statuses: dict[str, HealthStatus] = {}
+
+    def load(self) -> None:
+        with self._lock:
+            self._checks = self.repo.load_checks()
+            now = self.clock.monotonic()
+            self._added = dict.fromkeys(self._checks, now)
+
+    # ---- the checks ----------------------------------------------------------------------------
+
+    def add(self, agent_id: str, spec: HealthCheckSpec, actor: str = "system") -> bool:
+        """Set the agent's check (an agent has at most one); True when it replaced one. Persisted."""
+        validate_id(agent_id, "agent_id")
+        if self.agents.group_of(agent_id) is None:
+            raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
+        with self._lock:
+            self.repo.save_check(agent_id, spec, self.clock.utcnow())
+            replaced = agent_id in self._checks
+            self._checks[agent_id] = spec
+            self._added[agent_id] = self.clock.monotonic()
+            self._statuses.pop(agent_id, None)
+        self.audit.record(actor, "recovery.health_check.add", agent_id, {"kind": spec.kind.value, "replaced": replaced})
+        return replaced
+
+    def remove(self, agent_id: str, actor: str = "system") -> None:
+        validate_id(agent_id, "agent_id")
+        if not self.forget(agent_id):
+            raise NotFound(f"agent {agent_id!r} has no health check", field="agent_id")
+        self.audit.record(actor, "recovery.health_check.remove", agent_id, {})
+
+    def forget(self, agent_id: str) -> bool:
+        """Drop the agent's check and status (EJECT, REPLACE, kill); False when it had no check."""
+        with self._lock:
+            had = self._checks.pop(agent_id, None) is not None
+            self._added.pop(agent_id, None)
+            self._statuses.pop(agent_id, None)
+            if had:
+                self.repo.delete_check(agent_id)
+        return had
+
+    def spec(self, agent_id: str) -> HealthCheckSpec | None:
+        return self._checks.get(agent_id)
+
+    def last_status(self, agent_id: str) -> HealthStatus | None:
+        return self._statuses.get(agent_id)
+
+    def is_unhealthy(self, agent_id: str) -> bool:
+        status = self._statuses.get(agent_id)
+        return status is not None and not status.healthy
+
+    def targets(self, group: str = "") -> list[str]:
+        """Agents with a check that are still members of their group (registered, not ejected), by id."""
+        out = []
+        for agent_id in sorted(self._checks):
+            current = self.agents.group_of(agent_id)
+            if current is None or current == EJECTED_GROUP or (group and current != group):
+                continue
+            out.append(agent_id)
+        return out
+
+    # ---- running ---------------------------------------------------------------------------------
+
+    async def run(self, agent_id: str) -> HealthStatus:
+        """Run the agent's check once under its own timeout; a raising check is a failed one."""
+        spec = self._checks.get(agent_id)
+        started = self.clock.monotonic()
+        try:
+            if spec is None:
+                raise LookupError(f"agent {agent_id!r} has no health check")
+            healthy, reason = await self._probe(agent_id, spec)
+        except Exception as exc:
+            healthy, reason = False, f"check raised: {exc or type(exc).__name__}"
+        status = HealthStatus(
+            agent_id, healthy, reason, self.clock.utcnow(), max(0.0, self.clock.monotonic() - started)
+        )
+        if agent_id in self._checks:
+            self._statuses[agent_id] = status
+        return status
+
+    async def _probe(self, agent_id: str, spec: HealthCheckSpec) -> tuple[bool, str]:
+        if spec.kind is CheckKind.PING:
+            result = await self.hub.request(agent_id, CommandType.PING, "health check", spec.timeout)
+            if result.succeeded:
+                return True, ""
+            if result.delivery is Delivery.TIMEOUT:
+                return False, ping_timeout_reason(spec.timeout)
+            return False, failure_detail(result, "ping", spec.timeout)
+        if spec.kind is CheckKind.HEARTBEAT:
+            seen = self.hub.last_seen(agent_id)
+            baseline = max(self._added.get(agent_id, self.hub.started), self.hub.started)
+            last = max(seen[0], baseline) if seen else baseline
+            return heartbeat_verdict(spec.silence_threshold, last, self.clock.monotonic())
+        try:
+            if spec.kind is CheckKind.GRPC:
+                return await asyncio.wait_for(
+                    self.probes.grpc(spec.target, spec.service, spec.timeout), spec.timeout + _PROBE_GRACE
+                )
+            return await asyncio.wait_for(self.probes.http(spec.url, spec.timeout), spec.timeout + _PROBE_GRACE)
+        except TimeoutError:
+            return False, f"{spec.kind.value} check timed out after {spec.timeout:g}s"

@@ -1,0 +1,413 @@
+"""The kill switch with saga handoff (the Agent Governance Toolkit, section 4 and 6).
+
+1. The kill intent is written durably first (kill id, UTC time, every step PENDING).
+2. Each in-flight step, in order, goes as a HANDOFF command to the session's substitutes, first registered
+   first (never the killed agent, never one being killed, unregistered or unhealthy): HANDED_OFF when one
+   acks SUCCESS in time; otherwise that attempt FAILED and the next is tried; none left: COMPENSATED, with
+   the compensating actions recorded and emitted.
+3. The termination callback is the KILL command, with the callback timeout.
+4. Whatever happened, the agent is unregistered: registry, group, health check, retry count, every
+   substitute list, its stream; then every kill hook runs (approvals cancel, leases revoke, ...).
+A kill keeps going when its caller goes away; one interrupted by a restart is completed at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from server.domain.agents import validate_id
+from server.domain.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from server.domain.recovery.codec import to_json
+from server.domain.recovery.control import CommandType, failure_detail
+from server.domain.recovery.events import RecoveryEventType
+from server.domain.recovery.kill import (
+    CompensatingAction,
+    HandoffPayload,
+    HandoffStatus,
+    KillFilter,
+    KillNotice,
+    KillPayload,
+    KillReason,
+    KillResult,
+    SagaStep,
+    StepHandoff,
+    SubstituteScope,
+    begin_attempt,
+    compensate,
+    complete_kill,
+    handoff_candidates,
+    interrupt_attempt,
+    new_kill_id,
+    settle_attempt,
+    start_kill,
+    with_handoff,
+)
+from server.domain.safeguards.reversibility import Assessment, Level
+from server.services import observability as obs
+from server.services.ports import Clock, Page
+from server.services.recovery.agents import AgentService
+from server.services.recovery.control_channel import ControlChannelHub
+from server.services.recovery.events import EventAuditor
+from server.services.recovery.health_checks import HealthCheckService
+from server.services.recovery.ladder import RecoveryService
+from server.services.recovery.ports import KillRepository
+from server.services.recovery.substitutes import SubstituteRegistry
+
+log = logging.getLogger(__name__)
+
+# A kill hook: told about the kill after the agent is unregistered; returns how many objects it cancelled
+# or revoked (None counts as 0). May be a plain function (run on a worker thread) or a coroutine function.
+KillHook = Callable[[KillNotice], int | Awaitable[int | None] | None]
+# The reversibility assessment of an action (with the step's payload as its parameters): its compensating
+# actions, or None when the action has no assessment (level UNKNOWN: the step's declared compensation is used).
+ReversibilityLookup = Callable[[str, Mapping[str, Any]], Sequence[CompensatingAction] | None]
+HookCounts = Literal["approvals", "leases"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Hook:
+    name: str
+    callback: KillHook
+    counts: HookCounts
+
+
+def compensation_from(assess: Callable[[str, Mapping[str, Any]], Assessment]) -> ReversibilityLookup:
+    """Adapt the reversibility feature's `assess` to the kill switch's lookup."""
+
+    def lookup(action: str, parameters: Mapping[str, Any]) -> Sequence[CompensatingAction] | None:
+        assessment = assess(action, parameters)
+        if assessment.level is Level.UNKNOWN:
+            return None
+        return [
+            CompensatingAction(c.description, c.action, dict(c.parameters), int(c.effectiveness), c.time_window)
+            for c in assessment.compensating
+        ]
+
+    return lookup
+
+
+class KillService:
+    def __init__(
+        self,
+        repo: KillRepository,
+        hub: ControlChannelHub,
+        agents: AgentService,
+        health: HealthCheckService,
+        recovery: RecoveryService,
+        substitutes: SubstituteRegistry,
+        events: EventAuditor,
+        clock: Clock,
+        *,
+        callback_timeout: float = 5.0,
+        handoff_timeout: float = 5.0,
+    ) -> None:
+        self.repo = repo
+        self.hub = hub
+        self.agents = agents
+        self.health = health
+        self.recovery = recovery
+        self.substitutes = substitutes
+        self.events = events
+        self.clock = clock
+        self.callback_timeout = callback_timeout
+        self.handoff_timeout = handoff_timeout
+        self._reserved: set[str] = set()  # agents with a kill in progress
+        self._by_kill: dict[str, asyncio.Task[KillResult]] = {}
+        self._hooks: list[_Hook] = []
+        self._reversibility: ReversibilityLookup | None = None
+        recovery.is_being_killed = self.is_being_killed
+
+    # ---- hooks other features register ------------------------------------------------------------
+
+    def on_kill(self, callback: KillHook, *, counts: HookCounts = None, name: str = "") -> None:
+        """Run `callback(notice)` at the end of every kill; with `counts`, its result adds to the KillResult's
+        cancelled_approval_count ("approvals") or revoked_lease_count ("leases")."""
+        self._hooks.append(_Hook(name or getattr(callback, "__qualname__", "hook"), callback, counts))
+
+    def register_approval_canceller(self, cancel: KillHook) -> None:
+        """The approvals feature: cancel the killed agent's pending approvals, return how many."""
+        self.on_kill(cancel, counts="approvals", name="cancel approvals")
+
+    def register_lease_revoker(self, revoke: KillHook) -> None:
+        """The leases feature (issue 8): revoke the killed agent's leases, return how many."""
+        self.on_kill(revoke, counts="leases", name="revoke leases")
+
+    def set_reversibility(self, lookup: ReversibilityLookup) -> None:
+        """The reversibility feature: compensating actions of an action (None when it has no assessment)."""
+        self._reversibility = lookup
+
+    # ---- reads ---------------------------------------------------------------------------------
+
+    def is_being_killed(self, agent_id: str) -> bool:
+        return agent_id in self._reserved
+
+    def get(self, kill_id: str) -> KillResult:
+        if not kill_id:
+            raise InvalidArgument("kill_id is required", field="kill_id")
+        kill = self.repo.get(kill_id)
+        if kill is None:
+            raise NotFound(f"no kill has id {kill_id!r}", field="kill_id")
+        return kill
+
+    def list(self, flt: KillFilter, page_size: int, page_token: str) -> Page[KillResult]:
+        return self.repo.list(flt, page_size, page_token)
+
+    # ---- the kill ------------------------------------------------------------------------------
+
+    async def kill(
+        self,
+        agent_id: str,
+        session_id: str,
+        reason: KillReason,
+        steps: Sequence[SagaStep] = (),
+        details: str = "",
+        *,
+        callback_timeout: float | None = None,
+        handoff_timeout: float | None = None,
+        request_id: str = "",
+        actor: str = "system",
+    ) -> KillResult:
+        """Kill and wait for the outcome; the kill goes on if the caller is cancelled."""
+        intent, task = await self.start(
+            agent_id, session_id, reason, steps, details,
+            callback_timeout=callback_timeout, handoff_timeout=handoff_timeout, request_id=request_id, actor=actor,
+        )  # fmt: skip
+        if task is None:
+            return intent
+        return await asyncio.shield(task)
+
+    async def start(
+        self,
+        agent_id: str,
+        session_id: str,
+        reason: KillReason,
+        steps: Sequence[SagaStep] = (),
+        details: str = "",
+        *,
+        callback_timeout: float | None = None,
+        handoff_timeout: float | None = None,
+        request_id: str = "",
+        actor: str = "system",
+    ) -> tuple[KillResult, asyncio.Task[KillResult] | None]:
+        """Record the intent and start the kill; returns the intent and its task (None: already complete)."""
+        validate_id(agent_id, "agent_id")
+        if request_id:
+            earlier = await asyncio.to_thread(self.repo.find_by_request, request_id)
+            if earlier is not None:
+                return earlier, self._by_kill.get(earlier.kill_id)
+        intent = start_kill(
+            "kill:00000000", agent_id, session_id, reason, steps, self.clock.utcnow(),
+            details=details, requested_by=actor, request_id=request_id,
+            callback_timeout=self.callback_timeout if callback_timeout is None else callback_timeout,
+            handoff_timeout=self.handoff_timeout if handoff_timeout is None else handoff_timeout,
+        )  # fmt: skip
+        if self.agents.group_of(agent_id) is None:
+            raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
+        if agent_id in self._reserved:
+            raise FailedPrecondition(f"a kill of agent {agent_id!r} is already in progress", reason="KILL_IN_PROGRESS")
+        self._reserved.add(agent_id)  # before any await: a concurrent kill of the same agent sees it
+        try:
+            intent = await self._record_intent(intent)
+        except BaseException:
+            self._reserved.discard(agent_id)
+            raise
+        return intent, self._launch(intent)
+
+    def _launch(self, k: KillResult) -> asyncio.Task[KillResult]:
+        self._reserved.add(k.agent_id)
+        task: asyncio.Task[KillResult] = self.hub.spawn(self._run(k))  # cancelled at shutdown, resumed at start-up
+        self._by_kill[k.kill_id] = task
+
+        def done(_: object) -> None:
+            self._reserved.discard(k.agent_id)
+            self._by_kill.pop(k.kill_id, None)
+
+        task.add_done_callback(done)
+        return task
+
+    async def _record_intent(self, intent: KillResult) -> KillResult:
+        for _ in range(10):
+            candidate = replace(intent, kill_id=new_kill_id(secrets.token_hex(4)))
+            candidate = replace(
+                candidate, handoffs=tuple(replace(h, kill_id=candidate.kill_id) for h in intent.handoffs)
+            )
+            if await asyncio.to_thread(self.repo.insert, candidate):
+                await self.events.record(
+                    intent.requested_by,
+                    "kill.start",
+                    intent.agent_id,
+                    {
+                        "kill_id": candidate.kill_id,
+                        "session_id": intent.session_id,
+                        "reason": intent.reason.name,
+                        "steps": [[h.step.saga_id, h.step.step_id] for h in intent.handoffs],
+                        "details": intent.request_details,
+                    },
+                )
+                log.warning("kill started", extra={"agent_id": intent.agent_id, "kill_id": candidate.kill_id})
+                return candidate
+        raise RuntimeError("could not draw a free kill id")
+
+    @obs.traced("kill")
+    async def _run(self, k: KillResult) -> KillResult:
+        try:
+            for i, h in enumerate(k.handoffs):
+                if h.status is HandoffStatus.PENDING:
+                    k = await self._hand_off(k, i, interrupt_attempt(h, self.clock.utcnow()))
+            terminated, detail = await self._terminate(k)
+        except asyncio.CancelledError:
+            raise  # shutting down: the stored intent is completed at the next start-up
+        except Exception as exc:
+            log.exception("kill failed before termination", extra={"kill_id": k.kill_id})
+            terminated, detail = False, f"kill error: {exc or type(exc).__name__}"
+        return await self._finish(k, terminated, detail)
+
+    async def _hand_off(self, k: KillResult, index: int, h: StepHandoff) -> KillResult:
+        tried = {a.to_agent for a in h.attempts}
+        subs = self.substitutes.ordered(SubstituteScope.SESSION, k.session_id) if k.session_id else []
+        for sub in handoff_candidates(subs, k.agent_id, self._eligible):
+            if sub in tried:
+                continue
+            tried.add(sub)
+            payload = HandoffPayload(k.kill_id, k.session_id, k.agent_id, h.step)
+            command_id = self.hub.new_command_id()
+            h = begin_attempt(h, sub, command_id, self.clock.utcnow())
+            k = await self._save_step(k, index, h)
+            result = await self.hub.request(
+                sub, CommandType.HANDOFF, f"handoff of {h.step.saga_id}/{h.step.step_id}", k.handoff_timeout,
+                payload, command_id=command_id,
+            )  # fmt: skip
+            if result.succeeded:
+                detail = result.detail or "accepted"
+            else:
+                detail = failure_detail(result, "handoff", k.handoff_timeout)
+            h = settle_attempt(h, result.succeeded, detail, self.clock.utcnow())
+            k = await self._save_step(k, index, h)
+            if result.succeeded:
+                await self._audit_step(k, h)
+                return k
+        actions = self._compensation_for(h.step)
+        h = compensate(h, actions, self.clock.utcnow())
+        k = await self._save_step(k, index, h)
+        await self._audit_step(k, h)
+        return k
+
+    def _eligible(self, agent_id: str) -> bool:
+        return (
+            self.agents.group_of(agent_id) is not None
+            and agent_id not in self._reserved
+            and not self.health.is_unhealthy(agent_id)
+        )
+
+    def _compensation_for(self, step: SagaStep) -> tuple[CompensatingAction, ...]:
+        if self._reversibility is not None and step.action:
+            try:
+                assessed = self._reversibility(step.action, step.payload)
+            except Exception:
+                log.exception("reversibility lookup failed", extra={"action": step.action})
+                assessed = None
+            if assessed is not None:
+                return tuple(assessed)
+        return step.compensation
+
+    async def _save_step(self, k: KillResult, index: int, h: StepHandoff) -> KillResult:
+        k = with_handoff(k, index, h)
+        await asyncio.to_thread(self.repo.update, k)
+        await self.events.emit(RecoveryEventType.HANDOFF, k.agent_id, h)
+        return k
+
+    async def _audit_step(self, k: KillResult, h: StepHandoff) -> None:
+        action = "kill.handoff" if h.status is HandoffStatus.HANDED_OFF else "kill.compensate"
+        await self.events.record(
+            k.requested_by,
+            action,
+            k.agent_id,
+            {
+                "kill_id": k.kill_id,
+                "saga_id": h.step.saga_id,
+                "step_id": h.step.step_id,
+                "to_agent": h.to_agent,
+                "attempts": [[a.to_agent, a.status.name, a.detail] for a in h.attempts],
+                "compensating_actions": [to_json(c) for c in h.compensating_actions],
+            },
+        )
+
+    async def _terminate(self, k: KillResult) -> tuple[bool, str]:
+        payload = KillPayload(k.kill_id, k.reason, k.request_details)
+        result = await self.hub.request(
+            k.agent_id, CommandType.KILL, k.reason.name.lower(), k.callback_timeout, payload
+        )
+        if result.succeeded:
+            return True, result.detail or "terminated"
+        return False, failure_detail(result, "kill", k.callback_timeout)
+
+    async def _finish(self, k: KillResult, terminated: bool, detail: str) -> KillResult:
+        """Unregister the agent unconditionally, run the hooks, record the outcome."""
+        self.hub.end_stream(k.agent_id, Aborted(f"agent {k.agent_id!r} was killed", reason="AGENT_KILLED"))
+        self.hub.forget(k.agent_id)
+        await asyncio.to_thread(self._unregister, k.agent_id)
+        notice = KillNotice(k.kill_id, k.agent_id, k.session_id, k.reason, k.requested_by)
+        counts = {"approvals": 0, "leases": 0}
+        for hook in self._hooks:
+            n = await self._run_hook(hook, notice, k.callback_timeout)
+            if hook.counts:
+                counts[hook.counts] += n
+        k = complete_kill(k, terminated, detail, counts["approvals"], counts["leases"], self.clock.utcnow())
+        await asyncio.to_thread(self.repo.update, k)
+        await self.events.emit(RecoveryEventType.KILL, k.agent_id, k)
+        await self.events.record(
+            k.requested_by,
+            "kill.complete",
+            k.agent_id,
+            {
+                "kill_id": k.kill_id,
+                "terminated": terminated,
+                "detail": detail,
+                "handoff_success_count": k.handoff_success_count,
+                "compensation_triggered": k.compensation_triggered,
+                "cancelled_approval_count": k.cancelled_approval_count,
+                "revoked_lease_count": k.revoked_lease_count,
+            },
+        )
+        log.warning("kill complete", extra={"agent_id": k.agent_id, "kill_id": k.kill_id, "terminated": terminated})
+        return k
+
+    def _unregister(self, agent_id: str) -> None:
+        with contextlib.suppress(NotFound):
+            self.agents.deregister(agent_id)
+        self.recovery.forget(agent_id)
+        self.substitutes.remove_everywhere(agent_id)
+
+    async def _run_hook(self, hook: _Hook, notice: KillNotice, timeout: float) -> int:
+        try:
+            if inspect.iscoroutinefunction(hook.callback):
+                outcome = await asyncio.wait_for(hook.callback(notice), timeout)
+            else:
+                outcome = await asyncio.wait_for(asyncio.to_thread(hook.callback, notice), timeout)
+                if inspect.isawaitable(outcome):
+                    outcome = await asyncio.wait_for(outcome, timeout)
+        except Exception:
+            log.exception("kill hook failed", extra={"hook": hook.name, "kill_id": notice.kill_id})
+            return 0
+        return int(outcome or 0) if isinstance(outcome, int) else 0
+
+    # ---- start-up ------------------------------------------------------------------------------
+
+    async def resume_incomplete(self) -> int:
+        """Complete the kills a restart interrupted (attempts in flight count as FAILED)."""
+        kills = await asyncio.to_thread(self.repo.incomplete)
+        tasks = []
+        for k in kills:
+            if k.agent_id in self._reserved:
+                continue
+            log.warning("resuming an interrupted kill", extra={"kill_id": k.kill_id, "agent_id": k.agent_id})
+            tasks.append(self._launch(k))
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return len(tasks)

@@ -1,0 +1,2 @@
+"""SafeguardService use cases: breakers, budgets, leases, episodes, reversibility, their events and
+settings."""

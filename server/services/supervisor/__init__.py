@@ -1,0 +1,1 @@
+"""SupervisorService use cases: the guardrail chain, CheckAction and the decision log."""

@@ -1,0 +1,258 @@
+"""The decision log: every CheckAction outcome, written off the hot path in batches.
+
+Best effort by design: a bounded queue between the hot path and a writer thread. When storage falls
+behind and the queue is full, records are dropped and counted (visible in health detail and the log),
+so a slow disk never slows an agent. Everything else the sidecar acknowledges is written before the
+answer; this log is the one exception.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol, runtime_checkable
+
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails import Verdict
+from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.values import digest
+from server.services.ports import AuditSink, Clock, DecisionRepository, Page
+
+log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class _BatchAuditSink(Protocol):
+    """A sink that can append many records in one transaction (`AuditTrail.record_many`)."""
+
+    def record_many(self, events: Sequence[tuple[str, str, str, dict[str, Any]]], plain: bool = False) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionLogSettings:
+    queue_size: int = 10_000
+    batch_size: int = 500
+    flush_interval: float = 0.2
+    max_rows: int | None = 1_000_000
+    max_age: float | None = 7 * 86400.0
+
+
+@dataclass(slots=True)
+class _Pending:
+    decision_id: str
+    agent_id: str
+    action: str
+    context: Any
+    verdict: Verdict
+    latency_us: int
+    create_time: datetime
+    request_id: str
+    trace_id: str
+
+    def to_decision(self) -> Decision:
+        v = self.verdict
+        # The digest is computed here, in the writer thread, not on the hot path.
+        return Decision(
+            self.decision_id,
+            self.agent_id,
+            self.action,
+            digest(self.context),
+            v.allowed,
+            v.reason,
+            v.severity,
+            v.guardrail,
+            v.warnings,
+            self.latency_us,
+            self.create_time,
+            self.request_id,
+            self.trace_id,
+        )
+
+
+@dataclass
+class DecisionLogStats:
+    written: int = 0
+    dropped: int = 0
+    failed: int = 0
+    last_error: str = ""
+    audit_failed: int = 0  # audit records (decisions and drop notices) that could not be appended
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+
+class DecisionLog:
+    def __init__(
+        self,
+        repo: DecisionRepository,
+        clock: Clock,
+        settings: DecisionLogSettings,
+        audit: AuditSink | None = None,
+    ) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.settings = settings
+        self.audit = audit
+        self.stats = DecisionLogStats()
+        self._dropped_audited = 0  # drops already reported in the audit trail (writer thread only)
+        # A plain deque, not a queue.Queue: appending wakes nobody, so the hot path pays no thread
+        # switch; the writer wakes every flush_interval (or when asked) and drains it in batches.
+        self._buffer: deque[_Pending] = deque()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._submitted = 0  # appended (hot path thread)
+        self._finished = 0  # written, failed or lost (writer thread)
+        self._thread: threading.Thread | None = None
+        self._last_drop_log = 0.0
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="decision-log", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Write what is queued, then stop the writer."""
+        if self._thread is None:
+            return
+        self._stopping = True
+        self._wake.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.error("decision log: writer still busy at shutdown; %d records not written", len(self._buffer))
+        self._thread = None
+
+    def submit(
+        self,
+        decision_id: str,
+        agent_id: str,
+        action: str,
+        context: Any,
+        verdict: Verdict,
+        latency_us: int,
+        request_id: str,
+        trace_id: str = "",
+    ) -> None:
+        pending = _Pending(
+            decision_id, agent_id, action, context, verdict, latency_us, self.clock.utcnow(), request_id, trace_id
+        )
+        if len(self._buffer) < self.settings.queue_size:
+            self._buffer.append(pending)
+            self._submitted += 1
+        else:
+            with self.stats._lock:
+                self.stats.dropped += 1
+                dropped = self.stats.dropped
+            now = time.monotonic()
+            if now - self._last_drop_log > 5:
+                self._last_drop_log = now
+                log.warning("decision log queue full: records dropped", extra={"dropped_total": dropped})
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until everything submitted so far is written (tests, shutdown). False on timeout."""
+        target = self._submitted
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        while self._finished < target:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    @property
+    def queued(self) -> int:
+        return len(self._buffer)
+
+    def _run(self) -> None:
+        s = self.settings
+        while True:
+            self._wake.wait(s.flush_interval)
+            self._wake.clear()
+            stopping = self._stopping
+            while self._buffer:
+                batch: list[_Pending] = []
+                while self._buffer and len(batch) < s.batch_size:
+                    batch.append(self._buffer.popleft())
+                self._write(batch)
+                self._finished += len(batch)
+            if stopping:
+                return
+
+    def _write(self, records: list[_Pending]) -> None:
+        decisions = [p.to_decision() for p in records]
+        try:
+            self.repo.insert_many(decisions)
+        except Exception as exc:  # storage down: count it, keep serving
+            with self.stats._lock:
+                self.stats.failed += len(records)
+                self.stats.last_error = f"{type(exc).__name__}: {exc}"[:500]
+            log.error("decision log: writing %d records failed: %s", len(records), exc)
+        else:
+            with self.stats._lock:
+                self.stats.written += len(records)
+            if self.audit is not None:
+                self._audit(decisions)
+
+    def _audit(self, decisions: list[Decision]) -> None:
+        """One audit record per written decision, then one for any drops since the last batch, so a
+        gap in the decision log is itself on the record. Never raises into the writer loop."""
+        assert self.audit is not None
+        events = [_audit_event(d) for d in decisions]
+        with self.stats._lock:
+            dropped_total = self.stats.dropped
+        newly_dropped = dropped_total - self._dropped_audited
+        if newly_dropped > 0:
+            # Queued records were submitted before the ones dropped for lack of room: the notice goes last.
+            events.append(
+                (
+                    "system",
+                    "decision_log.dropped",
+                    "decision_log",
+                    {"count": newly_dropped, "dropped_total": dropped_total},
+                )
+            )
+        try:
+            if isinstance(self.audit, _BatchAuditSink):
+                # The decision details are scalars the sidecar built itself: no context keys to mask.
+                self.audit.record_many(events, plain=True)
+            else:
+                for actor, action, subject, details in events:
+                    self.audit.record(actor, action, subject, details)
+        except Exception as exc:
+            with self.stats._lock:
+                self.stats.audit_failed += len(events)
+                self.stats.last_error = f"audit: {type(exc).__name__}: {exc}"[:500]
+            log.error("decision log: appending %d audit records failed: %s", len(events), exc)
+        else:
+            # Only once the notice is stored; otherwise the next batch reports these drops again.
+            self._dropped_audited = dropped_total
+
+    def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
+        if flt.outcome not in ("", "allowed", "blocked"):
+            raise InvalidArgument("outcome must be 'allowed', 'blocked' or empty", field="outcome")
+        return self.repo.list(flt, page_size, page_token)
+
+    def prune(self) -> int:
+        s = self.settings
+        older = self.clock.utcnow() - timedelta(seconds=s.max_age) if s.max_age else None
+        removed = self.repo.prune(older, s.max_rows)
+        if removed:
+            log.info("decision log pruned", extra={"removed": removed})
+        return removed
+
+
+def _audit_event(d: Decision) -> tuple[str, str, str, dict[str, Any]]:
+    # The context itself stays out: its digest already binds the record to it, and serialising every
+    # context a second time would double the writer's work (the decision log keeps digests too).
+    details = {
+        "agent_id": d.agent_id,
+        "action": d.action,
+        "allowed": d.allowed,
+        "reason": d.reason,
+        "severity": d.severity.name,
+        "guardrail": d.guardrail,
+        "context_digest": d.context_digest,
+        "warnings": [list(w) for w in d.warnings],
+    }
+    return (f"agent:{d.agent_id}", "decision", d.decision_id, details)

@@ -1,0 +1,1 @@
+"""SQL storage of API tokens, console reviewers and shared settings."""

@@ -1,0 +1,47 @@
+"""SQLModel tables of access: API tokens (migration 0002), console reviewers and shared settings (0006)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, Column, DateTime, Text
+from sqlmodel import Field, SQLModel
+
+from server.storage.columns import utc_column as _utc_column
+
+
+class UserRow(SQLModel, table=True):
+    """A console reviewer. Only the argon2 hash of the password is kept."""
+
+    __tablename__ = "users"
+
+    name: str = Field(primary_key=True, max_length=64)
+    role: str = Field(max_length=16)  # viewer, approver or admin
+    groups: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    password_hash: str = Field(max_length=256)
+    create_time: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    disabled: bool = Field(default=False)
+
+
+class SettingRow(SQLModel, table=True):
+    """Key/value settings every process sharing the database must agree on (the console's session secret)."""
+
+    __tablename__ = "settings"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class TokenRow(SQLModel, table=True):
+    """An API credential. Only the SHA-256 of the secret is kept."""
+
+    __tablename__ = "tokens"
+
+    token_id: str = Field(primary_key=True, max_length=32)
+    kind: str = Field(max_length=16)  # "agent" or "operator"
+    subject: str = Field(index=True, max_length=128)  # the agent id or operator name
+    secret_hash: str = Field(unique=True, max_length=64)
+    description: str = Field(default="", max_length=512)
+    created_by: str = Field(default="", max_length=160)
+    create_time: datetime = _utc_column()
+    revoke_time: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))

@@ -1,0 +1,110 @@
+"""SQL storage of API tokens (hashes only) and the change counter other processes poll."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine, select, update
+from sqlmodel import Session, col
+
+from server.domain.access.principals import PrincipalKind, Token
+from server.domain.errors import InvalidArgument
+from server.services.ports import Page
+from server.storage import pagination
+from server.storage.access.tables import TokenRow
+from server.storage.supervisor.repository import utc
+from server.storage.tables import CounterRow
+
+_COUNTER = "tokens"
+
+
+def _token(row: TokenRow) -> Token:
+    return Token(
+        token_id=row.token_id,
+        kind=PrincipalKind[row.kind.upper()],
+        subject=row.subject,
+        description=row.description,
+        created_by=row.created_by,
+        create_time=utc(row.create_time),
+        revoke_time=utc(row.revoke_time) if row.revoke_time else None,
+    )
+
+
+class SqlTokenRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def insert(self, token: Token, secret_hash: str) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.add(
+                TokenRow(
+                    token_id=token.token_id,
+                    kind=token.kind.name.lower(),
+                    subject=token.subject,
+                    secret_hash=secret_hash,
+                    description=token.description,
+                    created_by=token.created_by,
+                    create_time=token.create_time,
+                )
+            )
+            self._bump(s)
+
+    def revoke(self, token_id: str, when: datetime) -> Token | None:
+        """Marks the token revoked; returns it as it was before (None when unknown)."""
+        with Session(self.engine) as s, s.begin():
+            row = s.get(TokenRow, token_id, with_for_update=True)
+            if row is None:
+                return None
+            before = _token(row)
+            if row.revoke_time is None:
+                row.revoke_time = when
+                s.add(row)
+                self._bump(s)
+            return before
+
+    def get(self, token_id: str) -> Token | None:
+        with Session(self.engine) as s:
+            row = s.get(TokenRow, token_id)
+            return _token(row) if row else None
+
+    def active(self) -> dict[str, Token]:
+        """Every unrevoked token by secret hash."""
+        with Session(self.engine) as s:
+            rows = s.execute(select(TokenRow).where(col(TokenRow.revoke_time).is_(None))).scalars()
+            return {r.secret_hash: _token(r) for r in rows}
+
+    def version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, _COUNTER)
+            return row.value if row else 0
+
+    def list(self, subject: str, include_revoked: bool, page_size: int, page_token: str) -> Page[Token]:
+        size = pagination.page_size(page_size)
+        after = pagination.decode(page_token)
+        if after is not None and not (isinstance(after, list) and len(after) == 2):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        stmt = select(TokenRow).order_by(col(TokenRow.create_time).desc(), col(TokenRow.token_id).desc())
+        if subject:
+            stmt = stmt.where(col(TokenRow.subject) == subject)
+        if not include_revoked:
+            stmt = stmt.where(col(TokenRow.revoke_time).is_(None))
+        if after:
+            when, tid = datetime.fromisoformat(after[0]), after[1]
+            stmt = stmt.where(
+                (col(TokenRow.create_time) < when)
+                | ((col(TokenRow.create_time) == when) & (col(TokenRow.token_id) < tid))
+            )
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt.limit(size + 1)).scalars())
+        more = len(rows) > size
+        items = [_token(r) for r in rows[:size]]
+        token = pagination.encode([rows[size - 1].create_time.isoformat(), rows[size - 1].token_id]) if more else ""
+        return Page(items, token)
+
+    @staticmethod
+    def _bump(s: Session) -> None:
+        updated = s.execute(
+            update(CounterRow).where(col(CounterRow.name) == _COUNTER).values(value=col(CounterRow.value) + 1)
+        )
+        if not updated.rowcount:  # type: ignore[attr-defined]
+            s.add(CounterRow(name=_COUNTER, value=1))

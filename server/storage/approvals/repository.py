@@ -1,0 +1,219 @@
+"""SQL storage of approval requests, with compare-and-set updates so the first decision stands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+from sqlmodel import Session, col
+
+from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
+from server.domain.errors import InvalidArgument
+from server.services.ports import Page
+from server.storage import pagination
+from server.storage.approvals.tables import ApprovalRow
+from server.storage.supervisor.repository import utc
+from server.storage.tables import CounterRow
+
+_COUNTER = "approvals"
+
+
+def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
+    return ApprovalPolicy(
+        approvers=tuple(raw.get("approvers", ())),
+        timeout=raw.get("timeout"),
+        on_timeout=raw.get("on_timeout", "deny"),
+        escalate_to=tuple(raw.get("escalate_to", ())),
+        escalate_timeout=raw.get("escalate_timeout"),
+        min_approvals=int(raw.get("min_approvals", 1)),
+        prevent_self_review=bool(raw.get("prevent_self_review", False)),
+        edits_require_approval=bool(raw.get("edits_require_approval", False)),
+    )
+
+
+def _approval(r: ApprovalRow) -> Approval:
+    return Approval(
+        approval_id=r.approval_id,
+        agent_id=r.agent_id,
+        action=r.action,
+        context=dict(r.context),
+        guardrail=r.guardrail,
+        request_id=r.request_id,
+        trace_id=r.trace_id,
+        digest=r.digest,
+        state=ApprovalState[r.state],
+        create_time=utc(r.create_time),
+        policy=_policy(r.policy),
+        owner=r.owner,
+        approvers=tuple(r.approvers),
+        stage=r.stage,
+        expire_time=utc(r.expire_time) if r.expire_time else None,
+        decide_time=utc(r.decide_time) if r.decide_time else None,
+        decided_by=r.decided_by,
+        comment=r.comment,
+        votes=tuple(
+            Vote(v["reviewer"], v["approve"], v["comment"], datetime.fromisoformat(v["decide_time"])) for v in r.votes
+        ),
+        warnings=tuple((w[0], w[1]) for w in r.warnings),
+        edited_context=dict(r.edited_context) if r.edited_context is not None else None,
+        version=r.version,
+    )
+
+
+def _values(a: Approval) -> dict[str, Any]:
+    policy = asdict(a.policy)
+    policy["approvers"], policy["escalate_to"] = list(a.policy.approvers), list(a.policy.escalate_to)
+    return {
+        "agent_id": a.agent_id,
+        "action": a.action,
+        "context": dict(a.context),
+        "guardrail": a.guardrail,
+        "request_id": a.request_id,
+        "trace_id": a.trace_id,
+        "digest": a.digest,
+        "state": a.state.name,
+        "create_time": a.create_time,
+        "expire_time": a.expire_time,
+        "decide_time": a.decide_time,
+        "decided_by": a.decided_by,
+        "comment": a.comment,
+        "votes": [
+            {
+                "reviewer": v.reviewer,
+                "approve": v.approve,
+                "comment": v.comment,
+                "decide_time": v.decide_time.isoformat(),
+            }
+            for v in a.votes
+        ],
+        "warnings": [list(w) for w in a.warnings],
+        "edited_context": dict(a.edited_context) if a.edited_context is not None else None,
+        "policy": policy,
+        "owner": a.owner,
+        "approvers": list(a.approvers),
+        "stage": a.stage,
+        "version": a.version,
+    }
+
+
+class SqlApprovalRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def insert(self, approval: Approval) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
+            _bump(s)
+
+    def update(self, approval: Approval, expected_version: int) -> bool:
+        """Write `approval` only if nobody changed the row since `expected_version` was read."""
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(
+                update(ApprovalRow)
+                .where(col(ApprovalRow.approval_id) == approval.approval_id)
+                .where(col(ApprovalRow.version) == expected_version)
+                .values(**_values(approval))
+            )
+            if not result.rowcount:  # type: ignore[attr-defined]
+                return False
+            _bump(s)
+            return True
+
+    def mark_consumed(self, approval_id: str, when: datetime) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.execute(
+                update(ApprovalRow)
+                .where(col(ApprovalRow.approval_id) == approval_id)
+                .where(col(ApprovalRow.consume_time).is_(None))
+                .values(consume_time=when)
+            )
+
+    def get(self, approval_id: str) -> Approval | None:
+        with Session(self.engine) as s:
+            row = s.get(ApprovalRow, approval_id)
+            return _approval(row) if row else None
+
+    def get_many(self, approval_ids: Iterable[str]) -> dict[str, Approval]:
+        ids = list(approval_ids)
+        if not ids:
+            return {}
+        with Session(self.engine) as s:
+            rows = s.execute(select(ApprovalRow).where(col(ApprovalRow.approval_id).in_(ids))).scalars()
+            return {r.approval_id: _approval(r) for r in rows}
+
+    def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None:
+        stmt = (
+            select(ApprovalRow)
+            .where(col(ApprovalRow.agent_id) == agent_id)
+            .where(col(ApprovalRow.request_id) == request_id)
+            .where(col(ApprovalRow.digest) == digest)
+            .order_by(col(ApprovalRow.create_time).desc())
+            .limit(1)
+        )
+        with Session(self.engine) as s:
+            row = s.execute(stmt).scalars().first()
+            return _approval(row) if row else None
+
+    def pending(self, agent_id: str = "") -> list[Approval]:
+        stmt = select(ApprovalRow).where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
+        if agent_id:
+            stmt = stmt.where(col(ApprovalRow.agent_id) == agent_id)
+        with Session(self.engine) as s:
+            return [_approval(r) for r in s.execute(stmt.order_by(col(ApprovalRow.create_time))).scalars()]
+
+    def due(self, now: datetime) -> list[Approval]:
+        stmt = (
+            select(ApprovalRow)
+            .where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
+            .where(col(ApprovalRow.expire_time) <= now)
+        )
+        with Session(self.engine) as s:
+            return [_approval(r) for r in s.execute(stmt).scalars()]
+
+    def version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, _COUNTER)
+            return row.value if row else 0
+
+    def list(self, flt: ApprovalFilter, page_size: int, page_token: str) -> Page[Approval]:
+        size = pagination.page_size(page_size)
+        after = pagination.decode(page_token)
+        if after is not None and not (isinstance(after, list) and len(after) == 2):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        c = ApprovalRow
+        stmt = select(c).order_by(col(c.create_time).desc(), col(c.approval_id).desc())
+        if flt.agent_id:
+            stmt = stmt.where(col(c.agent_id) == flt.agent_id)
+        if flt.action:
+            stmt = stmt.where(col(c.action) == flt.action)
+        if flt.state is not None:
+            stmt = stmt.where(col(c.state) == flt.state.name)
+        if flt.closed_only:
+            stmt = stmt.where(col(c.state) != ApprovalState.PENDING.name)
+        if flt.reviewer:
+            stmt = stmt.where(col(c.decided_by).contains(flt.reviewer))
+        if flt.start_time:
+            stmt = stmt.where(col(c.create_time) >= flt.start_time)
+        if flt.end_time:
+            stmt = stmt.where(col(c.create_time) < flt.end_time)
+        if after:
+            when, aid = datetime.fromisoformat(after[0]), after[1]
+            stmt = stmt.where((col(c.create_time) < when) | ((col(c.create_time) == when) & (col(c.approval_id) < aid)))
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt.limit(size + 1)).scalars())
+        more = len(rows) > size
+        token = (
+            pagination.encode([utc(rows[size - 1].create_time).isoformat(), rows[size - 1].approval_id]) if more else ""
+        )
+        return Page([_approval(r) for r in rows[:size]], token)
+
+
+def _bump(s: Session) -> None:
+    updated = s.execute(
+        update(CounterRow).where(col(CounterRow.name) == _COUNTER).values(value=col(CounterRow.value) + 1)
+    )
+    if not updated.rowcount:  # type: ignore[attr-defined]
+        s.add(CounterRow(name=_COUNTER, value=1))

@@ -1,0 +1,1 @@
+"""SQL storage of the recovery feature: policies, agent state, history, checks, events, kills."""

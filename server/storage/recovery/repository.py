@@ -1,0 +1,408 @@
+"""SQL implementations of the recovery ports: policies, agent state, history, checks, events, kills."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+
+from server.domain.errors import InvalidArgument
+from server.domain.recovery.codec import from_json, to_json
+from server.domain.recovery.events import (
+    EventFilter,
+    RecoveryEvent,
+    RecoveryEventType,
+    decode_payload,
+    encode_payload,
+)
+from server.domain.recovery.health import CheckKind, HealthCheckSpec
+from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
+from server.domain.recovery.ladder import (
+    HistoryFilter,
+    RecoveryAction,
+    RecoveryPolicy,
+    RecoveryResult,
+    RecoveryState,
+)
+from server.services.ports import Page
+from server.storage import pagination
+from server.storage.recovery.tables import (
+    HealthCheckRow,
+    KillRow,
+    RecoveryAgentStateRow,
+    RecoveryEventRow,
+    RecoveryHistoryRow,
+    RecoveryPolicyRow,
+    RecoverySettingRow,
+    SubstituteRow,
+)
+from server.storage.supervisor.repository import utc
+
+
+def _int_token(token: str) -> int | None:
+    value = pagination.decode(token)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+    return value
+
+
+def _policy(row: RecoveryPolicyRow) -> RecoveryPolicy:
+    return RecoveryPolicy(
+        group=row.group_name,
+        max_retries=row.max_retries,
+        escalate_after=row.escalate_after,
+        cooldown=row.cooldown,
+        default_action=RecoveryAction[row.default_action],
+        source=row.source,
+        update_time=utc(row.update_time),
+    )
+
+
+def _result(data: dict[str, Any]) -> RecoveryResult:
+    result = from_json(RecoveryResult, data)
+    assert isinstance(result, RecoveryResult)
+    return result
+
+
+class SqlRecoveryRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ---- policies ---------------------------------------------------------------------------
+
+    def load_policies(self) -> list[RecoveryPolicy]:
+        with Session(self.engine) as s:
+            return [_policy(r) for r in s.execute(select(RecoveryPolicyRow)).scalars()]
+
+    def save_policy(self, policy: RecoveryPolicy) -> None:
+        with Session(self.engine) as s, s.begin():
+            self._put_policy(s, policy)
+
+    def _put_policy(self, s: Session, p: RecoveryPolicy) -> None:
+        row = s.get(RecoveryPolicyRow, p.group, with_for_update=True) or RecoveryPolicyRow(
+            group_name=p.group,
+            max_retries=0,
+            escalate_after=0,
+            cooldown=0.0,
+            default_action="",
+            source="",
+            update_time=datetime.now(UTC),
+        )
+        row.max_retries, row.escalate_after, row.cooldown = p.max_retries, p.escalate_after, p.cooldown
+        row.default_action, row.source = p.default_action.name, p.source
+        row.update_time = p.update_time or datetime.now(UTC)
+        s.add(row)
+
+    def apply_file_policies(self, policies: Sequence[RecoveryPolicy]) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.execute(delete(RecoveryPolicyRow).where(col(RecoveryPolicyRow.source) == "policy"))
+            for p in policies:
+                self._put_policy(s, p)
+
+    # ---- agent state and history --------------------------------------------------------------
+
+    def load_states(self) -> dict[str, RecoveryState]:
+        with Session(self.engine) as s:
+            return {
+                r.agent_id: RecoveryState(
+                    r.retry_count,
+                    utc(r.last_attempt_time) if r.last_attempt_time else None,
+                    _result(r.last_recovery) if r.last_recovery else None,
+                )
+                for r in s.execute(select(RecoveryAgentStateRow)).scalars()
+            }
+
+    def _put_state(self, s: Session, agent_id: str, state: RecoveryState) -> None:
+        row = s.get(RecoveryAgentStateRow, agent_id, with_for_update=True) or RecoveryAgentStateRow(
+            agent_id=agent_id, retry_count=0
+        )
+        row.retry_count = state.retry_count
+        row.last_attempt_time = state.last_attempt_time
+        row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
+        s.add(row)
+
+    def save_state(self, agent_id: str, state: RecoveryState) -> None:
+        with Session(self.engine) as s, s.begin():
+            self._put_state(s, agent_id, state)
+
+    def delete_state(self, agent_id: str) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.execute(delete(RecoveryAgentStateRow).where(col(RecoveryAgentStateRow.agent_id) == agent_id))
+
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
+        assert result.action_taken is not None and result.attempt_time is not None
+        with Session(self.engine) as s, s.begin():
+            s.add(
+                RecoveryHistoryRow(
+                    recovery_id=result.recovery_id,
+                    agent_id=result.agent_id,
+                    group_name=result.group,
+                    action=result.action_taken.name,
+                    trigger=result.trigger.name,
+                    attempt_time=result.attempt_time,
+                    request_id=result.request_id,
+                    record=to_json(result),
+                )
+            )
+            self._put_state(s, result.agent_id, state)
+
+    def find_attempt(self, request_id: str) -> RecoveryResult | None:
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(RecoveryHistoryRow).where(col(RecoveryHistoryRow.request_id) == request_id).limit(1)
+            ).scalar()
+            return _result(row.record) if row else None
+
+    def history(self, flt: HistoryFilter, page_size: int, page_token: str) -> Page[RecoveryResult]:
+        size = pagination.page_size(page_size)
+        before = _int_token(page_token)
+        c = RecoveryHistoryRow
+        stmt = select(c).order_by(col(c.seq).desc()).limit(size + 1)
+        if before is not None:
+            stmt = stmt.where(col(c.seq) < before)
+        if flt.agent_id:
+            stmt = stmt.where(col(c.agent_id) == flt.agent_id)
+        if flt.group:
+            stmt = stmt.where(col(c.group_name) == flt.group)
+        if flt.action is not None:
+            stmt = stmt.where(col(c.action) == flt.action.name)
+        if flt.trigger is not None:
+            stmt = stmt.where(col(c.trigger) == flt.trigger.name)
+        if flt.start_time:
+            stmt = stmt.where(col(c.attempt_time) >= flt.start_time)
+        if flt.end_time:
+            stmt = stmt.where(col(c.attempt_time) < flt.end_time)
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt).scalars())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page([_result(r.record) for r in rows], pagination.encode(rows[-1].seq) if more else "")
+
+    # ---- health checks ------------------------------------------------------------------------
+
+    def load_checks(self) -> dict[str, HealthCheckSpec]:
+        with Session(self.engine) as s:
+            out = {}
+            for r in s.execute(select(HealthCheckRow)).scalars():
+                spec = from_json(HealthCheckSpec, r.spec)
+                assert isinstance(spec, HealthCheckSpec) and isinstance(spec.kind, CheckKind)
+                out[r.agent_id] = spec
+            return out
+
+    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
+        with Session(self.engine) as s, s.begin():
+            row = s.get(HealthCheckRow, agent_id, with_for_update=True) or HealthCheckRow(
+                agent_id=agent_id, update_time=now
+            )
+            row.spec, row.update_time = to_json(spec), now
+            s.add(row)
+
+    def delete_check(self, agent_id: str) -> bool:
+        with Session(self.engine) as s, s.begin():
+            res = s.execute(delete(HealthCheckRow).where(col(HealthCheckRow.agent_id) == agent_id))
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    # ---- settings -----------------------------------------------------------------------------
+
+    def get_setting(self, key: str) -> dict[str, Any] | None:
+        with Session(self.engine) as s:
+            row = s.get(RecoverySettingRow, key)
+            return dict(row.value) if row else None
+
+    def put_setting(self, key: str, value: dict[str, Any], now: datetime) -> None:
+        with Session(self.engine) as s, s.begin():
+            row = s.get(RecoverySettingRow, key, with_for_update=True) or RecoverySettingRow(key=key, update_time=now)
+            row.value, row.update_time = dict(value), now
+            s.add(row)
+
+
+def _event(row: RecoveryEventRow) -> RecoveryEvent:
+    assert row.seq is not None
+    event_type = RecoveryEventType[row.event_type]
+    return RecoveryEvent(
+        row.seq, event_type, row.agent_id, utc(row.event_time), decode_payload(event_type, row.payload)
+    )
+
+
+class SqlRecoveryEventRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def append(self, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any) -> RecoveryEvent:
+        data = encode_payload(event_type, payload)
+        with Session(self.engine) as s, s.begin():
+            row = RecoveryEventRow(event_type=event_type.name, agent_id=agent_id, event_time=event_time, payload=data)
+            s.add(row)
+            s.flush()
+            assert row.seq is not None
+            return RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
+
+    def latest_sequence(self) -> int:
+        with Session(self.engine) as s:
+            return int(s.execute(select(func.max(RecoveryEventRow.seq))).scalar() or 0)
+
+    def _filtered(self, stmt: Any, flt: EventFilter) -> Any:
+        c = RecoveryEventRow
+        if flt.types:
+            stmt = stmt.where(col(c.event_type).in_(sorted(t.name for t in flt.types)))
+        if flt.agent_id:
+            stmt = stmt.where(col(c.agent_id) == flt.agent_id)
+        if flt.start_time:
+            stmt = stmt.where(col(c.event_time) >= flt.start_time)
+        if flt.end_time:
+            stmt = stmt.where(col(c.event_time) < flt.end_time)
+        return stmt
+
+    def after(self, cursor: int, upto: int, flt: EventFilter, limit: int) -> list[RecoveryEvent]:
+        c = RecoveryEventRow
+        stmt = select(c).where(col(c.seq) > cursor, col(c.seq) <= upto).order_by(col(c.seq)).limit(limit)
+        with Session(self.engine) as s:
+            return [_event(r) for r in s.execute(self._filtered(stmt, flt)).scalars()]
+
+    def list(self, flt: EventFilter, page_size: int, page_token: str) -> Page[RecoveryEvent]:
+        size = pagination.page_size(page_size)
+        before = _int_token(page_token)
+        c = RecoveryEventRow
+        stmt = select(c).order_by(col(c.seq).desc()).limit(size + 1)
+        if before is not None:
+            stmt = stmt.where(col(c.seq) < before)
+        with Session(self.engine) as s:
+            rows = list(s.execute(self._filtered(stmt, flt)).scalars())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page([_event(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")
+
+    def prune(self, keep_rows: int) -> int:
+        with Session(self.engine) as s, s.begin():
+            newest = s.execute(select(func.max(RecoveryEventRow.seq))).scalar()
+            if newest is None or newest <= keep_rows:
+                return 0
+            cut = int(newest) - keep_rows
+            res = s.execute(delete(RecoveryEventRow).where(col(RecoveryEventRow.seq) <= cut))
+            return cut if res.rowcount else 0  # type: ignore[attr-defined]
+
+
+def _kill(row: KillRow) -> KillResult:
+    kill = from_json(KillResult, row.record)
+    assert isinstance(kill, KillResult)
+    return kill
+
+
+def _kill_row(row: KillRow, k: KillResult) -> KillRow:
+    row.kill_id, row.agent_id, row.session_id = k.kill_id, k.agent_id, k.session_id
+    row.reason, row.kill_time, row.complete_time = k.reason.name, k.kill_time, k.complete_time
+    row.request_id, row.record = k.request_id, to_json(k)
+    return row
+
+
+class SqlKillRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def insert(self, kill: KillResult) -> bool:
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(
+                    _kill_row(
+                        KillRow(
+                            kill_id=kill.kill_id,
+                            agent_id=kill.agent_id,
+                            session_id=kill.session_id,
+                            reason=kill.reason.name,
+                            kill_time=kill.kill_time,
+                            request_id=kill.request_id,
+                        ),
+                        kill,
+                    )
+                )
+        except IntegrityError:
+            with Session(self.engine) as s:
+                taken = s.execute(select(col(KillRow.seq)).where(col(KillRow.kill_id) == kill.kill_id)).first()
+            if taken:
+                return False
+            raise
+        return True
+
+    def update(self, kill: KillResult) -> None:
+        with Session(self.engine) as s, s.begin():
+            row = s.execute(select(KillRow).where(col(KillRow.kill_id) == kill.kill_id).with_for_update()).scalar()
+            if row is None:
+                raise KeyError(kill.kill_id)
+            s.add(_kill_row(row, kill))
+
+    def get(self, kill_id: str) -> KillResult | None:
+        with Session(self.engine) as s:
+            row = s.execute(select(KillRow).where(col(KillRow.kill_id) == kill_id)).scalar()
+            return _kill(row) if row else None
+
+    def find_by_request(self, request_id: str) -> KillResult | None:
+        with Session(self.engine) as s:
+            row = s.execute(select(KillRow).where(col(KillRow.request_id) == request_id).limit(1)).scalar()
+            return _kill(row) if row else None
+
+    def incomplete(self) -> list[KillResult]:
+        with Session(self.engine) as s:
+            stmt = select(KillRow).where(col(KillRow.complete_time).is_(None)).order_by(col(KillRow.seq))
+            return [_kill(r) for r in s.execute(stmt).scalars()]
+
+    # ---- substitutes --------------------------------------------------------------------------
+
+    def load_substitutes(self) -> list[Substitute]:
+        with Session(self.engine) as s:
+            rows = s.execute(select(SubstituteRow).order_by(col(SubstituteRow.id))).scalars()
+            return [
+                Substitute(SubstituteScope(r.scope), r.scope_id, r.agent_id, 0, utc(r.register_time), r.request_id)
+                for r in rows
+            ]
+
+    def add_substitute(self, sub: Substitute) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.add(
+                SubstituteRow(
+                    scope=sub.scope.value,
+                    scope_id=sub.scope_id,
+                    agent_id=sub.agent_id,
+                    register_time=sub.register_time,
+                    request_id=sub.request_id,
+                )
+            )
+
+    def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
+        c = SubstituteRow
+        with Session(self.engine) as s, s.begin():
+            res = s.execute(
+                delete(c).where(col(c.scope) == scope.value, col(c.scope_id) == scope_id, col(c.agent_id) == agent_id)
+            )
+            return bool(res.rowcount)  # type: ignore[attr-defined]
+
+    def remove_agent_substitutes(self, agent_id: str) -> int:
+        with Session(self.engine) as s, s.begin():
+            res = s.execute(delete(SubstituteRow).where(col(SubstituteRow.agent_id) == agent_id))
+            return int(res.rowcount)  # type: ignore[attr-defined]
+
+    def list(self, flt: KillFilter, page_size: int, page_token: str) -> Page[KillResult]:
+        size = pagination.page_size(page_size)
+        before = _int_token(page_token)
+        c = KillRow
+        stmt = select(c).order_by(col(c.seq).desc()).limit(size + 1)
+        if before is not None:
+            stmt = stmt.where(col(c.seq) < before)
+        if flt.agent_id:
+            stmt = stmt.where(col(c.agent_id) == flt.agent_id)
+        if flt.session_id:
+            stmt = stmt.where(col(c.session_id) == flt.session_id)
+        if flt.reason is not None:
+            stmt = stmt.where(col(c.reason) == flt.reason.name)
+        if flt.start_time:
+            stmt = stmt.where(col(c.kill_time) >= flt.start_time)
+        if flt.end_time:
+            stmt = stmt.where(col(c.kill_time) < flt.end_time)
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt).scalars())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page([_kill(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")

@@ -1,0 +1,1 @@
+"""SQL storage of agents, the guardrail chain and the decision log."""

@@ -1,0 +1,221 @@
+"""SQL implementations of the service ports (agents, guardrail chain, decision log)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, delete, func, insert, select
+from sqlmodel import Session, col
+
+from server.domain.agents import Agent
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails import GuardrailSpec, Severity
+from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.services.ports import Page
+from server.storage import pagination
+from server.storage.supervisor.tables import AgentRow, DecisionRow, GuardrailRow, PolicyStateRow
+from server.storage.tables import CounterRow
+
+_CHAIN_COUNTER = "guardrails"
+
+
+def bump_counter(s: Session, name: str) -> int:
+    """Add one to a change counter inside the caller's transaction; returns the new value."""
+    row = s.get(CounterRow, name, with_for_update=True)
+    if row is None:
+        row = CounterRow(name=name, value=0)
+    row.value += 1
+    s.add(row)
+    s.flush()
+    return row.value
+
+
+def utc(value: datetime) -> datetime:
+    """SQLite hands back naive datetimes; everything we store is UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _agent(row: AgentRow) -> Agent:
+    return Agent(
+        agent_id=row.agent_id,
+        group=row.group_name,
+        capabilities=tuple(row.capabilities),
+        labels=dict(row.labels),
+        create_time=utc(row.create_time),
+        update_time=utc(row.update_time),
+    )
+
+
+class SqlAgentRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def upsert(self, agent: Agent) -> tuple[Agent, bool]:
+        now = datetime.now(UTC)
+        with Session(self.engine) as s, s.begin():
+            row = s.get(AgentRow, agent.agent_id, with_for_update=True)
+            created = row is None
+            if row is None:
+                row = AgentRow(agent_id=agent.agent_id, group_name=agent.group, create_time=now, update_time=now)
+            row.group_name = agent.group
+            row.capabilities = list(agent.capabilities)
+            row.labels = dict(agent.labels)
+            row.update_time = now
+            s.add(row)
+            s.flush()
+            return _agent(row), created
+
+    def delete(self, agent_id: str) -> bool:
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(delete(AgentRow).where(col(AgentRow.agent_id) == agent_id))
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def get(self, agent_id: str) -> Agent | None:
+        with Session(self.engine) as s:
+            row = s.get(AgentRow, agent_id)
+            return _agent(row) if row else None
+
+    def all(self) -> list[Agent]:
+        with Session(self.engine) as s:
+            return [_agent(r) for r in s.execute(select(AgentRow)).scalars()]
+
+    def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]:
+        size = pagination.page_size(page_size)
+        after = pagination.decode(page_token)
+        if after is not None and not isinstance(after, str):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        stmt = select(AgentRow).order_by(AgentRow.agent_id).limit(size + 1)
+        if group:
+            stmt = stmt.where(col(AgentRow.group_name) == group)
+        if after:
+            stmt = stmt.where(col(AgentRow.agent_id) > after)
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt).scalars())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page([_agent(r) for r in rows], pagination.encode(rows[-1].agent_id) if more else "")
+
+
+class SqlGuardrailRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def load(self) -> tuple[list[GuardrailSpec], str | None]:
+        with Session(self.engine) as s:
+            rows = s.execute(select(GuardrailRow).order_by(col(GuardrailRow.position))).scalars()
+            specs = [GuardrailSpec(r.name, r.kind, dict(r.options), r.source) for r in rows]
+            state = s.get(PolicyStateRow, "policy")
+            return specs, state.digest if state else None
+
+    def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
+        # One transaction: a reader never sees half a chain, and a crash leaves the old one.
+        with Session(self.engine) as s, s.begin():
+            s.execute(delete(GuardrailRow))
+            for i, spec in enumerate(specs):
+                s.add(
+                    GuardrailRow(
+                        position=i, name=spec.name, kind=spec.kind, options=dict(spec.options), source=spec.source
+                    )
+                )
+            if policy_digest is not None:
+                state = s.get(PolicyStateRow, "policy") or PolicyStateRow(
+                    key="policy", digest="", path="", apply_time=datetime.now(UTC)
+                )
+                state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
+                s.add(state)
+            return bump_counter(s, _CHAIN_COUNTER)
+
+    def version(self) -> int:
+        """Bumped by every stored change of the chain, by any process sharing the database."""
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, _CHAIN_COUNTER)
+            return row.value if row else 0
+
+
+def _decision(row: DecisionRow) -> Decision:
+    return Decision(
+        decision_id=row.decision_id,
+        agent_id=row.agent_id,
+        action=row.action,
+        context_digest=row.context_digest,
+        allowed=row.allowed,
+        reason=row.reason,
+        severity=Severity(row.severity),
+        guardrail=row.guardrail,
+        warnings=tuple((w[0], w[1]) for w in row.warnings),
+        latency_us=row.latency_us,
+        create_time=utc(row.create_time),
+        request_id=row.request_id,
+        trace_id=row.trace_id,
+    )
+
+
+class SqlDecisionRepository:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def insert_many(self, rows: Sequence[Decision]) -> None:
+        # Core executemany: one statement for the batch, no ORM identity-map work per row.
+        with Session(self.engine) as s, s.begin():
+            s.execute(
+                insert(DecisionRow.__table__),  # type: ignore[attr-defined]
+                [
+                    {
+                        "decision_id": d.decision_id,
+                        "agent_id": d.agent_id,
+                        "action": d.action,
+                        "context_digest": d.context_digest,
+                        "allowed": d.allowed,
+                        "reason": d.reason,
+                        "severity": int(d.severity),
+                        "guardrail": d.guardrail,
+                        "warnings": [list(w) for w in d.warnings],
+                        "latency_us": d.latency_us,
+                        "create_time": d.create_time,
+                        "request_id": d.request_id,
+                        "trace_id": d.trace_id,
+                    }
+                    for d in rows
+                ],
+            )
+
+    def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
+        size = pagination.page_size(page_size)
+        before = pagination.decode(page_token)
+        if before is not None and not isinstance(before, int):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        c = DecisionRow
+        stmt = select(c).order_by(col(c.seq).desc()).limit(size + 1)
+        if before is not None:
+            stmt = stmt.where(col(c.seq) < before)
+        if flt.agent_id:
+            stmt = stmt.where(col(c.agent_id) == flt.agent_id)
+        if flt.action:
+            stmt = stmt.where(col(c.action) == flt.action)
+        if flt.guardrail:
+            stmt = stmt.where(col(c.guardrail) == flt.guardrail)
+        if flt.outcome:
+            stmt = stmt.where(col(c.allowed) == (flt.outcome == "allowed"))
+        if flt.start_time:
+            stmt = stmt.where(col(c.create_time) >= flt.start_time)
+        if flt.end_time:
+            stmt = stmt.where(col(c.create_time) < flt.end_time)
+        with Session(self.engine) as s:
+            rows = list(s.execute(stmt).scalars())
+        more = len(rows) > size
+        rows = rows[:size]
+        return Page([_decision(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")
+
+    def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
+        removed = 0
+        with Session(self.engine) as s, s.begin():
+            if older_than is not None:
+                res = s.execute(delete(DecisionRow).where(col(DecisionRow.create_time) < older_than))
+                removed += res.rowcount  # type: ignore[attr-defined]
+            if keep_rows is not None:
+                newest = s.execute(select(func.max(DecisionRow.seq))).scalar()
+                if newest is not None:
+                    res = s.execute(delete(DecisionRow).where(col(DecisionRow.seq) <= newest - keep_rows))
+                    removed += res.rowcount  # type: ignore[attr-defined]
+        return removed

@@ -1,0 +1,68 @@
+"""SQLModel tables of the supervisor: agents, the guardrail chain, the policy state, the decision log (migration
+0001)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, Integer
+from sqlmodel import Field, SQLModel
+
+from server.storage.columns import utc_column as _utc_column
+
+
+class AgentRow(SQLModel, table=True):
+    __tablename__ = "agents"
+
+    agent_id: str = Field(primary_key=True, max_length=128)
+    group_name: str = Field(index=True, max_length=128)
+    capabilities: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    labels: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    create_time: datetime = _utc_column()
+    update_time: datetime = _utc_column()
+
+
+class GuardrailRow(SQLModel, table=True):
+    __tablename__ = "guardrails"
+
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True, autoincrement=True))
+    position: int = Field(index=True)
+    name: str = Field(max_length=128)
+    kind: str = Field(max_length=64)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    source: str = Field(max_length=16)
+
+
+class PolicyStateRow(SQLModel, table=True):
+    """Which policy file content the stored chain was last built from."""
+
+    __tablename__ = "policy_state"
+
+    key: str = Field(primary_key=True, max_length=32)
+    digest: str = Field(max_length=64)
+    path: str = Field(max_length=4096)
+    apply_time: datetime = _utc_column()
+
+
+class DecisionRow(SQLModel, table=True):
+    __tablename__ = "decisions"
+    __table_args__ = (Index("ix_decisions_agent_seq", "agent_id", "seq"),)
+
+    seq: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    )
+    decision_id: str = Field(unique=True, max_length=64)
+    agent_id: str = Field(max_length=128)
+    action: str = Field(index=True, max_length=1024)
+    context_digest: str = Field(max_length=64)
+    allowed: bool
+    reason: str
+    severity: int
+    guardrail: str = Field(max_length=128)
+    warnings: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    latency_us: int
+    create_time: datetime = _utc_column(index=True)
+    request_id: str = Field(default="", max_length=256)
+    trace_id: str = Field(default="", max_length=32)

@@ -1,0 +1,227 @@
+"""The one module that sets up the OpenTelemetry SDK: traces and metrics, exported over OTLP (gRPC or HTTP).
+
+Each sidecar builds its own providers (no process-wide globals, so tests can run several sidecars);
+`outrider serve` also installs them as the globals so plugin guardrails' own spans join the trace.
+Spans go through a batch processor: exporting happens on the SDK's worker thread, a collector that is
+down costs dropped spans and a log line, never an RPC's time or its answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import metrics as metrics_api
+from opentelemetry import trace
+from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricReader, PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.sdk.trace.sampling import (
+    ALWAYS_OFF,
+    ALWAYS_ON,
+    ParentBased,
+    Sampler,
+    TraceIdRatioBased,
+)
+
+from server.services.observability import NO_TRACER, RecoveryEventObserver, Tracer
+from server.telemetry.metrics import Metrics, observe_services
+from server.telemetry.prometheus import MetricsServer, render
+from server.telemetry.settings import TelemetrySettings
+from server.telemetry.trace_buffer import RecentTraces
+
+log = logging.getLogger(__name__)
+
+VERSION = "0.1.0"
+INSTRUMENTATION = "outrider"
+SHUTDOWN_TIMEOUT = 5.0  # seconds: a collector that is down must not hold up a stopping sidecar
+
+
+@dataclass
+class Telemetry:
+    """What the sidecar's adapters and services get: a tracer, the metrics catalog, the console's buffer."""
+
+    settings: TelemetrySettings
+    tracer: Tracer
+    metrics: Metrics
+    recent: RecentTraces | None = None
+    tracer_provider: TracerProvider | None = None
+    meter_provider: MeterProvider | None = None
+    prometheus_reader: InMemoryMetricReader | None = None
+
+    @property
+    def tracing(self) -> bool:
+        return self.tracer_provider is not None
+
+    def prometheus_text(self) -> str | None:
+        """The metrics in the Prometheus text format (None when metrics or the endpoint are off)."""
+        if self.prometheus_reader is None:
+            return None
+        return render(self.prometheus_reader.get_metrics_data())
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Export what is buffered now (tests, benchmarks); False if the exporter did not finish."""
+        ok = True
+        if self.tracer_provider is not None:
+            ok = self.tracer_provider.force_flush(int(timeout * 1000))
+        if self.meter_provider is not None:
+            ok = self.meter_provider.force_flush(int(timeout * 1000)) and ok
+        return ok
+
+    def serve_metrics(self, listen: str, health: dict[str, Any]) -> Callable[[], None]:
+        """Serve `/metrics` on its own HOST:PORT; returns the stopper."""
+        if self.prometheus_reader is None:
+            log.warning("telemetry.metrics_listen is set but metrics (or the prometheus exporter) are off")
+        server = MetricsServer(listen, lambda: self.prometheus_text() or "")
+        health["metrics_url"] = server.url
+        log.info("metrics serving", extra={"url": server.url})
+        return server.stop
+
+    def install_global(self) -> None:
+        """Make these providers the process's (for code that uses the OTel API's globals: plugins)."""
+        if self.tracer_provider is not None:
+            trace.set_tracer_provider(self.tracer_provider)
+        if self.meter_provider is not None:
+            metrics_api.set_meter_provider(self.meter_provider)
+
+    def shutdown(self, timeout: float = SHUTDOWN_TIMEOUT) -> None:
+        """Flush and stop the exporters, giving up after `timeout` (spans still queued are then lost)."""
+        providers: list[Any] = [p for p in (self.tracer_provider, self.meter_provider) if p is not None]
+        if not providers:
+            return
+
+        def stop() -> None:
+            for provider in providers:
+                try:
+                    provider.shutdown()
+                except Exception:
+                    log.exception("telemetry: shutting down an exporter failed")
+
+        worker = threading.Thread(target=stop, name="telemetry-shutdown", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            log.warning("telemetry: the collector did not take the last spans within %gs; dropped", timeout)
+
+
+def build_telemetry(settings: TelemetrySettings) -> Telemetry:
+    """Providers, exporters and the catalog of instruments, as `settings` (file + OTEL_* env) ask."""
+    resource = Resource.create(
+        {
+            "service.name": settings.service_name,
+            "service.version": VERSION,
+            "service.instance.id": uuid.uuid4().hex,
+        }
+    )
+    tracer_provider: TracerProvider | None = None
+    tracer: Tracer = NO_TRACER
+    recent: RecentTraces | None = None
+    if settings.tracing:
+        tracer_provider = TracerProvider(
+            sampler=sampler(settings.sampler, settings.sampler_arg), resource=resource, shutdown_on_exit=False
+        )
+        if settings.recent_traces:
+            recent = RecentTraces(settings.recent_traces)
+            tracer_provider.add_span_processor(recent)
+        if settings.export_traces:
+            tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter(settings)))
+        tracer = tracer_provider.get_tracer(INSTRUMENTATION, VERSION)
+        log.info(
+            "tracing on",
+            extra={
+                "sampler": settings.sampler,
+                "sampler_arg": settings.sampler_arg,
+                "export": _traces_url(settings) if settings.export_traces else "none",
+            },
+        )
+
+    meter_provider: MeterProvider | None = None
+    prometheus: InMemoryMetricReader | None = None
+    if settings.metrics:
+        readers: list[MetricReader] = []
+        if "prometheus" in settings.metrics_exporters:
+            prometheus = InMemoryMetricReader()
+            readers.append(prometheus)
+        if settings.export_metrics:
+            readers.append(
+                PeriodicExportingMetricReader(metric_exporter(settings), int(settings.metrics_interval * 1000))
+            )
+        # Exemplars (trace ids on measurements) cost every recording inside a span; on only when asked.
+        exemplars = None if os.environ.get("OTEL_METRICS_EXEMPLAR_FILTER") else AlwaysOffExemplarFilter()
+        meter_provider = MeterProvider(
+            metric_readers=readers, resource=resource, shutdown_on_exit=False, exemplar_filter=exemplars
+        )
+    meter = meter_provider.get_meter(INSTRUMENTATION, VERSION) if meter_provider is not None else None
+    return Telemetry(settings, tracer, Metrics(meter), recent, tracer_provider, meter_provider, prometheus)
+
+
+def observe(telemetry: Telemetry, services: Any) -> None:
+    """Connect the gauges to the services' state, and the recovery event log to spans and metrics."""
+    observe_services(telemetry.metrics, services)
+    events = getattr(getattr(services, "recovery", None), "events", None)
+    if events is not None:
+        events.add_listener(RecoveryEventObserver(telemetry.metrics))
+
+
+def sampler(name: str, arg: float | None) -> Sampler:
+    """The standard samplers by their OTEL_TRACES_SAMPLER names; the ratio defaults to 1."""
+    base = name.removeprefix("parentbased_")
+    root: Sampler
+    if base == "always_on":
+        root = ALWAYS_ON
+    elif base == "always_off":
+        root = ALWAYS_OFF
+    elif base == "traceidratio":
+        root = TraceIdRatioBased(1.0 if arg is None else arg)
+    else:
+        raise ValueError(f"unknown sampler {name!r}")
+    return ParentBased(root) if name.startswith("parentbased_") else root
+
+
+def _protocol(settings: TelemetrySettings, signal: str) -> str:
+    specific = settings.traces_protocol if signal == "traces" else settings.metrics_protocol
+    return specific or settings.protocol
+
+
+def _traces_url(settings: TelemetrySettings) -> str:
+    if settings.traces_endpoint:
+        return settings.traces_endpoint
+    base = settings.endpoint or ""
+    return f"{base}/v1/traces" if _protocol(settings, "traces") == "http/protobuf" else base
+
+
+def _metrics_url(settings: TelemetrySettings) -> str:
+    if settings.metrics_endpoint:
+        return settings.metrics_endpoint
+    base = settings.endpoint or ""
+    return f"{base}/v1/metrics" if _protocol(settings, "metrics") == "http/protobuf" else base
+
+
+def span_exporter(settings: TelemetrySettings) -> SpanExporter:
+    """OTLP over gRPC or HTTP; headers, timeout, certificates and compression come from OTEL_EXPORTER_OTLP_*."""
+    url = _traces_url(settings)
+    if _protocol(settings, "traces") == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpSpanExporter
+
+        return HttpSpanExporter(endpoint=url)
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
+
+    return GrpcSpanExporter(endpoint=url, insecure=url.startswith("http://"))
+
+
+def metric_exporter(settings: TelemetrySettings) -> Any:
+    url = _metrics_url(settings)
+    if _protocol(settings, "metrics") == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter as HttpMetricExporter
+
+        return HttpMetricExporter(endpoint=url)
+    from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter as GrpcMetricExporter
+
+    return GrpcMetricExporter(endpoint=url, insecure=url.startswith("http://"))
