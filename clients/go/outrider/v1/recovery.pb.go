@@ -24,7 +24,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// What a recovery attempt does (seed 000 RecoveryAction).
+// What a recovery attempt does (the SupervisorAgent library's RecoveryAction).
 type RecoveryAction int32
 
 const (
@@ -142,7 +142,7 @@ func (RecoveryTrigger) EnumDescriptor() ([]byte, []int) {
 	return file_outrider_v1_recovery_proto_rawDescGZIP(), []int{1}
 }
 
-// Why an agent is killed (exactly the six of seed 002).
+// Why an agent is killed (exactly the six of the Agent Governance Toolkit).
 type KillReason int32
 
 const (
@@ -1128,7 +1128,7 @@ func (x *RecoveryPolicy) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// One recovery attempt (seed 000 RecoveryResult).
+// One recovery attempt (the SupervisorAgent library's RecoveryResult).
 type RecoveryResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Unique id of the attempt; empty for an attempt refused in cooldown.
@@ -1287,7 +1287,7 @@ type Escalation struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	Group   string                 `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
-	// The retry count when escalated (seed onEscalation's failedAttempts).
+	// The retry count when escalated (the library's onEscalation failedAttempts).
 	FailedAttempts int32                  `protobuf:"varint,3,opt,name=failed_attempts,json=failedAttempts,proto3" json:"failed_attempts,omitempty"`
 	Reason         string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	RecoveryId     string                 `protobuf:"bytes,5,opt,name=recovery_id,json=recoveryId,proto3" json:"recovery_id,omitempty"`
@@ -1654,7 +1654,7 @@ func (x *HandoffAttempt) GetSettleTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// The handoff of one in-flight step (seed 002 StepHandoff).
+// The handoff of one in-flight step (the Agent Governance Toolkit's StepHandoff).
 type StepHandoff struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	SagaId string                 `protobuf:"bytes,1,opt,name=saga_id,json=sagaId,proto3" json:"saga_id,omitempty"`
@@ -1786,7 +1786,7 @@ func (x *StepHandoff) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// The outcome of a kill (seed 002 KillResult). Durable.
+// The outcome of a kill (the Agent Governance Toolkit's KillResult). Durable.
 type KillResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "kill:" followed by 8 lowercase hex digits.

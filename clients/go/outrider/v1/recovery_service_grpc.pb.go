@@ -53,9 +53,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// When an agent dies or drifts: health checks, the recovery ladder of seed 000
-// (AgentRecoveryManager), the kill switch with durable saga handoff and
-// cascade detection of seed 002, the agent control channel, and one durable
+// When an agent dies or drifts: health checks, the recovery ladder of the
+// SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+// saga handoff and cascade detection of the Agent Governance Toolkit, the
+// agent control channel, and one durable
 // event stream for every listener.
 //
 // A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -115,7 +116,7 @@ type RecoveryServiceClient interface {
 	// Every registered agent's status, ordered by agent id. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAgentRecoveryStatuses(ctx context.Context, in *ListAgentRecoveryStatusesRequest, opts ...grpc.CallOption) (*ListAgentRecoveryStatusesResponse, error)
-	// Recovery (seed 000 semantics, exactly).
+	// Recovery (the SupervisorAgent library's semantics, exactly).
 	// Starts a recovery attempt for the agent. Within the cooldown of its
 	// previous attempt nothing happens and a failed result with in_cooldown is
 	// returned. Otherwise the action is EJECT once the retry count reaches
@@ -514,9 +515,10 @@ func (c *recoveryServiceClient) ListRecoveryEvents(ctx context.Context, in *List
 // All implementations must embed UnimplementedRecoveryServiceServer
 // for forward compatibility.
 //
-// When an agent dies or drifts: health checks, the recovery ladder of seed 000
-// (AgentRecoveryManager), the kill switch with durable saga handoff and
-// cascade detection of seed 002, the agent control channel, and one durable
+// When an agent dies or drifts: health checks, the recovery ladder of the
+// SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+// saga handoff and cascade detection of the Agent Governance Toolkit, the
+// agent control channel, and one durable
 // event stream for every listener.
 //
 // A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -576,7 +578,7 @@ type RecoveryServiceServer interface {
 	// Every registered agent's status, ordered by agent id. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAgentRecoveryStatuses(context.Context, *ListAgentRecoveryStatusesRequest) (*ListAgentRecoveryStatusesResponse, error)
-	// Recovery (seed 000 semantics, exactly).
+	// Recovery (the SupervisorAgent library's semantics, exactly).
 	// Starts a recovery attempt for the agent. Within the cooldown of its
 	// previous attempt nothing happens and a failed result with in_cooldown is
 	// returned. Otherwise the action is EJECT once the retry count reaches

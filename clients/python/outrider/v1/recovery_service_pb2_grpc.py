@@ -26,9 +26,10 @@ if _version_not_supported:
 
 
 class RecoveryServiceStub:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -189,9 +190,10 @@ class RecoveryServiceStub:
 
 
 class RecoveryServiceServicer:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -303,7 +305,7 @@ class RecoveryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TriggerRecovery(self, request, context):
-        """Recovery (seed 000 semantics, exactly).
+        """Recovery (the SupervisorAgent library's semantics, exactly).
         Starts a recovery attempt for the agent. Within the cooldown of its
         previous attempt nothing happens and a failed result with in_cooldown is
         returned. Otherwise the action is EJECT once the retry count reaches
@@ -637,9 +639,10 @@ def add_RecoveryServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class RecoveryService:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,

@@ -27,9 +27,10 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class RecoveryServiceStub:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -102,7 +103,7 @@ class RecoveryServiceStub:
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     TriggerRecovery: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.TriggerRecoveryRequest, _recovery_service_pb2.TriggerRecoveryResponse]
-    """Recovery (seed 000 semantics, exactly).
+    """Recovery (the SupervisorAgent library's semantics, exactly).
     Starts a recovery attempt for the agent. Within the cooldown of its
     previous attempt nothing happens and a failed result with in_cooldown is
     returned. Otherwise the action is EJECT once the retry count reaches
@@ -213,9 +214,10 @@ class RecoveryServiceStub:
 
 @_typing.type_check_only
 class RecoveryServiceAsyncStub(RecoveryServiceStub):
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -285,7 +287,7 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     TriggerRecovery: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.TriggerRecoveryRequest, _recovery_service_pb2.TriggerRecoveryResponse]  # type: ignore[assignment]
-    """Recovery (seed 000 semantics, exactly).
+    """Recovery (the SupervisorAgent library's semantics, exactly).
     Starts a recovery attempt for the agent. Within the cooldown of its
     previous attempt nothing happens and a failed result with in_cooldown is
     returned. Otherwise the action is EJECT once the retry count reaches
@@ -395,9 +397,10 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     """
 
 class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -531,7 +534,7 @@ class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _recovery_service_pb2.TriggerRecoveryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_recovery_service_pb2.TriggerRecoveryResponse, _abc.Awaitable[_recovery_service_pb2.TriggerRecoveryResponse]]:
-        """Recovery (seed 000 semantics, exactly).
+        """Recovery (the SupervisorAgent library's semantics, exactly).
         Starts a recovery attempt for the agent. Within the cooldown of its
         previous attempt nothing happens and a failed result with in_cooldown is
         returned. Otherwise the action is EJECT once the retry count reaches

@@ -322,7 +322,7 @@ export const RecoveryPolicySchema: GenMessage<RecoveryPolicy> = /*@__PURE__*/
   messageDesc(file_outrider_v1_recovery, 7);
 
 /**
- * One recovery attempt (seed 000 RecoveryResult).
+ * One recovery attempt (the SupervisorAgent library's RecoveryResult).
  *
  * @generated from message outrider.v1.RecoveryResult
  */
@@ -439,7 +439,7 @@ export type Escalation = Message<"outrider.v1.Escalation"> & {
   group: string;
 
   /**
-   * The retry count when escalated (seed onEscalation's failedAttempts).
+   * The retry count when escalated (the library's onEscalation failedAttempts).
    *
    * @generated from field: int32 failed_attempts = 3;
    */
@@ -639,7 +639,7 @@ export const HandoffAttemptSchema: GenMessage<HandoffAttempt> = /*@__PURE__*/
   messageDesc(file_outrider_v1_recovery, 12);
 
 /**
- * The handoff of one in-flight step (seed 002 StepHandoff).
+ * The handoff of one in-flight step (the Agent Governance Toolkit's StepHandoff).
  *
  * @generated from message outrider.v1.StepHandoff
  */
@@ -720,7 +720,7 @@ export const StepHandoffSchema: GenMessage<StepHandoff> = /*@__PURE__*/
   messageDesc(file_outrider_v1_recovery, 13);
 
 /**
- * The outcome of a kill (seed 002 KillResult). Durable.
+ * The outcome of a kill (the Agent Governance Toolkit's KillResult). Durable.
  *
  * @generated from message outrider.v1.KillResult
  */
@@ -1394,7 +1394,7 @@ export const RecoveryEventSchema: GenMessage<RecoveryEvent> = /*@__PURE__*/
   messageDesc(file_outrider_v1_recovery, 26);
 
 /**
- * What a recovery attempt does (seed 000 RecoveryAction).
+ * What a recovery attempt does (the SupervisorAgent library's RecoveryAction).
  *
  * @generated from enum outrider.v1.RecoveryAction
  */
@@ -1481,7 +1481,7 @@ export const RecoveryTriggerSchema: GenEnum<RecoveryTrigger> = /*@__PURE__*/
   enumDesc(file_outrider_v1_recovery, 1);
 
 /**
- * Why an agent is killed (exactly the six of seed 002).
+ * Why an agent is killed (exactly the six of the Agent Governance Toolkit).
  *
  * @generated from enum outrider.v1.KillReason
  */

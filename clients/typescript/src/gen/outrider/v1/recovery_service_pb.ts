@@ -1402,9 +1402,10 @@ export const ListRecoveryEventsResponseSchema: GenMessage<ListRecoveryEventsResp
   messageDesc(file_outrider_v1_recovery_service, 55);
 
 /**
- * When an agent dies or drifts: health checks, the recovery ladder of seed 000
- * (AgentRecoveryManager), the kill switch with durable saga handoff and
- * cascade detection of seed 002, the agent control channel, and one durable
+ * When an agent dies or drifts: health checks, the recovery ladder of the
+ * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+ * saga handoff and cascade detection of the Agent Governance Toolkit, the
+ * agent control channel, and one durable
  * event stream for every listener.
  *
  * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -1548,7 +1549,7 @@ export const RecoveryService: GenService<{
     output: typeof ListAgentRecoveryStatusesResponseSchema;
   },
   /**
-   * Recovery (seed 000 semantics, exactly).
+   * Recovery (the SupervisorAgent library's semantics, exactly).
    * Starts a recovery attempt for the agent. Within the cooldown of its
    * previous attempt nothing happens and a failed result with in_cooldown is
    * returned. Otherwise the action is EJECT once the retry count reaches

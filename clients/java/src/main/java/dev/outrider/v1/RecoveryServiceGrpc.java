@@ -4,9 +4,10 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * When an agent dies or drifts: health checks, the recovery ladder of seed 000
- * (AgentRecoveryManager), the kill switch with durable saga handoff and
- * cascade detection of seed 002, the agent control channel, and one durable
+ * When an agent dies or drifts: health checks, the recovery ladder of the
+ * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+ * saga handoff and cascade detection of the Agent Governance Toolkit, the
+ * agent control channel, and one durable
  * event stream for every listener.
  * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
  * terminated=false) is response data; a gRPC error means the sidecar could
@@ -954,9 +955,10 @@ public final class RecoveryServiceGrpc {
 
   /**
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1100,7 +1102,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -1339,9 +1341,10 @@ public final class RecoveryServiceGrpc {
   /**
    * Base class for the server implementation of the service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1363,9 +1366,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1530,7 +1534,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -1787,9 +1791,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1946,7 +1951,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -2187,9 +2192,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -2322,7 +2328,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -2562,9 +2568,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -2706,7 +2713,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
