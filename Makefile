@@ -9,15 +9,16 @@ PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance
+.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance docs
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
 	@echo "make test         install and start everything the tests need, then run them all"
-	@echo "make proto        regenerate the Python, TypeScript, Go and Java code from proto/"
+	@echo "make proto        regenerate the Python, TypeScript, Go and Java code and docs/reference/api.md from proto/"
 	@echo "make conformance  build the clients, run tests/conformance in Python, TypeScript, Go, Java"
 	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
 	@echo "make lint         ruff, mypy, import-linter"
+	@echo "make docs         build the docs site strictly (mkdocs.yml, docs/) into site/"
 	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
@@ -46,6 +47,7 @@ proto: venv proto/node_modules/.bin/buf
 	  outrider/v1/*.proto
 	printf '"""Generated from proto/outrider/v1 by `make proto`; do not edit."""\n' > $(PROTO_OUT)/outrider/v1/__init__.py
 	bash scripts/buf-generate.sh
+	$(PY) scripts/proto_docs.py --out docs/reference/api.md
 
 proto-check: venv proto/node_modules/.bin/buf
 	cd proto && npx --no-install buf lint
@@ -66,6 +68,10 @@ format: venv
 	$(BIN)/ruff format server console tests bench clients/python
 	$(BIN)/ruff check --fix server console tests bench clients/python
 
+# The docs site, strictly: a broken link or anchor, or a page left out of the nav, fails the build.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
 pg-start:
 	bash scripts/postgres.sh start "$(PG_DIR)"
 
@@ -75,6 +81,7 @@ pg-stop:
 test: venv proto/node_modules/.bin/buf
 	$(MAKE) --no-print-directory proto-check
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory docs
 	bash scripts/chromium.sh
 	bash scripts/jaeger.sh
 	bash scripts/postgres.sh start "$(PG_DIR)"
@@ -111,5 +118,5 @@ docker:
 	docker build -t outrider:dev .
 
 clean:
-	rm -rf $(VENV) .outrider .outrider-test proto/node_modules .outrider-tools
+	rm -rf $(VENV) .outrider .outrider-test proto/node_modules .outrider-tools site
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist clients/java/target
