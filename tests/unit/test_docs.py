@@ -195,3 +195,10 @@ def test_no_page_cites_a_rule_source_by_number() -> None:
     files = [ROOT / "README.md", *DOCS.rglob("*.md")]
     cited = [str(f.relative_to(ROOT)) for f in files if re.search(r"\bseeds?\b", f.read_text(encoding="utf-8"), re.I)]
     assert not cited, f"name the source instead (docs/semantics.md): {cited}"
+
+
+def test_the_readme_links_to_files_that_exist() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)]+)\)", text) if not t.startswith(("http", "#"))]
+    assert targets
+    assert not [t for t in targets if not (ROOT / t).exists()], "README.md links to missing files"
