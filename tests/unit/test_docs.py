@@ -202,3 +202,100 @@ def test_the_readme_links_to_files_that_exist() -> None:
     targets = [t.split("#")[0] for t in re.findall(r"\]\(([^)]+)\)", text) if not t.startswith(("http", "#"))]
     assert targets
     assert not [t for t in targets if not (ROOT / t).exists()], "README.md links to missing files"
+
+
+def shown(value: Any) -> str:
+    """A default as the configuration page writes it: durations as `30s`, `200ms`, `7d`."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if hasattr(value, "name"):  # an enum
+        return str(value.name).lower()
+    return str(value)
+
+
+def duration(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("s", 1)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{round(seconds * 1000)}ms"
+
+
+def code_defaults() -> dict[str, str]:
+    from server.config import Config
+    from server.domain.recovery import cascade, ladder
+    from server.domain.safeguards.breakers import BreakerConfig
+    from server.services.recovery.feature import RecoverySettings
+    from server.services.safeguards.settings import BudgetSettings, LeaseSettings, SafeguardSettings
+    from server.telemetry.settings import TelemetrySettings
+
+    c, t, r, b = Config(), TelemetrySettings(), RecoverySettings(), BreakerConfig()
+    d, budgets, leases = c.decision_log, BudgetSettings(), LeaseSettings()
+    defaults = {
+        "server.listen": c.listen,
+        "server.insecure": shown(c.insecure),
+        "server.shutdown_grace": duration(c.shutdown_grace),
+        "server.max_context_bytes": str(c.max_context_bytes),
+        "server.max_message_bytes": str(c.max_message_bytes),
+        "console.enabled": shown(c.console_enabled),
+        "console.listen": c.console_listen,
+        "storage.data_dir": f"./{c.data_dir}",
+        "log.format": c.log_format,
+        "log.level": c.log_level,
+        "decision_log.queue_size": str(d.queue_size),
+        "decision_log.batch_size": str(d.batch_size),
+        "decision_log.flush_interval": duration(d.flush_interval),
+        "decision_log.retention.max_rows": str(d.max_rows),
+        "decision_log.retention.max_age": duration(d.max_age or 0),
+        "auth.enabled": shown(c.auth_enabled),
+        "limits.requests_per_second": f"{c.requests_per_second:g}",
+        "limits.burst": str(c.burst),
+        "audit.sensitive_keys": f"[{', '.join(c.sensitive_keys)}]",
+        "telemetry.protocol": t.protocol,
+        "telemetry.service_name": t.service_name,
+        "telemetry.sampler": t.sampler,
+        "telemetry.metrics": shown(t.metrics),
+        "telemetry.metrics_exporters": f"[{', '.join(t.metrics_exporters)}]",
+        "telemetry.metrics_interval": duration(t.metrics_interval),
+        "telemetry.recent_traces": str(t.recent_traces),
+        "recovery.policies[].group": "default",
+        "recovery.policies[].max_retries": str(ladder.DEFAULT_MAX_RETRIES),
+        "recovery.policies[].escalate_after": str(ladder.DEFAULT_ESCALATE_AFTER),
+        "recovery.policies[].cooldown": duration(ladder.DEFAULT_COOLDOWN),
+        "recovery.policies[].default_action": shown(ladder.DEFAULT_ACTION),
+        "recovery.cascade.window": duration(cascade.CascadePolicy().window),
+        "recovery.cascade.threshold": str(cascade.CascadePolicy().threshold),
+        "recovery.cascade.action": shown(cascade.CascadePolicy().action),
+        "recovery.cascade.kill_reason": shown(cascade.CascadePolicy().kill_reason),
+        "recovery.monitor_interval": duration(r.monitor_interval),
+        "recovery.callback_timeout": duration(r.callback_timeout),
+        "recovery.handoff_timeout": duration(r.handoff_timeout),
+        "recovery.command_timeout": duration(r.command_timeout),
+        "recovery.event_max_rows": str(r.event_max_rows),
+        "safeguards.breakers.failure_threshold": str(b.failure_threshold),
+        "safeguards.breakers.recovery_timeout": duration(b.recovery_timeout),
+        "safeguards.breakers.half_open_max_calls": str(b.half_open_max_calls),
+        "safeguards.breakers.strategy": shown(b.strategy),
+        "safeguards.breakers.permit_ttl": duration(b.permit_ttl),
+        "safeguards.budgets.global": str(budgets.global_total),
+        "safeguards.budgets.reservation_ttl": duration(budgets.reservation_ttl),
+        "safeguards.episodes.max_episodes": str(SafeguardSettings().max_episodes),
+        "safeguards.leases.slots": str(leases.slots.default),
+        "safeguards.leases.ttl": duration(leases.ttl),
+    }
+    for priority, tokens in budgets.min_context.items():
+        defaults[f"safeguards.budgets.min_context.{priority.name.lower()}"] = str(tokens)
+    return defaults
+
+
+def test_the_configuration_page_gives_the_defaults_the_code_has() -> None:
+    rows = {}
+    for line in page("configuration.md").splitlines():
+        match = re.match(r"\| `([^`]+)` \| ([^|]*) \|", line)
+        if match:
+            rows[match.group(1)] = match.group(2)
+    wrong = {
+        key: (rows.get(key), want)
+        for key, want in code_defaults().items()
+        if key not in rows or not rows[key].strip().startswith(f"`{want}`")
+    }
+    assert not wrong, f"docs/configuration.md: (page, code) defaults differ: {wrong}"
