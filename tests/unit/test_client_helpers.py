@@ -1,4 +1,5 @@
-"""The Python client's pure helpers: retry timings (seeded), sandboxed execution."""
+"""The Python client's pure helpers: retry timings (seeded; the toolkit's defaults, jitter off, on_retry), sandboxed
+execution, the control channel's rules, values read back from protobuf."""
 
 from __future__ import annotations
 
@@ -70,6 +71,78 @@ def test_retry_async_and_max_delay() -> None:
     with pytest.raises(TimeoutError):
         asyncio.run(down())
     assert slept == [1.5, 1.5]
+
+
+def test_retry_defaults_to_the_toolkit_base_of_one_second_and_jitter_can_be_switched_off() -> None:
+    """The Agent Governance Toolkit: base 1.0 s, the n-th retry waits base * 2**(n-1); jitter=False gives
+    exactly that, jitter (the default) multiplies it by a factor in [0.5, 1.5)."""
+    slept: list[float] = []
+
+    @retry(max_attempts=4, jitter=False, sleep=slept.append)
+    def down() -> None:
+        raise ConnectionError("down")
+
+    with pytest.raises(ConnectionError):
+        down()
+    assert slept == [1.0, 2.0, 4.0]
+
+    jittered: list[float] = []
+
+    @retry(max_attempts=4, sleep=jittered.append)
+    def also_down() -> None:
+        raise ConnectionError("down")
+
+    with pytest.raises(ConnectionError):
+        also_down()
+    assert [0.5 * 2 ** (n - 1) <= d < 1.5 * 2 ** (n - 1) for n, d in enumerate(jittered, 1)] == [True] * 3
+    assert backoff_delay(3, 1.0, None, jitter=False) == 4.0 and backoff_delay(3, 1.0, 3.0, jitter=False) == 3.0
+
+
+def test_on_retry_sees_each_failed_attempt_before_its_wait_and_not_the_last() -> None:
+    events: list[tuple[object, object]] = []
+    errors = iter([ConnectionError("1"), ConnectionError("2"), ConnectionError("3")])
+    raised: list[BaseException] = []
+
+    @retry(
+        max_attempts=3,
+        base=0.1,
+        jitter=False,
+        sleep=lambda d: events.append(("sleep", d)),
+        on_retry=lambda n, exc: events.append((n, exc)),
+    )
+    def flaky() -> None:
+        raised.append(next(errors))
+        raise raised[-1]
+
+    with pytest.raises(ConnectionError) as last:
+        flaky()
+    assert last.value is raised[2]
+    assert events == [(1, raised[0]), ("sleep", 0.1), (2, raised[1]), ("sleep", 0.2)]
+
+    seen: list[int] = []
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    @retry(max_attempts=3, jitter=False, sleep=no_sleep, on_retry=lambda n, _: seen.append(n))
+    async def async_flaky() -> int:
+        if len(seen) < 2:
+            raise TimeoutError
+        return 7
+
+    assert asyncio.run(async_flaky()) == 7 and seen == [1, 2]
+
+    class Stop(Exception): ...
+
+    def refuse(n: int, exc: BaseException) -> None:
+        raise Stop from exc
+
+    @retry(max_attempts=5, sleep=lambda _: pytest.fail("no wait after on_retry refused"), on_retry=refuse)
+    def gives_up() -> None:
+        raise ConnectionError
+
+    with pytest.raises(Stop):
+        gives_up()
 
 
 def test_retry_rejects_max_attempts_below_one_at_decoration_time() -> None:
