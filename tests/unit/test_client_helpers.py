@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 import grpc
 import pytest
@@ -213,3 +214,31 @@ def test_values_come_back_as_json_would_parse_them() -> None:
     assert value is not None and from_value(value) == data
     assert type(from_value(value)["n"]) is int and type(from_value(value)["big"]) is float
     assert to_value(object()) is None and to_value(float("nan")) is None
+
+
+def test_every_proto_value_has_its_enum_member_and_unknown_numbers_do_not_fail() -> None:
+    """Walks the generated enums, so a value added to a proto without its client member fails here."""
+    from outrider import enums
+    from outrider.enums import from_proto
+    from outrider.v1 import common_pb2, recovery_pb2, safeguard_pb2, supervisor_pb2
+
+    pairs: list[tuple[type[enums.StrEnum], Any]] = [
+        (enums.Severity, common_pb2.Severity),
+        (enums.ApprovalState, supervisor_pb2.ApprovalState),
+        (enums.BreakerState, safeguard_pb2.BreakerState),
+        (enums.DegradationStrategy, safeguard_pb2.DegradationStrategy),
+        (enums.CommandType, recovery_pb2.ControlCommandType),
+        (enums.KillReason, recovery_pb2.KillReason),
+        (enums.SignalType, safeguard_pb2.BudgetSignalType),
+        (enums.Priority, safeguard_pb2.ContextPriority),
+    ]
+    for cls, proto in pairs:
+        for value in proto.DESCRIPTOR.values:
+            member = from_proto(cls, proto, value.number, fallback=None)
+            assert value.name.endswith(member.name) and member == member.name, (cls, value.name)
+        assert from_proto(cls, proto, 999) == "UNSPECIFIED"
+    assert from_proto(enums.CommandType, recovery_pb2.ControlCommandType, 999, enums.CommandType.UNKNOWN) == "UNKNOWN"
+    assert {s.value for s in enums.Scope} == {
+        v.name.removeprefix("ISOLATION_SCOPE_").lower() for v in safeguard_pb2.IsolationScope.DESCRIPTOR.values[1:]
+    }
+    assert enums.Severity.BLOCK == "BLOCK" and f"{enums.Severity.BLOCK}" == "BLOCK" and enums.ApprovalState.NONE == ""
