@@ -242,3 +242,40 @@ def test_every_proto_value_has_its_enum_member_and_unknown_numbers_do_not_fail()
         v.name.removeprefix("ISOLATION_SCOPE_").lower() for v in safeguard_pb2.IsolationScope.DESCRIPTOR.values[1:]
     }
     assert enums.Severity.BLOCK == "BLOCK" and f"{enums.Severity.BLOCK}" == "BLOCK" and enums.ApprovalState.NONE == ""
+    assert not enums.StopReason.NONE and enums.StopReason.KILLED == "killed" and not enums.ApprovalState.NONE
+
+
+def test_the_check_action_re_attach_plan_on_a_hand_moved_clock() -> None:
+    """The loop both clients drive: each attempt gets min(attach_interval, time left); a failed attempt
+    pauses and goes again until approval_timeout, then the "no decision" DeadlineExceededError when the
+    last attempt ran out of time, the real error otherwise; wait=False never re-sends."""
+    from outrider import DeadlineExceededError, SidecarTimeoutError, SidecarUnreachableError
+    from outrider._base import REATTACH_PAUSE, Reattach
+    from outrider.v1 import supervisor_service_pb2 as pb
+
+    now = [100.0]
+    request = pb.CheckActionRequest(request_id="r-1")
+    plan = Reattach(request, True, 10.0, 4.0, clock=lambda: now[0])
+    timeouts = []
+    while True:
+        try:
+            timeouts.append(plan.next_timeout())
+        except DeadlineExceededError as exc:
+            assert str(exc) == "no decision within 10s; request r-1 stays pending"
+            break
+        now[0] += timeouts[-1]
+        if now[0] < 110:
+            assert plan.pause_after(SidecarTimeoutError("Deadline Exceeded")) == REATTACH_PAUSE
+            now[0] += REATTACH_PAUSE
+        else:
+            with pytest.raises(DeadlineExceededError, match="no decision") as ran_out:
+                plan.pause_after(SidecarTimeoutError("Deadline Exceeded"))
+            assert not isinstance(ran_out.value, SidecarTimeoutError)
+            break
+    assert timeouts == [4.0, 4.0, pytest.approx(1.6)]
+    unreachable = SidecarUnreachableError("connection refused")
+    with pytest.raises(SidecarUnreachableError):
+        plan.pause_after(unreachable)  # time is up, and the reason was not a deadline: say what it was
+    assert Reattach(request, True, None, 4.0, clock=lambda: 1e9).pause_after(unreachable) == REATTACH_PAUSE
+    with pytest.raises(SidecarUnreachableError):
+        Reattach(request, False, None, 4.0).pause_after(unreachable)

@@ -29,6 +29,7 @@ from .enums import (
     Scope,
     Severity,
     SignalType,
+    StopReason,
 )
 from .errors import (
     AlreadyExistsError,
@@ -97,6 +98,7 @@ __all__ = [
     "SidecarUnreachableError",
     "Signal",
     "SignalType",
+    "StopReason",
     "TransportError",
     "UnauthenticatedError",
     "UnavailableError",

@@ -18,7 +18,7 @@ import grpc
 
 from ._common import CLIENT_NAME, from_value, seconds
 from .budgets import Signal, signal_from
-from .enums import CommandType, KillReason, from_proto
+from .enums import CommandType, KillReason, StopReason, from_proto
 from .errors import OutriderError, from_rpc_error
 from .retry import backoff_delay
 from .v1 import recovery_pb2 as rpb
@@ -189,11 +189,12 @@ class Tracker:
 
 
 # How a stream's end is handled: reconnect (with backoff), or stop for good.
-RETRY, KILLED, REPLACED, FATAL = "retry", "killed", "replaced", "fatal"
+RETRY = "retry"
+KILLED, REPLACED, FATAL = StopReason.KILLED, StopReason.REPLACED, StopReason.FATAL
 _FATAL_CODES = {"INVALID_ARGUMENT", "NOT_FOUND", "PERMISSION_DENIED", "UNAUTHENTICATED", "UNIMPLEMENTED"}
 
 
-def end_of(err: OutriderError | None) -> str:
+def end_of(err: OutriderError | None) -> StopReason | str:
     """AGENT_KILLED: the agent was killed (and unregistered). STREAM_REPLACED: another process attached as
     this agent; this one steps back rather than take it back. Not registered, bad credential: fatal.
     Anything else (a normal end, the sidecar restarting or unreachable): reconnect."""
@@ -247,8 +248,8 @@ class BaseAgent:
         self.backoff = Backoff(reconnect_base, reconnect_max, rng)
         self.connects = 0  # streams the sidecar accepted
         self.error: OutriderError | None = None  # why the last stream ended, when it broke
-        self.stopped_because = ""  # "closed", "killed", "replaced" or "fatal" once stopped
-        self._outcome = "closed"  # why the loop stops: set by _stream_ended
+        self.stopped_because = StopReason.NONE  # CLOSED, KILLED, REPLACED or FATAL once stopped
+        self._outcome = StopReason.CLOSED  # why the loop stops: set by _stream_ended
         self._tracker = Tracker()
 
     @property
@@ -302,6 +303,6 @@ class BaseAgent:
         end = end_of(err)
         log.info("control channel of %s ended (%s): %s", self.agent_id, end, err.message if err else "by the sidecar")
         if end != RETRY:
-            self._outcome = end
+            self._outcome = StopReason(end)
             return None
         return self.backoff.next(accepted)

@@ -22,6 +22,7 @@ from ._common import seconds
 from ._control import Command, Handoff
 from .aio import AsyncClient
 from .budgets import Signal
+from .enums import StopReason
 from .v1 import recovery_service_pb2 as pb
 
 _POLL = 0.2  # how often an idle request stream looks whether the heartbeat interval is known
@@ -71,7 +72,7 @@ class AsyncAgent(ctl.BaseAgent):
         for task in list(self._work):
             task.cancel()
         if not self.stopped_because:
-            self.stopped_because = "closed"
+            self.stopped_because = StopReason.CLOSED
         self._changed.set()
 
     async def __aenter__(self) -> AsyncAgent:

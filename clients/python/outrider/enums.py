@@ -106,6 +106,17 @@ class Scope(StrEnum):
     GLOBAL = "global"
 
 
+class StopReason(StrEnum):
+    """Why an `Agent` helper stopped holding its control channel; NONE (the empty string) while it runs.
+    Lower case, as `stopped_because` always was."""
+
+    NONE = ""
+    CLOSED = "closed"  # close(), or leaving `with`
+    KILLED = "killed"  # the kill switch: the agent is unregistered
+    REPLACED = "replaced"  # another process attached as the same agent
+    FATAL = "fatal"  # a refusal: not registered, bad credential (see `error`)
+
+
 E = TypeVar("E", bound=StrEnum)
 
 
@@ -129,4 +140,5 @@ __all__ = [
     "Scope",
     "Severity",
     "SignalType",
+    "StopReason",
 ]
