@@ -11,7 +11,7 @@ sidecar) or None; FAIL_FAST raises CircuitOpenError(key, retry_after).
 
 When the sidecar cannot take the outcome (its permits do not survive a restart: NOT_FOUND; or it stays
 unreachable), the call behaves as if the breaker had let it through: the result is returned, the caller's
-exception re-raised. When it cannot hand out the permit, `execute` raises its error (UnavailableError...)
+exception re-raised. When it cannot hand out the permit, `execute` raises its error (SidecarUnreachableError...)
 without running ``fn``: whether to run unguarded is the caller's decision.
 """
 
