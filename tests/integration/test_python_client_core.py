@@ -26,6 +26,7 @@ from outrider import (
     Severity,
     SidecarTimeoutError,
     SidecarUnreachableError,
+    StopReason,
     TransportError,
     UnauthenticatedError,
     UnavailableError,
@@ -230,21 +231,30 @@ def test_no_answer_before_the_deadline_is_a_timeout_not_the_approval_timeout(sid
 def test_the_agent_helpers_keep_re_attaching_to_an_unreachable_sidecar(nowhere: str) -> None:
     """The re-attach loop (written once, in BaseAgent) treats "no answer" as passing: it keeps trying
     with backoff and records the transport error, in both flavours."""
-    with Client(nowhere, "otr_x") as c, Agent(c, "a1", reconnect_base=0.01, reconnect_max=0.05) as agent:
-        eventually(lambda: agent.backoff.failures >= 3, what="three attempts")
-        assert isinstance(agent.error, SidecarUnreachableError)
-        assert not agent.stopped_because and agent.connects == 0 and not agent.connected
+    with Client(nowhere, "otr_x") as c:
+        agent = Agent(c, "a1", reconnect_base=0.01, reconnect_max=0.05).start()  # no wait: it never connects
+        try:
+            eventually(lambda: agent.backoff.failures >= 3, what="three attempts")
+            assert isinstance(agent.error, SidecarUnreachableError)
+            assert not agent.stopped_because and agent.connects == 0 and not agent.connected
+        finally:
+            agent.close()
+        assert agent.stopped_because is StopReason.CLOSED
 
     async def go() -> tuple[Any, ...]:
-        async with AsyncClient(nowhere, "otr_x") as ac, AsyncAgent(ac, "a1", reconnect_base=0.01) as aagent:
-            for _ in range(500):
-                if aagent.backoff.failures >= 3:
-                    break
-                await asyncio.sleep(0.01)
-            return aagent.error, aagent.stopped_because, aagent.backoff.failures
+        async with AsyncClient(nowhere, "otr_x") as ac:
+            aagent = await AsyncAgent(ac, "a1", reconnect_base=0.01, reconnect_max=0.05).start()
+            try:
+                for _ in range(500):
+                    if aagent.backoff.failures >= 3:
+                        break
+                    await asyncio.sleep(0.01)
+                return aagent.error, aagent.stopped_because, aagent.backoff.failures
+            finally:
+                await aagent.close()
 
     error, stopped, failures = asyncio.run(go())
-    assert isinstance(error, SidecarUnreachableError) and stopped == "" and failures >= 3
+    assert isinstance(error, SidecarUnreachableError) and stopped is StopReason.NONE and failures >= 3
 
 
 def test_a_sidecar_stopping_under_an_open_watch_is_a_transport_error(tmp_path: Path) -> None:
