@@ -279,3 +279,41 @@ def test_the_check_action_re_attach_plan_on_a_hand_moved_clock() -> None:
     assert Reattach(request, True, None, 4.0, clock=lambda: 1e9).pause_after(unreachable) == REATTACH_PAUSE
     with pytest.raises(SidecarUnreachableError):
         Reattach(request, False, None, 4.0).pause_after(unreachable)
+
+
+class _Status(grpc.RpcError):
+    """What grpc raises for a failed call, with no server details (as a refused connection gives)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+    def trailing_metadata(self) -> tuple[()]:
+        return ()
+
+
+def test_the_re_attach_loops_decisions_shared_by_both_agent_helpers(caplog: pytest.LogCaptureFixture) -> None:
+    from outrider import SidecarTimeoutError, SidecarUnreachableError, StopReason
+    from outrider._control import BaseAgent, Callbacks
+
+    agent = BaseAgent("a1", Callbacks(), "host:1", 0.5, 4.0, random.Random(2))
+    expected = random.Random(2)
+    down = _Status(grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses")
+    assert agent._stream_ended(down, False) == 0.5 * expected.uniform(0.5, 1.5)
+    assert isinstance(agent.error, SidecarUnreachableError)
+    assert agent._stream_ended(_Status(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"), False) == (
+        1.0 * expected.uniform(0.5, 1.5)
+    )
+    assert isinstance(agent.error, SidecarTimeoutError)
+    assert agent._stream_ended(None, True) == 0.5 * expected.uniform(0.5, 1.5)  # accepted: the backoff restarts
+    assert agent.error is None
+    with caplog.at_level("ERROR", logger="outrider"):
+        assert agent._stream_ended(KeyError("ours"), False) is not None  # a bug of ours: keep trying
+    assert agent.error is not None and agent.error.message == "KeyError: 'ours'" and caplog.records
+    assert agent._stream_ended(_Status(grpc.StatusCode.UNAUTHENTICATED, "bad token"), False) is None
+    assert agent._outcome is StopReason.FATAL and agent.error.message == "bad token"
