@@ -37,6 +37,9 @@ from grpc_status import rpc_status
 
 
 class OutriderError(Exception):
+    """The root: `code` is the gRPC status (None when the client raised it), `reason` and `field` come from
+    the sidecar's ErrorInfo."""
+
     def __init__(
         self,
         message: str,
