@@ -25,6 +25,7 @@ from outrider.v1 import (
     supervisor_service_pb2,
     supervisor_service_pb2_grpc,
 )
+from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.config import Config, ConfigError, load_config
 from server.domain.approvals.requests import Reviewer
@@ -42,6 +43,8 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
+from server.services.notifications.outbox import NotificationService
+from server.services.notifications.planner import NotificationPlanner
 from server.services.ports import Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -60,6 +63,7 @@ from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
@@ -95,6 +99,7 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    notifications: NotificationService
     health: dict[str, Any] = field(default_factory=dict)
 
 
@@ -143,8 +148,15 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
     agents = AgentService(SqlAgentRepository(engine))
     agents.load()
+    planner, notices = _notification_planner(config)
     approvals = ApprovalService(
-        SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics
+        SqlApprovalRepository(engine),
+        clock,
+        audit,
+        agents,
+        config.sensitive_keys,
+        metrics=telemetry.metrics,
+        notices=planner.for_approval if notices else None,
     )
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     safeguards, sg = SqlSafeguardRepository(engine), config.safeguards
@@ -175,8 +187,8 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     supervisor.load()
     recovery = RecoveryFeature(
         SqlRecoveryRepository(engine),
-        SqlRecoveryEventRepository(engine),
-        SqlKillRepository(engine),
+        SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if notices else None),
+        SqlKillRepository(engine, notices=planner.for_kill if notices else None),
         agents=agents,
         audit=audit,
         clock=clock,
@@ -195,6 +207,21 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     bridge = SafeguardEventBridge(recovery.events, recovery.hub)
     breakers.add_listener(bridge)
     budgets.add_sink(bridge)
+    notifications = NotificationService(
+        SqlNotificationRepository(engine),
+        clock,
+        config.notifications,
+        build_senders(config.notifications.channels),
+        planner,
+        audit,
+        pending_approvals=approvals.pending,
+        single_process=engine.dialect.name == "sqlite",
+        metrics=telemetry.metrics,
+    )
+    # Wake the delivery worker when this process commits a change that may have written to the outbox
+    # (other sidecars' rows are found by the worker's poll; a PostgreSQL NOTIFY can call wake() too).
+    approvals.subscribe(notifications.wake)
+    recovery.events.add_listener(lambda _event: notifications.wake())
     decisions.start()
     services = Services(
         config=config,
@@ -212,6 +239,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         leases=leases,
         reversibility=reversibility,
         telemetry=telemetry,
+        notifications=notifications,
     )
     observe(telemetry, services)
     closers: list[Callable[[], None]] = [
@@ -222,6 +250,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         recovery.close,
         breakers.events.close,
         budgets.events.close,
+        notifications.stop,
     ]
     return services, closers
 
@@ -303,6 +332,7 @@ async def build_server(
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
+        services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)
     if config.console_enabled if with_console is None else with_console:
         stop_console = start_console(services)
         sidecar._closers.append(stop_console)
@@ -313,6 +343,13 @@ async def build_server(
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _notification_planner(config: Config) -> tuple[NotificationPlanner, bool]:
+    """The planner, and whether anything is to be planned at all (no channels: no outbox rows)."""
+    n = config.notifications
+    planner = NotificationPlanner(n.routes, config.console_public_url, config.sensitive_keys, n.context_keys)
+    return planner, n.enabled
 
 
 def _policy_sections(
