@@ -340,3 +340,18 @@ def test_an_expired_claim_is_delivered_again_and_the_late_outcome_ignored(
     assert not repo.finish(after_success(dead, clock.utcnow()), "w_dead")  # the dead worker's late word
     [row] = world.outbox.list(NotificationFilter()).items
     assert row.state is DeliveryState.DELIVERED and row.attempts == 2
+
+
+def test_old_delivered_and_failed_rows_are_pruned_pending_ones_kept(
+    engine: Engine, receiver: HttpReceiver, clock: FakeClock
+) -> None:
+    receiver.statuses = [200, 410]
+    world = World(engine, clock, replace(webhook_settings(receiver.url()), retention=3600.0))
+    world.ask(["hooks"], action="deploy-1")
+    world.ask(["hooks"], action="deploy-2")
+    assert world.outbox.deliver_due() == 2  # one DELIVERED, one FAILED (410 is final)
+    world.ask(["hooks"], action="deploy-3")  # PENDING: never pruned
+    clock.advance(7200)
+    assert world.outbox.prune() == 2
+    [left] = world.outbox.list(NotificationFilter()).items
+    assert left.state is DeliveryState.PENDING

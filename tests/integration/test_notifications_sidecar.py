@@ -129,3 +129,31 @@ def _cli_list(tmp: Path) -> str:
     result = cli(tmp, "notifications", "list")
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def test_deliveries_and_the_outbox_are_metrics(tmp_path: Path, receiver: HttpReceiver) -> None:
+    from server.telemetry.settings import TelemetrySettings
+    from tests.fakes import FakeClock
+
+    from .test_metrics import get, parse, value
+
+    clock = FakeClock()
+    receiver.statuses = [503]
+    settings = parse_notifications(
+        {"channels": [{"name": "hooks", "kind": "webhook", "url": receiver.url(), "secret": SECRET}]}, env={}
+    )
+    config = make_config(tmp_path, notifications=settings, telemetry=TelemetrySettings(metrics_listen="127.0.0.1:0"))
+    with RunningSidecar(config, clock=clock, with_scheduler=False) as s:
+        s.stub.AddGuardrail(guardrail("deploys", "hitl", patterns=["deploy"], notify=["hooks"]))
+        s.stub.CheckAction(check(action="deploy", wait_mode=pb.WAIT_MODE_NON_BLOCKING))
+        outbox = s.services.notifications
+        assert outbox.deliver_due() == 1
+        pending = parse(get(s.services.health["metrics_url"])[0])[0]
+        clock.advance(60)
+        assert outbox.deliver_due() == 1
+        series = parse(get(s.services.health["metrics_url"])[0])[0]
+    assert value(pending, "outrider_notifications_outbox", state="pending") == 1
+    assert value(series, "outrider_notification_attempts_total", channel="hooks", outcome="retry") == 1
+    assert value(series, "outrider_notification_attempts_total", channel="hooks", outcome="delivered") == 1
+    assert value(series, "outrider_notifications_outbox", state="delivered") == 1
+    assert value(series, "outrider_notifications_outbox", state="pending") == 0

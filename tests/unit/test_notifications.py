@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -235,3 +236,36 @@ def test_config_errors_name_the_key(raw: dict[str, object], key: str) -> None:
     with pytest.raises(InvalidArgument) as info:
         parse_notifications(raw, env={})
     assert info.value.field == key
+
+
+# ---- kills, cascades, breakers, budgets ---------------------------------------------------------
+
+
+def test_recovery_and_safeguard_events_worth_a_message() -> None:
+    from server.domain.recovery.cascade import Cascade, CascadeAction
+    from server.domain.recovery.events import RecoveryEvent, RecoveryEventType
+    from server.domain.recovery.kill import KillReason, KillResult
+
+    every = {k: ("hooks",) for k in EventKind}
+    planner = NotificationPlanner(Routes(events=every), "https://c.example", [])
+    cascade = Cascade("cas_1", (), ("a", "b", "c"), "a", CascadeAction.KILL_ROOT, T0, kill_id="kill_1")
+
+    def event(kind: RecoveryEventType, payload: object, seq: int = 7) -> RecoveryEvent:
+        return RecoveryEvent(seq, kind, "a", T0, payload)
+
+    [c] = planner.for_recovery_event(event(RecoveryEventType.CASCADE, cascade))
+    assert c.kind == "cascade.detected" and c.document["data"]["agent_ids"] == ["a", "b", "c"]
+    opened = {"key": "a:db", "to_state": 2, "generation": 3, "reason": "failures"}
+    [b] = planner.for_recovery_event(event(RecoveryEventType.BREAKER_STATE_CHANGE, opened))
+    assert b.kind == "breaker.opened" and b.subject == "a:db" and b.document["link"] == "https://c.example/breakers"
+    assert planner.for_recovery_event(event(RecoveryEventType.BREAKER_STATE_CHANGE, {**opened, "to_state": 1})) == ()
+    stop = {"agent_id": "a", "type": 2, "global": False, "used": 120, "allocated": 100}
+    [s] = planner.for_recovery_event(event(RecoveryEventType.BUDGET_SIGNAL, stop))
+    assert s.kind == "budget.sigstop" and s.document["data"]["used"] == 120
+    assert planner.for_recovery_event(event(RecoveryEventType.BUDGET_SIGNAL, {**stop, "type": 1})) == ()  # SIGWARN
+    kill = KillResult("kill_1", "a", "s", KillReason.MANUAL, (), T0, requested_by="operator:ops")
+    assert planner.for_kill(kill) == ()  # not complete yet
+    [k] = planner.for_kill(replace(kill, complete_time=T0 + timedelta(seconds=2), terminated=True))
+    assert k.kind == "kill.completed" and k.document["data"]["terminated"] is True
+    nobody = NotificationPlanner(Routes(), None, [])
+    assert nobody.for_recovery_event(event(RecoveryEventType.CASCADE, cascade)) == ()

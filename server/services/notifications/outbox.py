@@ -40,6 +40,8 @@ log = logging.getLogger(__name__)
 
 BATCH = 50
 SEND_THREADS = 4
+EXPIRY_SCAN_INTERVAL = 10.0  # seconds between looks for requests about to expire
+PRUNE_INTERVAL = 3600.0
 
 
 class NotificationService:
@@ -126,7 +128,9 @@ class NotificationService:
             return 0
         now = self.clock.utcnow()
         rows: list[Notification] = []
-        for a in self.pending_approvals():
+        pending = self.pending_approvals()
+        self._warned &= {(a.approval_id, a.stage) for a in pending}  # forget the closed ones
+        for a in pending:
             key = (a.approval_id, a.stage)
             if a.expire_time is None or key in self._warned or not (a.expire_time - timedelta(seconds=lead) <= now):
                 continue
@@ -160,11 +164,27 @@ class NotificationService:
             self._thread.join(timeout=5)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    def prune(self) -> int:
+        """Forget delivered and failed notifications older than `retention` (pending ones stay)."""
+        before = self.clock.utcnow() - timedelta(seconds=self.settings.retention)
+        removed = self.repo.prune(before)
+        if removed:
+            log.info("old notifications pruned", extra={"count": removed})
+        return removed
+
     def _run(self) -> None:
+        last_scan = last_prune = float("-inf")
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                self.warn_expiring()
+                now = self.clock.monotonic()
+                # Reading every pending request is not for every poll: the lead time is minutes.
+                if now - last_scan >= EXPIRY_SCAN_INTERVAL:
+                    last_scan = now
+                    self.warn_expiring()
+                if now - last_prune >= PRUNE_INTERVAL:
+                    last_prune = now
+                    self.prune()
                 while self.deliver_due() == BATCH and not self._stop.is_set():
                     pass
             except Exception:

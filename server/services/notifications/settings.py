@@ -25,6 +25,7 @@ notifications:
   retry_for: 24h                  # a failing delivery is retried with backoff this long, then FAILED
   poll_interval: 2s               # how often the worker looks for due rows
   claim_timeout: 60s              # a claimed row is claimed again after this (a worker that died mid-send)
+  retention: 30d                  # delivered and failed rows are kept this long (pending ones always)
 ```
 A secret (`secret`, `password`, and `url` for Slack, whose URL is the credential) can be given inline, as
 `<key>_file` (read once at start) or `<key>_env` (an environment variable).
@@ -59,6 +60,7 @@ _KEYS = {
     "retry_for",
     "poll_interval",
     "claim_timeout",
+    "retention",
 }
 _CHANNEL_KEYS = {
     "webhook": {"url", "secret", "timeout"},
@@ -94,6 +96,7 @@ class NotificationSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     poll_interval: float = 2.0
     claim_timeout: float = 60.0
+    retention: float = 30 * 86400.0
 
     @property
     def enabled(self) -> bool:
@@ -260,6 +263,7 @@ def parse_notifications(raw: Any, env: Mapping[str, str] | None = None) -> Notif
     retry_for = raw.get("retry_for")
     poll = raw.get("poll_interval")
     claim = raw.get("claim_timeout")
+    keep = raw.get("retention")
     return NotificationSettings(
         channels=channels,
         routes=Routes(events=events, groups=groups, owners=owners),
@@ -270,4 +274,5 @@ def parse_notifications(raw: Any, env: Mapping[str, str] | None = None) -> Notif
         ),
         poll_interval=parse_duration(poll, "notifications.poll_interval") if poll is not None else 2.0,
         claim_timeout=parse_duration(claim, "notifications.claim_timeout") if claim is not None else 60.0,
+        retention=parse_duration(keep, "notifications.retention") if keep is not None else 30 * 86400.0,
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session as OrmSession
@@ -147,6 +147,14 @@ class SqlNotificationRepository:
             )
             row = s.execute(select(c).where(col(c.notification_id) == notification_id)).scalar()
             return _notification(row) if row else None
+
+    def prune(self, before: datetime) -> int:
+        c = NotificationRow
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(
+                delete(c).where(col(c.state) != DeliveryState.PENDING.value, col(c.create_time) < before)
+            )
+            return int(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, notification_id: str) -> Notification | None:
         with Session(self.engine) as s:
