@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import sys
 from collections.abc import Callable
@@ -56,7 +57,7 @@ def run_notifications(args: argparse.Namespace, config: Config) -> int:
         # No senders: this process only reads and re-schedules; a running sidecar delivers.
         service = NotificationService(SqlNotificationRepository(engine), clock, settings, {}, planner, audit)
         if args.notifications_command == "retry":
-            found = service.retry(args.notification_id, "cli:operator")
+            found = service.retry(args.notification_id, f"cli:{getpass.getuser()}")
             print(f"{found.notification_id} is due again ({found.channel}); a running sidecar sends it")
             return 0
         state = DeliveryState(args.state.upper()) if args.state else None

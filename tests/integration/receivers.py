@@ -61,9 +61,18 @@ class HttpReceiver:
                     ok = signing.verify(receiver.secret, headers, body, int(time.time())) if receiver.secret else None
                     receiver.received.append(Received(self.path, headers, body, status, ok))
                 self.send_response(status)
+                if 300 <= status < 400:
+                    self.send_header("location", receiver.url("/elsewhere"))
                 self.send_header("content-length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
+
+            def do_GET(self) -> None:  # a follower of a redirect would arrive here
+                with receiver.lock:
+                    receiver.received.append(Received(self.path, dict(self.headers.items()), b"", 200, None))
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -144,6 +144,18 @@ def test_a_channel_failing_for_ever_is_failed_after_the_retry_window(
     assert world.outbox.get(row.notification_id).state is DeliveryState.DELIVERED
 
 
+def test_a_redirect_is_not_followed_nor_counted_as_delivered(
+    engine: Engine, receiver: HttpReceiver, clock: FakeClock
+) -> None:
+    receiver.statuses = [302]  # to /elsewhere, which would answer 200 to a GET
+    world = World(engine, clock, webhook_settings(receiver.url()))
+    world.ask(["hooks"])
+    assert world.outbox.deliver_due() == 1
+    assert [(r.path, r.status) for r in receiver.received] == [("/hook", 302)]
+    [row] = world.outbox.list(NotificationFilter()).items
+    assert row.state is DeliveryState.PENDING and "redirects are not followed" in row.last_error
+
+
 def test_an_unknown_channel_fails_visibly_at_once(engine: Engine, receiver: HttpReceiver, clock: FakeClock) -> None:
     world = World(engine, clock, webhook_settings(receiver.url()))
     world.ask(["hooks", "slack-typo"])

@@ -227,6 +227,23 @@ def test_config_reads_channels_secrets_and_routes(tmp_path: Path) -> None:
             {"channels": [{"name": "m", "kind": "email", "host": "h", "from": "a@b", "to": []}]},
             "notifications.channels[0].to",
         ),
+        (
+            {
+                "channels": [
+                    {
+                        "name": "m",
+                        "kind": "email",
+                        "host": "h",
+                        "from": "a@b",
+                        "to": ["c@d"],
+                        "security": "none",
+                        "username": "u",
+                        "password": "p",
+                    }
+                ]
+            },
+            "notifications.channels[0].security",
+        ),
         ({"routes": {"kill.completed": ["missing"]}}, "notifications.routes.kill.completed"),
         ({"routes": {"kill.started": []}}, "notifications.routes.kill.started"),
         ({"bogus": 1}, "notifications.bogus"),

@@ -17,6 +17,17 @@ USER_AGENT = "outrider-notifications/1"
 _MAX_READ = 4096
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib would turn a redirected POST into a GET without the body (and count its 200 as delivered),
+    or follow the receiver anywhere it points: a redirect is a failure instead."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
 def post_json(url: str, body: bytes, headers: Mapping[str, str], timeout: float) -> None:
     """POST and expect a 2xx; anything else raises DeliveryFailed (final only for a 4xx that retrying
     cannot fix: the receiver says the request itself is wrong)."""
@@ -26,12 +37,12 @@ def post_json(url: str, body: bytes, headers: Mapping[str, str], timeout: float)
     for key, value in headers.items():
         request.add_header(key, value)
     try:
-        # No redirects are followed for POST by urllib's default handler; a 3xx is a failure.
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             response.read(_MAX_READ)
     except urllib.error.HTTPError as exc:
         final = exc.code in (400, 401, 403, 404, 410, 413, 422)
-        raise DeliveryFailed(f"HTTP {exc.code} {exc.reason}", final=final) from None
+        note = " (redirects are not followed)" if 300 <= exc.code < 400 else ""
+        raise DeliveryFailed(f"HTTP {exc.code} {exc.reason}{note}"[:300], final=final) from None
     except urllib.error.URLError as exc:
         raise DeliveryFailed(f"cannot reach the receiver: {exc.reason}") from None
     except (TimeoutError, OSError) as exc:

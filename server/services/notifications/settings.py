@@ -200,6 +200,8 @@ def _channel(raw: Any, key: str, env: Mapping[str, str]) -> ChannelSettings:
     password = _secret(raw, "password", key, env)
     if password and not username:
         raise _bad(f"{key}.username", "a password needs a username")
+    if password and security == "none":
+        raise _bad(f"{key}.security", "a password would cross the network in clear: use starttls or tls")
     return ChannelSettings(
         name=name,
         kind=kind,
