@@ -17,10 +17,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
 from server.domain.notifications.delivery import DeliveryState, Notification, NotificationFilter
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.notifications.tables import NotificationRow
 from server.storage.supervisor.repository import utc
 
