@@ -157,3 +157,30 @@ def test_deliveries_and_the_outbox_are_metrics(tmp_path: Path, receiver: HttpRec
     assert value(series, "outrider_notification_attempts_total", channel="hooks", outcome="delivered") == 1
     assert value(series, "outrider_notifications_outbox", state="delivered") == 1
     assert value(series, "outrider_notifications_outbox", state="pending") == 0
+
+
+def test_a_hanging_channel_never_slows_checkaction_or_a_decision(tmp_path: Path, receiver: HttpReceiver) -> None:
+    import time
+
+    receiver.hold.set()  # the receiver takes every request and answers none (until the test ends)
+    settings = parse_notifications(
+        {
+            "channels": [
+                {"name": "hooks", "kind": "webhook", "url": receiver.url(), "secret": SECRET, "timeout": "30s"}
+            ],
+            "routes": {"approval.decided": ["hooks"]},
+            "poll_interval": "100ms",
+        },
+        env={},
+    )
+    with RunningSidecar(make_config(tmp_path, notifications=settings)) as s:
+        s.stub.AddGuardrail(guardrail("deploys", "hitl", patterns=["deploy"], notify=["hooks"]))
+        first = s.stub.CheckAction(check(action="deploy", wait_mode=pb.WAIT_MODE_NON_BLOCKING))
+        assert receiver.arrived.wait(10)  # the worker is now stuck sending approval.created
+        started = time.monotonic()
+        for i in range(20):
+            assert s.stub.CheckAction(check(action=f"read-{i}")).allowed
+            s.stub.CheckAction(check(action=f"deploy-{i}", wait_mode=pb.WAIT_MODE_NON_BLOCKING))
+        s.stub.DecideApproval(pb.DecideApprovalRequest(approval_id=first.approval.approval_id, approve=True))
+        assert time.monotonic() - started < 5  # 41 calls; each would wait 30 s on the receiver if it blocked
+        receiver.release.set()

@@ -188,6 +188,8 @@ class NotificationService:
                 while self.deliver_due() == BATCH and not self._stop.is_set():
                     pass
             except Exception:
+                if self._stop.is_set():
+                    return  # shutting down: the send pool is gone; what was claimed is claimed again later
                 log.exception("notification worker pass failed; trying again")
             self._wake.wait(self.settings.poll_interval)
 
