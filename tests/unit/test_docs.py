@@ -20,6 +20,7 @@ from server.config import _ENV, ConfigError, from_file, read_yaml
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.factory import KINDS
 from server.domain.guardrails.policy import parse_guardrails
+from server.domain.values import parse_duration
 from server.services.supervisor.plugins import load_plugin_class
 from server.telemetry.settings import ENV as TELEMETRY_ENV
 
@@ -213,24 +214,26 @@ def shown(value: Any) -> str:
     return str(value)
 
 
-def duration(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("s", 1)):
-        if seconds >= size and seconds % size == 0:
-            return f"{int(seconds // size)}{unit}"
-    return f"{round(seconds * 1000)}ms"
+class Seconds(float):
+    """A duration default: the page may write it in any unit (`60s`, `24h`, `7d`)."""
 
 
-def code_defaults() -> dict[str, str]:
+def duration(seconds: float) -> Seconds:
+    return Seconds(seconds)
+
+
+def code_defaults() -> dict[str, str | Seconds]:
     from server.config import Config
     from server.domain.recovery import cascade, ladder
     from server.domain.safeguards.breakers import BreakerConfig
+    from server.services.notifications.settings import NotificationSettings
     from server.services.recovery.feature import RecoverySettings
     from server.services.safeguards.settings import BudgetSettings, LeaseSettings, SafeguardSettings
     from server.telemetry.settings import TelemetrySettings
 
     c, t, r, b = Config(), TelemetrySettings(), RecoverySettings(), BreakerConfig()
     d, budgets, leases = c.decision_log, BudgetSettings(), LeaseSettings()
-    defaults = {
+    defaults: dict[str, str | Seconds] = {
         "server.listen": c.listen,
         "server.insecure": shown(c.insecure),
         "server.shutdown_grace": duration(c.shutdown_grace),
@@ -282,6 +285,11 @@ def code_defaults() -> dict[str, str]:
         "safeguards.leases.slots": str(leases.slots.default),
         "safeguards.leases.ttl": duration(leases.ttl),
     }
+    n = NotificationSettings()
+    defaults["notifications.retry_for"] = duration(n.retry.give_up_after)
+    defaults["notifications.poll_interval"] = duration(n.poll_interval)
+    defaults["notifications.claim_timeout"] = duration(n.claim_timeout)
+    defaults["notifications.retention"] = duration(n.retention)
     for priority, tokens in budgets.min_context.items():
         defaults[f"safeguards.budgets.min_context.{priority.name.lower()}"] = str(tokens)
     return defaults
@@ -290,12 +298,16 @@ def code_defaults() -> dict[str, str]:
 def test_the_configuration_page_gives_the_defaults_the_code_has() -> None:
     rows = {}
     for line in page("configuration.md").splitlines():
-        match = re.match(r"\| `([^`]+)` \| ([^|]*) \|", line)
+        match = re.match(r"\| `([^`]+)` \| `([^`]*)`", line)
         if match:
             rows[match.group(1)] = match.group(2)
-    wrong = {
-        key: (rows.get(key), want)
-        for key, want in code_defaults().items()
-        if key not in rows or not rows[key].strip().startswith(f"`{want}`")
-    }
+
+    def same(written: str | None, want: str | Seconds) -> bool:
+        if written is None:
+            return False
+        if isinstance(want, Seconds):
+            return parse_duration(written, "default") == want
+        return written == want
+
+    wrong = {key: (rows.get(key), want) for key, want in code_defaults().items() if not same(rows.get(key), want)}
     assert not wrong, f"docs/configuration.md: (page, code) defaults differ: {wrong}"
