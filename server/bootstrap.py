@@ -33,6 +33,7 @@ from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.safeguards.breakers import BreakerState
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.convert import EdgeLimits
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.supervisor import SupervisorServicer
@@ -259,15 +260,21 @@ async def build_server(
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
         ],
     )
+    limits = EdgeLimits(max_depth=config.max_context_depth, max_string=config.max_string_length)
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(
-            services.supervisor, services.agents, services.decisions, services.approvals, reviewer_for(services)
+            services.supervisor,
+            services.agents,
+            services.decisions,
+            services.approvals,
+            reviewer_for(services),
+            limits=limits,
         ),
         server,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
-        RecoveryServicer(services.recovery, services.agents), server
+        RecoveryServicer(services.recovery, services.agents, limits=limits), server
     )
     safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
         SafeguardServicer(
@@ -277,6 +284,7 @@ async def build_server(
             services.leases,
             services.reversibility,
             config.max_context_bytes,
+            limits=limits,
         ),
         server,
     )

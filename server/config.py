@@ -53,6 +53,8 @@ class Config:
     log_format: str = "text"
     log_level: str = "info"
     max_context_bytes: int = 1 << 20
+    max_context_depth: int = 32  # levels of nesting in any Struct a caller sends (server/rpc/convert.py)
+    max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
     # Security (see docs/security.md).
@@ -211,7 +213,18 @@ def check_listen(value: str, source: str, key: str) -> str:
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
     srv = _Reader(
-        src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes"}
+        src,
+        data,
+        "server",
+        {
+            "listen",
+            "shutdown_grace",
+            "max_context_bytes",
+            "max_context_depth",
+            "max_string_length",
+            "insecure",
+            "max_message_bytes",
+        },
     )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
@@ -248,6 +261,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         cfg,
         insecure=srv.get("insecure", _bool, False),
         max_message_bytes=srv.get("max_message_bytes", _positive_int, 4 << 20),
+        max_context_depth=srv.get("max_context_depth", _positive_int, 32),
+        max_string_length=srv.get("max_string_length", _positive_int, 1 << 20),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),
         tls_key_file=tls.get("key_file", _path, None),

@@ -33,7 +33,9 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         decisions: DecisionLog,
         approvals: ApprovalService,
         reviewer_for: Callable[[str], Reviewer],
+        limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
     ) -> None:
+        self.limits = limits
         self.supervisor = supervisor
         self.agents = agents
         self.decisions = decisions
@@ -67,13 +69,16 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- the chain -------------------------------------------------------------------------
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
-        # Checked before converting, so an oversized context costs no parsing.
-        self.supervisor.validate_check(request.agent_id, request.action, request.context.ByteSize())
+        # Checked before converting, so an oversized context costs no parsing; `context` and
+        # `binary_context` count together against one limit.
+        binary = dict(request.binary_context)
+        size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
+        self.supervisor.validate_check(request.agent_id, request.action, size)
         checked = await self.supervisor.check_action(
             request.agent_id,
             request.action,
-            convert.struct_to_dict(request.context),
-            dict(request.binary_context),
+            convert.struct_to_dict(request.context, "context", self.limits),
+            binary,
             request.request_id,
             trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
             wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
@@ -99,7 +104,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(
-            self.supervisor.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options), current_principal().label
+            self.supervisor.add_guardrail,
+            g.name,
+            g.kind,
+            convert.struct_to_dict(g.options, "guardrail.options", self.limits),
+            current_principal().label,
         )
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
@@ -172,7 +181,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def DecideApproval(self, request: pb.DecideApprovalRequest, context: Ctx) -> pb.DecideApprovalResponse:
         p = current_principal()  # an operator: the access rule refuses agents
         reviewer = self.reviewer_for(p.subject)
-        edited = convert.struct_to_dict(request.edited_context) if request.HasField("edited_context") else None
+        edited = (
+            convert.struct_to_dict(request.edited_context, "edited_context", self.limits)
+            if request.HasField("edited_context")
+            else None
+        )
         approval = await asyncio.to_thread(
             self.approvals.decide, request.approval_id, reviewer, request.approve, request.comment, edited
         )
