@@ -34,6 +34,7 @@ from server.domain.safeguards.breakers import BreakerState
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.convert import EdgeLimits
+from server.rpc.hygiene import HygieneInterceptor
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.supervisor import SupervisorServicer
@@ -249,7 +250,8 @@ async def build_server(
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
     server = grpc.aio.server(
-        interceptors=[*tracing, auth],
+        # Hygiene before authentication: a request that does not parse is refused before anything reads it.
+        interceptors=[*tracing, HygieneInterceptor(), auth],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
