@@ -262,7 +262,7 @@ async def build_server(
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
         ],
     )
-    limits = EdgeLimits(max_depth=config.max_context_depth, max_string=config.max_string_length)
+    limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(

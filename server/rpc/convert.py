@@ -32,10 +32,12 @@ DEFAULT_MAX_STRING = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class EdgeLimits:
-    """What one Struct or Value may hold (`server.max_context_depth`, `server.max_string_length`)."""
+    """What one Struct or Value may hold (`server.max_context_depth`, `server.max_string_length`), and the
+    character set of action names."""
 
     max_depth: int = DEFAULT_MAX_DEPTH
     max_string: int = DEFAULT_MAX_STRING
+    action_charset: str = "printable"  # `actions.charset` (server/domain/actions.py)
 
 
 DEFAULT_LIMITS = EdgeLimits()

@@ -8,6 +8,7 @@ from typing import Any, TypeAlias
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
@@ -73,10 +74,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         # `binary_context` count together against one limit.
         binary = dict(request.binary_context)
         size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
-        self.supervisor.validate_check(request.agent_id, request.action, size)
+        action = canonical_action(request.action, self.limits.action_charset)
+        self.supervisor.validate_check(request.agent_id, action, size)
         checked = await self.supervisor.check_action(
             request.agent_id,
-            request.action,
+            action,
             convert.struct_to_dict(request.context, "context", self.limits),
             binary,
             request.request_id,

@@ -4,28 +4,39 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable
 
 import re2
 
+from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
 
 
 class GlobSet:
-    """Exact names or shell globs (`deploy-*`, `db.?`), matched case-sensitively as one regex."""
+    """Exact names or shell globs (`deploy-*`, `db.?`), matched as one regex after NFKC normalisation
+    (server/domain/actions.py), ignoring case unless `case_sensitive`."""
 
-    __slots__ = ("_regex", "patterns")
+    __slots__ = ("_regex", "case_sensitive", "patterns")
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], case_sensitive: bool = False) -> None:
         self.patterns = tuple(patterns)
-        joined = "|".join(f"(?:{fnmatch.translate(p)})" for p in self.patterns)
+        self.case_sensitive = case_sensitive
+        canon = [unicodedata.normalize("NFKC", p) if case_sensitive else fold(p) for p in self.patterns]
+        joined = "|".join(f"(?:{fnmatch.translate(p)})" for p in canon)
         self._regex = re.compile(joined) if self.patterns else None
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def matches(self, value: str) -> bool:
-        return self._regex is not None and self._regex.match(value) is not None
+        if self._regex is None:
+            return False
+        if not self.case_sensitive:
+            value = fold(value)
+        elif not value.isascii():
+            value = unicodedata.normalize("NFKC", value)
+        return self._regex.match(value) is not None
 
 
 class RegexSet:
