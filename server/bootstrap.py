@@ -75,6 +75,7 @@ SERVICE_NAMES = (
     safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
     access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
+DECISION_LOG_HEALTH = "outrider.decision_log"  # a gRPC health service name that follows the writer
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
@@ -319,10 +320,36 @@ async def build_server(
     if config.telemetry.metrics_listen:
         sidecar._closers.append(services.telemetry.serve_metrics(config.telemetry.metrics_listen, services.health))
 
-    for name in ("", *SERVICE_NAMES):
+    for name in ("", *SERVICE_NAMES, DECISION_LOG_HEALTH):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    loop = asyncio.get_running_loop()
+    watch = loop.create_task(_watch_decision_log(services.decisions, health))
+    sidecar._closers.insert(0, lambda: _cancel_soon(loop, watch))  # closers run in threads
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+    loop.call_soon_threadsafe(task.cancel)
+
+
+async def _watch_decision_log(decisions: DecisionLog, health: HealthServicer, interval: float = 0.25) -> None:
+    """The gRPC health of `outrider.decision_log` follows the writer (NOT_SERVING while it is down), and a
+    writer thread that is gone is started again."""
+    serving = True
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            decisions.watchdog()
+            up = decisions.stats.up
+            if up != serving:
+                serving = up
+                status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+                await health.set(DECISION_LOG_HEALTH, status)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("decision log watch failed")
 
 
 def _policy_sections(
