@@ -18,7 +18,8 @@ from server.rpc.errors import translate_errors
 from server.services.approvals.requests import ApprovalService
 from server.services.observability import current_trace_id
 from server.services.recovery.agents import AgentService
-from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 
 # grpc ships no type stubs: the servicer context is untyped.
@@ -29,7 +30,8 @@ Ctx: TypeAlias = Any
 class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     def __init__(
         self,
-        supervisor: SupervisorService,
+        chain: ChainStore,
+        checks: CheckActionService,
         agents: AgentService,
         decisions: DecisionLog,
         approvals: ApprovalService,
@@ -37,7 +39,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
     ) -> None:
         self.limits = limits
-        self.supervisor = supervisor
+        self.chain = chain
+        self.checks = checks
         self.agents = agents
         self.decisions = decisions
         self.approvals = approvals
@@ -75,8 +78,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         binary = dict(request.binary_context)
         size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
         action = canonical_action(request.action, self.limits.action_charset)
-        self.supervisor.validate_check(request.agent_id, action, size)
-        checked = await self.supervisor.check_action(
+        self.checks.validate_check(request.agent_id, action, size)
+        checked = await self.checks.check_action(
             request.agent_id,
             action,
             convert.struct_to_dict(request.context, "context", self.limits),
@@ -106,7 +109,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(
-            self.supervisor.add_guardrail,
+            self.chain.add_guardrail,
             g.name,
             g.kind,
             convert.struct_to_dict(g.options, "guardrail.options", self.limits),
@@ -115,16 +118,14 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
     async def RemoveGuardrail(self, request: pb.RemoveGuardrailRequest, context: Ctx) -> pb.RemoveGuardrailResponse:
-        removed = await asyncio.to_thread(self.supervisor.remove_guardrail, request.name, current_principal().label)
+        removed = await asyncio.to_thread(self.chain.remove_guardrail, request.name, current_principal().label)
         return pb.RemoveGuardrailResponse(removed_count=removed)
 
     async def ListGuardrails(self, request: pb.ListGuardrailsRequest, context: Ctx) -> pb.ListGuardrailsResponse:
-        return pb.ListGuardrailsResponse(
-            guardrails=[convert.guardrail_to_pb(s) for s in self.supervisor.list_guardrails()]
-        )
+        return pb.ListGuardrailsResponse(guardrails=[convert.guardrail_to_pb(s) for s in self.chain.list_guardrails()])
 
     async def ReloadPolicy(self, request: pb.ReloadPolicyRequest, context: Ctx) -> pb.ReloadPolicyResponse:
-        count, source = await asyncio.to_thread(self.supervisor.reload, current_principal().label)
+        count, source = await asyncio.to_thread(self.chain.reload, current_principal().label)
         return pb.ReloadPolicyResponse(guardrail_count=count, source=source)
 
     async def ListDecisions(self, request: pb.ListDecisionsRequest, context: Ctx) -> pb.ListDecisionsResponse:
@@ -204,7 +205,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         self, request: pb.AddApprovalPatternRequest, context: Ctx
     ) -> pb.AddApprovalPatternResponse:
         patterns = await asyncio.to_thread(
-            self.supervisor.change_approval_pattern,
+            self.chain.change_approval_pattern,
             request.guardrail,
             request.pattern,
             True,
@@ -216,7 +217,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         self, request: pb.RemoveApprovalPatternRequest, context: Ctx
     ) -> pb.RemoveApprovalPatternResponse:
         patterns = await asyncio.to_thread(
-            self.supervisor.change_approval_pattern,
+            self.chain.change_approval_pattern,
             request.guardrail,
             request.pattern,
             False,
