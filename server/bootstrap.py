@@ -203,6 +203,7 @@ def build_services(
     for loadable in (breakers, budgets, episodes, leases):
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
     sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
     chain = ChainStore(repos.guardrails, policy, audit, load_plugin_class, deps, sections)
@@ -220,11 +221,16 @@ def build_services(
         tracer=telemetry.tracer,
         metrics=telemetry.metrics,
         clock=clock,
+        chain_pool=chain_pool,
+        offload_bytes=config.offload_context_bytes,
+        max_offloaded=config.max_offloaded,
+        max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
     decisions.start()
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
+        lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
         recovery.close,
         breakers.events.close,
@@ -324,6 +330,7 @@ async def build_server(
         RateLimiter(config.requests_per_second, config.burst),
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
+        peer_limiter=RateLimiter(config.unauthenticated_requests_per_second, config.unauthenticated_burst),
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []

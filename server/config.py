@@ -66,7 +66,15 @@ class Config:
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None
     requests_per_second: float = 1000.0  # per credential
+    # The event loop stays free (docs/benchmarks.md has the figures these defaults come from).
+    max_inflight_per_agent: int = 16  # concurrent CheckActions per agent; RESOURCE_EXHAUSTED beyond
+    offload_context_bytes: int = 64 * 1024  # contexts this large are checked on the chain pool
+    chain_workers: int = 2  # threads of that pool
+    max_offloaded: int = 64  # large-context calls waiting for it at most; RESOURCE_EXHAUSTED beyond
     burst: int = 2000
+    # Calls with no or a failed credential, per peer address (host, without the port).
+    unauthenticated_requests_per_second: float = 20.0
+    unauthenticated_burst: int = 40
     max_message_bytes: int = 4 << 20
     sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
     recovery: RecoverySettings = field(default_factory=RecoverySettings)
@@ -230,7 +238,21 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
-    lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
+    lim = _Reader(
+        src,
+        data,
+        "limits",
+        {
+            "requests_per_second",
+            "burst",
+            "max_inflight_per_agent",
+            "offload_context_bytes",
+            "chain_workers",
+            "max_offloaded",
+            "unauthenticated_requests_per_second",
+            "unauthenticated_burst",
+        },
+    )
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
     act = _Reader(src, data, "actions", {"charset"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
@@ -272,6 +294,12 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         tls_key_file=tls.get("key_file", _path, None),
         tls_client_ca_file=tls.get("client_ca_file", _path, None),
         requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
+        max_inflight_per_agent=lim.get("max_inflight_per_agent", _positive_int, 16),
+        offload_context_bytes=lim.get("offload_context_bytes", _positive_int, 64 * 1024),
+        chain_workers=lim.get("chain_workers", _positive_int, 2),
+        max_offloaded=lim.get("max_offloaded", _positive_int, 64),
+        unauthenticated_requests_per_second=lim.get("unauthenticated_requests_per_second", _positive_float, 20.0),
+        unauthenticated_burst=lim.get("unauthenticated_burst", _positive_int, 40),
         burst=lim.get("burst", _positive_int, 2000),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
         recovery=_recovery(src, data),

@@ -79,15 +79,24 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
         action = canonical_action(request.action, self.limits.action_charset)
         self.checks.validate_check(request.agent_id, action, size)
-        checked = await self.checks.check_action(
-            request.agent_id,
-            action,
-            convert.struct_to_dict(request.context, "context", self.limits),
-            binary,
-            request.request_id,
-            trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
-            wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
-        )
+        self.checks.admit(request.agent_id)
+        try:
+            if self.checks.heavy(size):  # a large context converts off the event loop too
+                ctx = await self.checks.offload(convert.struct_to_dict, request.context, "context", self.limits)
+            else:
+                ctx = convert.struct_to_dict(request.context, "context", self.limits)
+            checked = await self.checks.check_action(
+                request.agent_id,
+                action,
+                ctx,
+                binary,
+                request.request_id,
+                trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
+                wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
+                context_bytes=size,
+            )
+        finally:
+            self.checks.release(request.agent_id)
         v = checked.verdict
         effective = (
             convert.dict_to_struct(checked.effective_context)
