@@ -15,9 +15,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from server.bootstrap import build_server
 from server.config import load_config
 from server.domain.errors import InvalidArgument
+from server.sidecar import build_server
 from tests.integration.harness import RunningSidecar, make_config
 from tests.integration.rpc import check, guardrail
 

@@ -45,6 +45,7 @@ class Hitl(Guardrail):
                 "edits_require_approval",
                 "reversibility",
                 "case_sensitive",
+                "notify",
             },
         )
         self.patterns = opts.strings("patterns")
@@ -81,6 +82,7 @@ class Hitl(Guardrail):
             min_approvals=int(min_approvals),
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
+            notify=opts.strings("notify"),
         )
 
     def _canon(self, text: str) -> str:
