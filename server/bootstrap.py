@@ -126,6 +126,7 @@ def build_services(
         config.sensitive_keys,
         metrics=telemetry.metrics,
         notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
+        max_pending_per_agent=config.max_pending_approvals_per_agent,
     )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)

@@ -34,7 +34,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
-_SECTIONS |= {"actions"}
+_SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
@@ -58,6 +58,7 @@ class Config:
     max_context_bytes: int = 1 << 20
     max_context_depth: int = 32  # levels of nesting in any Struct a caller sends (server/rpc/convert.py)
     max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
+    max_pending_approvals_per_agent: int = 100  # `approvals.max_pending_per_agent`
     action_charset: str = "printable"  # `actions.charset`: printable or strict (server/domain/actions.py)
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
@@ -262,6 +263,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     )
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
     act = _Reader(src, data, "actions", {"charset"})
+    apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "public_url"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
@@ -296,6 +298,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         max_context_depth=srv.get("max_context_depth", _positive_int, 32),
         max_string_length=srv.get("max_string_length", _positive_int, 1 << 20),
         action_charset=act.get("charset", _choice("printable", "strict"), "printable"),
+        max_pending_approvals_per_agent=apr.get("max_pending_per_agent", _positive_int, 100),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),
         tls_key_file=tls.get("key_file", _path, None),
