@@ -125,6 +125,7 @@ async def build_server(
             services.decisions,
             services.approvals,
             reviewer_for(services.users),
+            services.explain,
             limits=limits,
         ),
         server,
