@@ -112,6 +112,7 @@ bench: venv
 	$(PY) bench/approvals.py --out docs/benchmarks.md
 	$(PY) bench/safeguards.py --out docs/benchmarks.md
 	$(PY) bench/tracing.py --out docs/benchmarks.md
+	$(PY) bench/fairness.py --out docs/benchmarks.md
 
 docker:
 	bash scripts/hadolint.sh

@@ -127,6 +127,7 @@ def build_services(
         config.sensitive_keys,
         metrics=telemetry.metrics,
         notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
+        max_pending_per_agent=config.max_pending_approvals_per_agent,
     )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
@@ -159,6 +160,7 @@ def build_services(
     for loadable in (breakers, budgets, episodes, leases):
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
     sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
     chain = ChainStore(repos.guardrails, policy, audit, load_plugin_class, deps, sections)
@@ -176,6 +178,10 @@ def build_services(
         tracer=telemetry.tracer,
         metrics=telemetry.metrics,
         clock=clock,
+        chain_pool=chain_pool,
+        offload_bytes=config.offload_context_bytes,
+        max_offloaded=config.max_offloaded,
+        max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
     notifications = NotificationService(
@@ -196,6 +202,7 @@ def build_services(
     decisions.start()
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
+        lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
         recovery.close,
         breakers.events.close,

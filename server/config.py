@@ -34,6 +34,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
+_SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
@@ -55,6 +56,10 @@ class Config:
     log_format: str = "text"
     log_level: str = "info"
     max_context_bytes: int = 1 << 20
+    max_context_depth: int = 32  # levels of nesting in any Struct a caller sends (server/rpc/convert.py)
+    max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
+    max_pending_approvals_per_agent: int = 100  # `approvals.max_pending_per_agent`
+    action_charset: str = "printable"  # `actions.charset`: printable or strict (server/domain/actions.py)
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
     # Security (see docs/security.md).
@@ -63,8 +68,19 @@ class Config:
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None
-    requests_per_second: float = 1000.0  # per credential
-    burst: int = 2000
+    # Per credential: a quarter of the capacity `make bench` measured on 2 cores (~1,000 CheckActions/s), so
+    # one runaway credential cannot take the sidecar; size it as capacity / agents that may burst at once
+    # (docs/hardening.md).
+    requests_per_second: float = 250.0
+    # The event loop stays free (docs/benchmarks.md has the figures these defaults come from).
+    max_inflight_per_agent: int = 16  # concurrent CheckActions per agent; RESOURCE_EXHAUSTED beyond
+    offload_context_bytes: int = 64 * 1024  # contexts this large are checked on the chain pool
+    chain_workers: int = 2  # threads of that pool
+    max_offloaded: int = 64  # large-context calls waiting for it at most; RESOURCE_EXHAUSTED beyond
+    burst: int = 500
+    # Calls with no or a failed credential, per peer address (host, without the port).
+    unauthenticated_requests_per_second: float = 20.0
+    unauthenticated_burst: int = 40
     max_message_bytes: int = 4 << 20
     sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
     recovery: RecoverySettings = field(default_factory=RecoverySettings)
@@ -215,12 +231,39 @@ def check_listen(value: str, source: str, key: str) -> str:
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
     srv = _Reader(
-        src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes"}
+        src,
+        data,
+        "server",
+        {
+            "listen",
+            "shutdown_grace",
+            "max_context_bytes",
+            "max_context_depth",
+            "max_string_length",
+            "insecure",
+            "max_message_bytes",
+        },
     )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
-    lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
+    lim = _Reader(
+        src,
+        data,
+        "limits",
+        {
+            "requests_per_second",
+            "burst",
+            "max_inflight_per_agent",
+            "offload_context_bytes",
+            "chain_workers",
+            "max_offloaded",
+            "unauthenticated_requests_per_second",
+            "unauthenticated_burst",
+        },
+    )
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
+    act = _Reader(src, data, "actions", {"charset"})
+    apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "public_url"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
@@ -252,12 +295,22 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         cfg,
         insecure=srv.get("insecure", _bool, False),
         max_message_bytes=srv.get("max_message_bytes", _positive_int, 4 << 20),
+        max_context_depth=srv.get("max_context_depth", _positive_int, 32),
+        max_string_length=srv.get("max_string_length", _positive_int, 1 << 20),
+        action_charset=act.get("charset", _choice("printable", "strict"), "printable"),
+        max_pending_approvals_per_agent=apr.get("max_pending_per_agent", _positive_int, 100),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),
         tls_key_file=tls.get("key_file", _path, None),
         tls_client_ca_file=tls.get("client_ca_file", _path, None),
-        requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
-        burst=lim.get("burst", _positive_int, 2000),
+        requests_per_second=lim.get("requests_per_second", _positive_float, 250.0),
+        max_inflight_per_agent=lim.get("max_inflight_per_agent", _positive_int, 16),
+        offload_context_bytes=lim.get("offload_context_bytes", _positive_int, 64 * 1024),
+        chain_workers=lim.get("chain_workers", _positive_int, 2),
+        max_offloaded=lim.get("max_offloaded", _positive_int, 64),
+        unauthenticated_requests_per_second=lim.get("unauthenticated_requests_per_second", _positive_float, 20.0),
+        unauthenticated_burst=lim.get("unauthenticated_burst", _positive_int, 40),
+        burst=lim.get("burst", _positive_int, 500),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
         recovery=_recovery(src, data),
         safeguards=_parsed(src, data, "safeguards", parse_safeguards),

@@ -28,6 +28,8 @@ from server.config import Config
 from server.container import Services
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.convert import EdgeLimits
+from server.rpc.hygiene import HygieneInterceptor
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.security import check_exposure, server_credentials
@@ -35,6 +37,7 @@ from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
 from server.services.approvals.reviewers import reviewer_for
 from server.services.ports import Clock
+from server.services.supervisor.decision_log import DecisionLog
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +47,7 @@ SERVICE_NAMES = (
     safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
     access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
+DECISION_LOG_HEALTH = "outrider.decision_log"  # a gRPC health service name that follows the writer
 
 
 @dataclass
@@ -94,11 +98,13 @@ async def build_server(
         RateLimiter(config.requests_per_second, config.burst),
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
+        peer_limiter=RateLimiter(config.unauthenticated_requests_per_second, config.unauthenticated_burst),
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
     server = grpc.aio.server(
-        interceptors=[*tracing, auth],
+        # Hygiene before authentication: a request that does not parse is refused before anything reads it.
+        interceptors=[*tracing, HygieneInterceptor(), auth],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -109,6 +115,7 @@ async def build_server(
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
         ],
     )
+    limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(
@@ -119,11 +126,12 @@ async def build_server(
             services.approvals,
             reviewer_for(services.users),
             services.explain,
+            limits=limits,
         ),
         server,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
-        RecoveryServicer(services.recovery, services.agents), server
+        RecoveryServicer(services.recovery, services.agents, limits=limits), server
     )
     safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
         SafeguardServicer(
@@ -133,6 +141,7 @@ async def build_server(
             services.leases,
             services.reversibility,
             config.max_context_bytes,
+            limits=limits,
         ),
         server,
     )
@@ -166,10 +175,36 @@ async def build_server(
     if config.telemetry.metrics_listen:
         sidecar._closers.append(services.telemetry.serve_metrics(config.telemetry.metrics_listen, services.health))
 
-    for name in ("", *SERVICE_NAMES):
+    for name in ("", *SERVICE_NAMES, DECISION_LOG_HEALTH):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    loop = asyncio.get_running_loop()
+    watch = loop.create_task(_watch_decision_log(services.decisions, health))
+    sidecar._closers.insert(0, lambda: _cancel_soon(loop, watch))  # closers run in threads
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+    loop.call_soon_threadsafe(task.cancel)
+
+
+async def _watch_decision_log(decisions: DecisionLog, health: HealthServicer, interval: float = 0.25) -> None:
+    """The gRPC health of `outrider.decision_log` follows the writer (NOT_SERVING while it is down), and a
+    writer thread that is gone is started again."""
+    serving = True
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            decisions.watchdog()
+            up = decisions.stats.up
+            if up != serving:
+                serving = up
+                status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+                await health.set(DECISION_LOG_HEALTH, status)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("decision log watch failed")
 
 
 def start_console(services: Services) -> Callable[[], None]:

@@ -41,6 +41,10 @@ def _field(message: Any, path: str) -> str:
 
 
 class RateLimiter:
+    # Buckets kept at most: beyond, the idle ones are forgotten (a full bucket is a new bucket), so a
+    # flood from many addresses or made-up keys cannot grow memory without bound.
+    MAX_BUCKETS = 10_000
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, burst
         self._buckets: dict[str, TokenBucket] = {}
@@ -49,6 +53,8 @@ class RateLimiter:
         now = time.monotonic()
         bucket = self._buckets.get(key)
         if bucket is None:
+            if len(self._buckets) >= self.MAX_BUCKETS:
+                self._forget_idle(now)
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
         wait = bucket.take(now)
         if wait:
@@ -57,11 +63,33 @@ class RateLimiter:
                 reason="RATE_LIMITED",
             )
 
+    def _forget_idle(self, now: float) -> None:
+        refill = self.burst / self.rate
+        idle = [k for k, b in self._buckets.items() if now - b.stamp >= refill]
+        for k in idle or list(self._buckets)[: len(self._buckets) // 2]:
+            del self._buckets[k]
+
+
+def peer_host(peer: str) -> str:
+    """`ipv4:127.0.0.1:5000` -> `ipv4:127.0.0.1`; `ipv6:[::1]:5000` -> `ipv6:[::1]`; others as they are."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rpartition(":")[0]
+    return peer
+
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    def __init__(self, access: AccessService, limiter: RateLimiter, enabled: bool, mtls: bool) -> None:
+    def __init__(
+        self,
+        access: AccessService,
+        limiter: RateLimiter,
+        enabled: bool,
+        mtls: bool,
+        peer_limiter: RateLimiter | None = None,
+    ) -> None:
         self.access = access
         self.limiter = limiter
+        # Calls with no or a failed credential, per peer address: refused cheaply once over the limit.
+        self.peer_limiter = peer_limiter or RateLimiter(20.0, 40)
         self.enabled = enabled
         self.mtls = mtls
 
@@ -109,7 +137,11 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     # ---- the checks ------------------------------------------------------------------------
 
     def _admit(self, request: Any, context: Any, method: str, rule: Rule | None, streaming: bool) -> Any:
-        principal = self._authenticate(context)
+        try:
+            principal = self._authenticate(context)
+        except Unauthenticated:
+            self.peer_limiter.check(peer_host(context.peer()), "unauthenticated calls from this address")
+            raise
         self.limiter.check(principal.label if self.enabled else context.peer(), principal.label)
         if rule is None:
             raise PermissionDenied(f"{method} has no access rule and is refused", reason="NO_RULE")

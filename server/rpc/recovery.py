@@ -19,7 +19,7 @@ from server.domain.recovery.ladder import HistoryFilter, RecoveryAction, Recover
 from server.rpc import convert
 from server.rpc import recovery_convert as rc
 from server.rpc.auth import current_principal
-from server.rpc.convert import timestamp
+from server.rpc.convert import DEFAULT_LIMITS, EdgeLimits, timestamp
 from server.rpc.errors import translate_errors
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import Connection, StreamEnd
@@ -51,9 +51,10 @@ def _text(value: str, field: str) -> str:
 
 @translate_errors
 class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
-    def __init__(self, feature: RecoveryFeature, agents: AgentService) -> None:
+    def __init__(self, feature: RecoveryFeature, agents: AgentService, limits: EdgeLimits = DEFAULT_LIMITS) -> None:
         self.f = feature
         self.agents = agents
+        self.limits = limits
 
     # ---- the control channel -----------------------------------------------------------------
 
@@ -251,7 +252,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             request.agent_id,
             request.session_id,
             reason,
-            [rc.step_from_pb(s) for s in request.in_flight_steps],
+            [rc.step_from_pb(s, f"in_flight_steps[{i}]", self.limits) for i, s in enumerate(request.in_flight_steps)],
             _text(request.details, "details"),
             callback_timeout=convert.seconds(request, "callback_timeout"),
             handoff_timeout=convert.seconds(request, "handoff_timeout"),

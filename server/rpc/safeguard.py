@@ -71,7 +71,9 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         leases: LeaseService,
         reversibility: ReversibilityService,
         max_value_bytes: int,
+        limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
     ) -> None:
+        self.limits = limits
         self.breakers = breakers
         self.budgets = budgets
         self.episodes = episodes
@@ -95,7 +97,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         answer, _ = await self.breakers.report_async(
             request.permit_id,
             request.outcome,
-            convert.value_to_py(request.result),
+            convert.value_to_py(request.result, "result", self.limits),
             request.HasField("result"),
             _caller(),
         )
@@ -114,7 +116,11 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             _finite(m.result, "result")
             try:
                 answer, repeated = await self.breakers.report_async(
-                    m.permit_id, m.outcome, convert.value_to_py(m.result), m.HasField("result"), caller
+                    m.permit_id,
+                    m.outcome,
+                    convert.value_to_py(m.result, "result", self.limits),
+                    m.HasField("result"),
+                    caller,
                 )
             except NotFound:
                 not_found += 1
@@ -265,7 +271,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             e.agent_id,
             e.task_type,
             e.outcome,
-            convert.struct_to_dict(e.metadata),
+            convert.struct_to_dict(e.metadata, "episode.metadata", self.limits),
             convert.from_timestamp(e.episode_time, e.HasField("episode_time")),
             request.request_id,
         )
@@ -320,7 +326,9 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         self, request: pb.AssessReversibilityRequest, context: Ctx
     ) -> pb.AssessReversibilityResponse:
         self._limit(request.parameters.ByteSize(), "parameters")
-        found = self.reversibility.assess(request.action, convert.struct_to_dict(request.parameters))
+        found = self.reversibility.assess(
+            request.action, convert.struct_to_dict(request.parameters, "parameters", self.limits)
+        )
         return pb.AssessReversibilityResponse(assessment=cv.assessment_pb(found))
 
     async def ListReversibilityRules(

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import grpc
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -427,11 +428,16 @@ def sse_html(event: str) -> str:
 
 
 def test_live_stream_sends_the_pending_table_out_of_band(sidecar: RunningSidecar, app: Flask) -> None:
-    approval_id = ask(sidecar, "deploy\r\nevent: evil\r\ndata: <b>x</b>")
+    # Line breaks in an action are refused at the edge now (control characters), so an SSE field
+    # injection cannot start there; markup in a printable action still must not reach the stream raw.
+    with pytest.raises(grpc.RpcError) as err:
+        ask(sidecar, "deploy\r\nevent: evil\r\ndata: <b>x</b>")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    approval_id = ask(sidecar, "deploy event: evil data: <b>x</b>")
     c = client(app)
     sign_in(c, "victor")
     event = first_event(c, "/events/pending")
-    assert "\nevent: evil" not in event and "\ndata: <b>" not in event and "\r" not in event
+    assert "\nevent: evil" not in event and "<b>x</b>" not in event and "\r" not in event
     fragment = sse_html(event)
     assert '<div id="pending-table" hx-swap-oob="true">' in fragment and approval_id in fragment
     hub = app.extensions["outrider.sse"]

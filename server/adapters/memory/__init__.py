@@ -293,6 +293,9 @@ class MemoryApprovals:
         ]
         return copy.deepcopy(max(found, key=lambda a: a.create_time)) if found else None
 
+    def count_pending(self, agent_id: str) -> int:
+        return sum(1 for a in self.rows.values() if a.state is ApprovalState.PENDING and a.agent_id == agent_id)
+
     def pending(self, agent_id: str = "") -> list[Approval]:
         found = [
             a

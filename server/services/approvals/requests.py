@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalFilter, Reviewer
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted, Unavailable
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
@@ -53,6 +53,8 @@ class ApprovalRepository(Protocol):
 
     def pending(self, agent_id: str = "") -> list[Approval]: ...
 
+    def count_pending(self, agent_id: str) -> int: ...
+
     def due(self, now: Any) -> list[Approval]: ...
 
     def version(self) -> int: ...
@@ -70,7 +72,11 @@ class ApprovalService:
         sensitive_keys: Sequence[str],
         metrics: Metrics | None = None,
         notices: ApprovalNotices | None = None,
+        max_pending_per_agent: int = 100,
     ) -> None:
+        # `approvals.max_pending_per_agent`: an agent cannot fill storage (and the reviewers' queue) with
+        # requests; counted in storage, the truth in a fleet (a race can overshoot by the agent's in-flight cap).
+        self.max_pending_per_agent = max_pending_per_agent
         self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
         self.notices = notices
         self.repo = repo
@@ -111,6 +117,13 @@ class ApprovalService:
             existing = self.repo.find_attach(call.agent_id, request_id, digest)
             if existing is not None:
                 return existing
+        waiting = self.repo.count_pending(call.agent_id)
+        if waiting >= self.max_pending_per_agent:
+            raise ResourceExhausted(
+                f"agent {call.agent_id!r} already has {waiting} approval requests pending "
+                f"(approvals.max_pending_per_agent: {self.max_pending_per_agent})",
+                reason="TOO_MANY_PENDING_APPROVALS",
+            )
         approval = rules.new_approval(
             approval_id="apr_" + secrets.token_hex(8),
             agent_id=call.agent_id,
@@ -136,7 +149,8 @@ class ApprovalService:
                 "guardrail": guardrail.name,
                 "digest": approval.digest,
                 "request_id": request_id,
-                "context": approval.context,
+                # Stored once: the approval row holds the (masked) context; its digest binds this record to it.
+                "context_ref": f"approvals/{approval.approval_id}",
             },
         )
         log.info(

@@ -224,7 +224,7 @@ class BudgetService:
                     self._ended.append((self.clock.monotonic(), r.reservation_id))
                     version = self._journal.mark("reservation", r.reservation_id)
             before = self._allocations.get(agent_id)
-            a = Allocation(agent_id, tokens, prio, wall, wall)
+            a = Allocation(agent_id, tokens, prio, wall, wall, priority_set=bool(priority))
             if before is not None:  # the flags carry over, so a stopped agent gets its SIGRESUME
                 a.warned, a.stopped = before.warned, before.stopped
             self._allocations[agent_id] = a

@@ -1,5 +1,13 @@
 """The CheckAction use case: run the chain on one action call, ask a human where a hitl guardrail says so,
-take circuit-breaker permits, and record the decision."""
+take circuit-breaker permits, and record the decision.
+
+The event loop stays free: a call whose context is at least `offload_bytes` (limits.offload_context_bytes)
+runs its guardrails on a small bounded worker pool (limits.chain_workers threads; beyond
+limits.max_offloaded calls waiting for it, RESOURCE_EXHAUSTED), so one agent's megabyte context does not
+hold every other agent's small call behind it. One agent holds at most `max_inflight_per_agent`
+concurrent CheckActions (limits.max_inflight_per_agent; RESOURCE_EXHAUSTED beyond), so under overload
+every credential keeps its share.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +24,7 @@ from typing import Any, Protocol, cast
 from server.domain.agents import validate_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
-from server.domain.errors import FailedPrecondition, InvalidArgument
+from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import MASK, mask
@@ -129,7 +137,17 @@ class CheckActionService:
         tracer: obs.Tracer = obs.NO_TRACER,
         metrics: Metrics,
         clock: Clock,
+        chain_pool: Executor | None = None,
+        offload_bytes: int = 64 * 1024,
+        max_offloaded: int = 64,
+        max_inflight_per_agent: int = 16,
     ) -> None:
+        self.chain_pool = chain_pool
+        self.offload_bytes = offload_bytes
+        self.max_offloaded = max_offloaded
+        self.max_inflight_per_agent = max_inflight_per_agent
+        self._inflight: dict[str, int] = {}  # event-loop state: CheckActions in progress per agent
+        self._offloaded = 0  # calls on (or waiting for) the chain pool
         self.chain = chain
         self.agents = agents
         self.decisions = decisions
@@ -155,6 +173,43 @@ class CheckActionService:
                 f"context is {context_bytes} bytes, over the limit of {self.max_context_bytes}", field="context"
             )
 
+    def admit(self, agent_id: str) -> None:
+        """Take one of the agent's in-flight slots (RESOURCE_EXHAUSTED when it has none left); `release`
+        gives it back. Runs on the event loop: a plain dict, no lock."""
+        held = self._inflight.get(agent_id, 0)
+        if held >= self.max_inflight_per_agent:
+            raise ResourceExhausted(
+                f"agent {agent_id!r} already has {held} CheckAction calls in flight "
+                f"(limits.max_inflight_per_agent: {self.max_inflight_per_agent})",
+                reason="TOO_MANY_IN_FLIGHT",
+            )
+        self._inflight[agent_id] = held + 1
+
+    def release(self, agent_id: str) -> None:
+        held = self._inflight.get(agent_id, 1) - 1
+        if held > 0:
+            self._inflight[agent_id] = held
+        else:
+            self._inflight.pop(agent_id, None)
+
+    def heavy(self, context_bytes: int) -> bool:
+        return self.chain_pool is not None and context_bytes >= self.offload_bytes
+
+    async def offload(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn` on the bounded chain pool (RESOURCE_EXHAUSTED when too many calls wait for it)."""
+        assert self.chain_pool is not None
+        if self._offloaded >= self.max_offloaded:
+            raise ResourceExhausted(
+                f"{self._offloaded} large-context calls are already waiting for the chain workers "
+                f"(limits.max_offloaded); retry with backoff",
+                reason="CHAIN_WORKERS_BUSY",
+            )
+        self._offloaded += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.chain_pool, fn, *args)
+        finally:
+            self._offloaded -= 1
+
     async def check_action(
         self,
         agent_id: str,
@@ -164,10 +219,12 @@ class CheckActionService:
         request_id: str,
         trace_id: str = "",
         wait: bool = True,
+        context_bytes: int = 0,
     ) -> Checked:
         """Run the chain. A hitl guardrail that matches makes this wait for a person (or, with
         `wait=False`, return at once with the request pending); an approver's edit re-runs the whole
-        chain on the edited context."""
+        chain on the edited context. A large context (`context_bytes`) is checked on the chain pool."""
+        heavy = self.heavy(context_bytes)
         started = time.perf_counter()
         group = self.agents.group_of(agent_id)
         effective: Mapping[str, Any] = context
@@ -175,7 +232,7 @@ class CheckActionService:
         approval: Approval | None = None
         for _ in range(MAX_EDIT_ROUNDS):
             call = ActionCall(agent_id, action, effective, binary_context, group)
-            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits)
+            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits, heavy)
             approval = outcome.approval or approval
             if outcome.edited is None:
                 break
@@ -226,7 +283,13 @@ class CheckActionService:
         )
 
     async def _run_chain(
-        self, call: ActionCall, request_id: str, trace_id: str, wait: bool, approved_edits: set[str]
+        self,
+        call: ActionCall,
+        request_id: str,
+        trace_id: str,
+        wait: bool,
+        approved_edits: set[str],
+        heavy: bool = False,
     ) -> _Outcome:
         now = self.clock.monotonic()
         out = _Outcome(ChainRun())
@@ -248,6 +311,8 @@ class CheckActionService:
                     result = asked.result
                 elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
+                elif heavy:
+                    result = await self.offload(guardrail.check, call, now)
                 else:
                     result = guardrail.check(call, now)
             except Exception as exc:

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -165,6 +165,16 @@ class SqlApprovalRepository:
         with Session(self.engine) as s:
             row = s.execute(stmt).scalars().first()
             return _approval(row) if row else None
+
+    def count_pending(self, agent_id: str) -> int:
+        """One COUNT on the (state, agent) rows: no context is read."""
+        stmt = (
+            select(func.count())
+            .select_from(ApprovalRow)
+            .where(col(ApprovalRow.state) == ApprovalState.PENDING.name, col(ApprovalRow.agent_id) == agent_id)
+        )
+        with Session(self.engine) as s:
+            return int(s.execute(stmt).scalar_one())
 
     def pending(self, agent_id: str = "") -> list[Approval]:
         stmt = select(ApprovalRow).where(col(ApprovalRow.state) == ApprovalState.PENDING.name)

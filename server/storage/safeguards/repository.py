@@ -115,6 +115,7 @@ class SqlSafeguardRepository:
                     a.reserved,
                     a.warned,
                     a.stopped,
+                    a.priority_set,
                 )
                 for a in allocations
             ],
@@ -165,6 +166,7 @@ class SqlSafeguardRepository:
                             stopped=a.stopped,
                             allocate_time=a.allocate_time,
                             update_time=a.update_time,
+                            priority_set=a.priority_set,
                         )
                     )
                 elif kind == "reservation" and obj is None:

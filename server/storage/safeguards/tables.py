@@ -69,6 +69,7 @@ class AllocationRow(SQLModel, table=True):
     warned: bool
     stopped: bool
     allocate_time: datetime = _utc()
+    priority_set: bool = Field(default=False)
     update_time: datetime = _utc()
 
 
