@@ -54,7 +54,7 @@ from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
 from server.services.supervisor.chain import SupervisorService
 from server.services.supervisor.decision_log import DecisionLog
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
@@ -161,7 +161,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         decisions=decisions,
         policy=FilePolicySource(config.config_path) if config.config_path else None,
         clock=clock,
-        load_plugin=load_plugin_class,
+        load_plugin=PluginModules(config.plugin_modules),
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
         audit=audit,

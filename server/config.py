@@ -33,6 +33,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
+_SECTIONS |= {"plugins"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -70,6 +71,8 @@ class Config:
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
+    # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
+    plugin_modules: tuple[str, ...] = ()
 
     def database_url(self) -> str:
         if self.db_url:
@@ -184,6 +187,14 @@ def _key_list(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _module_list(value: Any, name: str) -> tuple[str, ...]:
+    from server.services.supervisor.plugins import check_module_name
+
+    if not isinstance(value, list):
+        raise InvalidArgument("must be a list of module names, e.g. [my_company.guards]")
+    return tuple(check_module_name(v) for v in value)
+
+
 def _duration(value: Any, name: str) -> float:
     return parse_duration(value, name)
 
@@ -218,6 +229,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
+    plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
@@ -260,6 +272,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
+        plugin_modules=plugins.get("allowed_modules", _module_list, ()),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
