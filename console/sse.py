@@ -183,7 +183,7 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
     h = hub()
     if not h.subscribe(topic):
         return Response("too many live connections; retrying", 503, {"Retry-After": "5"})
-    name, stamp = session.get("user"), session.get("stamp")
+    sid = session.get("sid")
     users = services().users
 
     def generate() -> Iterator[str]:
@@ -198,9 +198,9 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                     return
                 if version != seen:
                     seen = version
-                    g.user = users.session_user(name, stamp)
+                    g.user = users.session_user(sid) if isinstance(sid, str) else None
                     if g.user is None:
-                        return  # disabled, or the password changed: the session is over
+                        return  # signed out, ended everywhere, or the user disabled: the session is over
                     key, html = render()
                     if key != shown:
                         shown = key
@@ -208,6 +208,8 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                         yield event("update", html)
                         continue
                 if time.monotonic() >= beat + HEARTBEAT_SECONDS:
+                    if not isinstance(sid, str) or users.session_user(sid) is None:
+                        return  # an ended session's stream closes by the next heartbeat at the latest
                     beat = time.monotonic()
                     yield ": heartbeat\n\n"
         finally:

@@ -56,7 +56,7 @@ from server.services.supervisor.chain import SupervisorService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.plugins import PluginModules
 from server.storage.access.tokens import SqlTokenRepository
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
@@ -140,7 +140,9 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
     access = AccessService(SqlTokenRepository(engine), clock, audit)
     access.load()
-    users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
+    users = UserService(
+        SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit, sessions=SqlSessionRepository(engine)
+    )
     agents = AgentService(SqlAgentRepository(engine))
     agents.load()
     approvals = ApprovalService(

@@ -15,7 +15,7 @@ from server.domain.errors import InvalidArgument, OutriderError
 from server.services.access.users import UserService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 
@@ -54,7 +54,13 @@ def run_users(args: argparse.Namespace, config: Config) -> int:
         migrate(engine)
         clock = SystemClock()
         audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-        users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
+        users = UserService(
+            SqlUserRepository(engine),
+            SqlSettingsRepository(engine),
+            clock,
+            audit,
+            sessions=SqlSessionRepository(engine),
+        )
         actor = f"cli:{getpass.getuser()}"
         command = args.users_command
         if command == "add":
