@@ -12,6 +12,7 @@ from console.approvals import bp as approvals_bp
 from console.auth import bp as auth_bp
 from console.guardrails import bp as guardrails_bp
 from console.overview import bp as overview_bp
+from console.proxies import TrustedProxies, parse_networks
 from console.sse import bp as sse_bp
 from console.sse import init_app as init_sse
 from console.tokens import bp as tokens_bp
@@ -22,6 +23,9 @@ def create_app(services: Any, *, max_streams: int = 64) -> Flask:
     """The console over `services`; at most `max_streams` live (SSE) connections at once."""
     app = Flask(__name__)
     app.config["SERVICES"] = services
+    proxies = parse_networks(getattr(services.config, "console_trusted_proxies", ()))
+    if proxies:
+        app.wsgi_app = TrustedProxies(app.wsgi_app, proxies)  # type: ignore[method-assign]
     # Form posts are small; this bounds what an anonymous client can make the console parse.
     app.config["MAX_CONTENT_LENGTH"] = 2 * services.config.max_context_bytes + (64 << 10)
     HTMX(app)

@@ -5,6 +5,7 @@ A bad value stops start-up with a message that names the file, the key and the p
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -73,6 +74,8 @@ class Config:
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
     # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
     plugin_modules: tuple[str, ...] = ()
+    # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
+    console_trusted_proxies: tuple[str, ...] = ()
 
     def database_url(self) -> str:
         if self.db_url:
@@ -195,6 +198,17 @@ def _module_list(value: Any, name: str) -> tuple[str, ...]:
     return tuple(check_module_name(v) for v in value)
 
 
+def _network_list(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidArgument("must be a list of addresses or networks, e.g. [127.0.0.1, 10.0.0.0/8]")
+    for v in value:
+        try:
+            ipaddress.ip_network(v.strip(), strict=False)
+        except ValueError:
+            raise InvalidArgument(f"{v!r} is not an IP address or network") from None
+    return tuple(v.strip() for v in value)
+
+
 def _duration(value: Any, name: str) -> float:
     return parse_duration(value, name)
 
@@ -228,7 +242,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
-    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies"})
     plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
@@ -273,6 +287,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
         plugin_modules=plugins.get("allowed_modules", _module_list, ()),
+        console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
