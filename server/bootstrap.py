@@ -25,6 +25,7 @@ from outrider.v1 import (
     supervisor_service_pb2,
     supervisor_service_pb2_grpc,
 )
+from server.adapters.audit_files import open_audit_trail
 from server.adapters.policy_file import FilePolicySource
 from server.config import Config, ConfigError, load_config
 from server.domain.approvals.requests import Reviewer
@@ -58,7 +59,6 @@ from server.services.supervisor.plugins import PluginModules
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
-from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
@@ -136,7 +136,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = create_db_engine(config.database_url())
     migrate(engine)
-    audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
+    audit = open_audit_trail(config, engine, clock)  # the key file, the audit.keyed marker, checkpoints
     decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
     access = AccessService(SqlTokenRepository(engine), clock, audit)
     access.load()
@@ -219,6 +219,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     closers: list[Callable[[], None]] = [
         telemetry.shutdown,
         engine.dispose,
+        audit.close,  # the last signed checkpoint, after the decision log's last records
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
         recovery.close,
@@ -298,11 +299,12 @@ async def build_server(
     sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
 
     if with_scheduler:
-        from server.jobs.scheduler import add_recovery_jobs, add_safeguard_jobs, build_scheduler
+        from server.jobs.scheduler import add_audit_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
         scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.supervisor)
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
+        add_audit_jobs(scheduler, services.audit)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
     if config.console_enabled if with_console is None else with_console:

@@ -74,8 +74,19 @@ class Config:
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
     # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
     plugin_modules: tuple[str, ...] = ()
+    # The audit trail's files outside the database (docs/security.md); None: inside data_dir.
+    audit_key_file: Path | None = None
+    audit_checkpoint_dir: Path | None = None
+    audit_checkpoint_every: int = 1000  # records
+    audit_checkpoint_interval: float = 60.0  # seconds
     # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
     console_trusted_proxies: tuple[str, ...] = ()
+
+    def audit_key_path(self) -> Path:
+        return self.audit_key_file or self.data_dir / "audit.key"
+
+    def audit_checkpoint_path(self) -> Path:
+        return self.audit_checkpoint_dir or self.data_dir / "audit-checkpoints"
 
     def database_url(self) -> str:
         if self.db_url:
@@ -241,7 +252,12 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
-    aud = _Reader(src, data, "audit", {"sensitive_keys"})
+    aud = _Reader(
+        src,
+        data,
+        "audit",
+        {"sensitive_keys", "key_file", "checkpoint_dir", "checkpoint_every", "checkpoint_interval"},
+    )
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies"})
     plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
@@ -281,6 +297,10 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
         burst=lim.get("burst", _positive_int, 2000),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
+        audit_key_file=aud.get("key_file", _path, None),
+        audit_checkpoint_dir=aud.get("checkpoint_dir", _path, None),
+        audit_checkpoint_every=aud.get("checkpoint_every", _positive_int, 1000),
+        audit_checkpoint_interval=aud.get("checkpoint_interval", _duration, 60.0),
         recovery=_recovery(src, data),
         safeguards=_parsed(src, data, "safeguards", parse_safeguards),
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
@@ -311,6 +331,8 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
     ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
     ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
+    ("OUTRIDER_AUDIT_KEY_FILE", "audit_key_file", _path),
+    ("OUTRIDER_AUDIT_CHECKPOINT_DIR", "audit_checkpoint_dir", _path),
 ]
 
 

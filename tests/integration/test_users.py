@@ -220,8 +220,9 @@ def test_users_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     try:
         users = service(engine, FakeClock())
         users.login("ada", "the new password", "cli")
-        actors = {r.actor.split(":")[0] for r in SqlAuditRepository(engine).iter_all()}
-        assert actors == {"cli"}
+        records = list(SqlAuditRepository(engine).iter_all())
+        assert (records[0].actor, records[0].action) == ("system", "audit.keyed")  # the first command's key
+        assert {r.actor.split(":")[0] for r in records[1:]} == {"cli"}
     finally:
         engine.dispose()
 
