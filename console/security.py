@@ -18,10 +18,11 @@ from functools import wraps
 from typing import Any, TypeVar, cast
 from urllib.parse import unquote, urlsplit
 
-from flask import Flask, abort, current_app, g, redirect, request, session, url_for
+from flask import Flask, abort, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.wrappers import Response
 
+from console import web
 from server.domain.access.users import Role, User
 from server.services.access.users import SESSION_LIFETIME
 
@@ -86,7 +87,7 @@ def session_id() -> str | None:
 def sign_out() -> None:
     sid = session_id()
     if sid is not None:
-        current_app.config["SERVICES"].users.end_session(sid)
+        web.services().users.end_session(sid)
     session.clear()
 
 
@@ -109,7 +110,7 @@ def _load_user() -> None:
     g.user = None
     sid = session_id()
     if sid is not None:
-        g.user = current_app.config["SERVICES"].users.session_user(sid)
+        g.user = web.services().users.session_user(sid)
         if g.user is None:  # signed out, ended everywhere, expired, or the user is disabled
             session.pop("sid", None)
 

@@ -9,15 +9,12 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from sqlalchemy import Engine
-
 from server.config import Config
 from server.domain.audit_checkpoints import KEY_BYTES, AuditKeys, Checkpoint, from_json, to_json
 from server.domain.errors import FailedPrecondition
 from server.domain.values import canonical_json
-from server.services.audit import AuditTrail, CheckpointSettings
+from server.services.audit import AuditRepository, AuditTrail, CheckpointSettings
 from server.services.ports import Clock
-from server.storage.audit import SqlAuditRepository
 
 log = logging.getLogger(__name__)
 PUBLIC_KEY_FILE = "audit-checkpoint.pub"
@@ -93,16 +90,21 @@ class FileCheckpointStore:
                 yield path.name, f"not a checkpoint: {exc}"
 
 
-def open_audit_trail(config: Config, engine: Engine, clock: Clock) -> AuditTrail:
-    """The audit trail every writer uses (the sidecar, `outrider console`, the CLI): the key file is read,
-    or created on first start, and the chain sealed with it from the first record on."""
-    keys = AuditKeys(load_or_create_key(config.audit_key_path()))
+def load_audit_keys(config: Config) -> AuditKeys:
+    """The keys from audit.key_file, created on first start (0600)."""
+    return AuditKeys(load_or_create_key(config.audit_key_path()))
+
+
+def open_audit_trail(config: Config, repo: AuditRepository, clock: Clock, keys: AuditKeys | None) -> AuditTrail:
+    """The audit trail every writer uses (the sidecar, `outrider console`, the CLI), started: with keys, the
+    chain is sealed with them from here on and checkpoints go to audit.checkpoint_dir. FailedPrecondition
+    when the chain is sealed with another key."""
     trail = AuditTrail(
-        SqlAuditRepository(engine, keys.chain_key),
+        repo,
         clock,
         config.sensitive_keys,
         keys=keys,
-        checkpoints=FileCheckpointStore(config.audit_checkpoint_path()),
+        checkpoints=FileCheckpointStore(config.audit_checkpoint_path()) if keys else None,
         settings=CheckpointSettings(config.audit_checkpoint_every, config.audit_checkpoint_interval),
     )
     trail.start()

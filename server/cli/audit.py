@@ -62,7 +62,7 @@ def run_audit(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         trail = AuditTrail(
-            SqlAuditRepository(engine, keys.chain_key if keys else None),
+            SqlAuditRepository(engine),
             SystemClock(),
             config.sensitive_keys,
             keys=keys,

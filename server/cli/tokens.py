@@ -7,13 +7,14 @@ import argparse
 import getpass
 import sys
 
-from server.adapters.audit_files import open_audit_trail
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.access.principals import PrincipalKind
 from server.domain.errors import OutriderError
 from server.services.access.credentials import AccessService
 from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
+from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 
 
@@ -24,7 +25,7 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        audit = open_audit_trail(config, engine, clock)
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         access = AccessService(SqlTokenRepository(engine), clock, audit)
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":

@@ -9,13 +9,14 @@ import getpass
 import sys
 from collections.abc import Callable
 
-from server.adapters.audit_files import open_audit_trail
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument, OutriderError
 from server.services.access.users import UserService
 from server.services.clock import SystemClock
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
+from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 
 
@@ -52,7 +53,7 @@ def run_users(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        audit = open_audit_trail(config, engine, clock)
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         users = UserService(
             SqlUserRepository(engine),
             SqlSettingsRepository(engine),

@@ -33,18 +33,20 @@ class AuditRepository(Protocol):
     ) -> AuditRecord: ...
 
     def append_many(
-        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None
-    ) -> list[AuditRecord]: ...
+        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None, key: bytes | None = None
+    ) -> list[AuditRecord]:
+        """Seal with `key` (legacy rule without) inside the chain lock; times from `now()` read in the lock."""
+        ...
+
+    def ensure_keyed(self, key: bytes, now: Callable[[], datetime]) -> AuditRecord | None:
+        """The `audit.keyed` marker, appended under the lock unless the newest record is keyed already."""
+        ...
+
+    def head(self) -> tuple[int, str]: ...
 
     def iter_all(self, batch: int = 1000) -> Iterator[AuditRecord]: ...
 
     def count(self) -> int: ...
-
-
-class KeyedAuditRepository(AuditRepository, Protocol):
-    def ensure_keyed(self, now: Callable[[], datetime]) -> AuditRecord | None: ...
-
-    def head(self) -> tuple[int, str]: ...
 
 
 class CheckpointStore(Protocol):
@@ -135,7 +137,7 @@ class AuditTrail:
 
     def _append(self, entries: list[AuditEntry]) -> None:
         # The time is read again inside the chain lock: sequence and time agree.
-        self.repo.append_many(entries, self.clock.utcnow)
+        self.repo.append_many(entries, self.clock.utcnow, self.keys.chain_key if self.keys else None)
         with self._lock:
             self._since_checkpoint += len(entries)
 
@@ -144,8 +146,7 @@ class AuditTrail:
         record is not keyed yet) and publish the checkpoint public key. FailedPrecondition on another key."""
         if self.keys is None:
             return
-        repo = self._keyed_repo()
-        marker = repo.ensure_keyed(self.clock.utcnow)
+        marker = self.repo.ensure_keyed(self.keys.chain_key, self.clock.utcnow)
         if marker is not None:
             legacy = marker.details.get("legacy_records", 0)
             log.warning(
@@ -172,7 +173,7 @@ class AuditTrail:
         keys, or when the head has not moved since the last checkpoint of this process."""
         if self.keys is None or self.checkpoints is None:
             return None
-        seq, head = self._keyed_repo().head()
+        seq, head = self.repo.head()
         with self._lock:
             self._since_checkpoint = 0
             self._checkpoint_at = self.clock.monotonic()
@@ -222,11 +223,6 @@ class AuditTrail:
 
     def count(self) -> int:
         return self.repo.count()
-
-    def _keyed_repo(self) -> KeyedAuditRepository:
-        repo = self.repo
-        assert hasattr(repo, "ensure_keyed") and hasattr(repo, "head"), "a keyed trail needs a keyed repository"
-        return repo  # type: ignore[return-value]
 
     def _clean(self, details: dict[str, Any]) -> dict[str, Any]:
         masked = mask(_plain(details), self.sensitive_keys)

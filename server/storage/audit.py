@@ -48,11 +48,10 @@ def _record(row: AuditRow) -> AuditRecord:
 
 
 class SqlAuditRepository:
-    """`key` is the chain key (records are sealed with HMAC-SHA256 under it); None keeps the legacy rule."""
+    """Records are sealed with HMAC-SHA256 under the chain `key` a writer passes; without one, the legacy rule."""
 
-    def __init__(self, engine: Engine, key: bytes | None = None) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.key = key
 
     def append(
         self, actor: str, action: str, subject: str, details: dict[str, Any], record_time: datetime
@@ -60,7 +59,7 @@ class SqlAuditRepository:
         return self.append_many([AuditEntry(actor, action, subject, details, record_time)])[0]
 
     def append_many(
-        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None
+        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None, key: bytes | None = None
     ) -> list[AuditRecord]:
         """Seal and insert `entries` in order, in one transaction (all or none). With `now`, every record's
         time is `now()` read inside the chain lock, and never before the previous record's time."""
@@ -68,7 +67,7 @@ class SqlAuditRepository:
             return []
         for attempt in range(1, _ATTEMPTS + 1):
             try:
-                return self._append(entries, now)
+                return self._append(entries, now, key)
             except IntegrityError:
                 # Only possible when a writer skipped the lock (the PK on seq stops the fork): re-read, retry.
                 if attempt == _ATTEMPTS:
@@ -85,7 +84,9 @@ class SqlAuditRepository:
             # last record outside it; take the write lock first so read-then-insert is atomic.
             conn.exec_driver_sql("BEGIN IMMEDIATE")
 
-    def _append(self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None) -> list[AuditRecord]:
+    def _append(
+        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None, key: bytes | None
+    ) -> list[AuditRecord]:
         with Session(self.engine) as s, s.begin():
             self._lock(s)
             last = s.execute(
@@ -99,7 +100,7 @@ class SqlAuditRepository:
                 t = now()
                 if last is not None and utc(last[2]) > utc(t):
                     t = utc(last[2])  # another writer's clock ran ahead: time never goes backwards along seq
-            records = seal_chain(entries, last_seq, last_hash, self.key, t)
+            records = seal_chain(entries, last_seq, last_hash, key, t)
             self._insert(s, records)
         return records
 
@@ -122,18 +123,17 @@ class SqlAuditRepository:
             ],
         )
 
-    def ensure_keyed(self, now: Callable[[], datetime]) -> AuditRecord | None:
+    def ensure_keyed(self, key: bytes, now: Callable[[], datetime]) -> AuditRecord | None:
         """Under the chain lock: when the newest record is not sealed with the key (a chain from before the
         key, or an empty one), append the `audit.keyed` marker and return it. FailedPrecondition when the
         newest record is sealed with neither this key nor the legacy rule (another key, or an edit)."""
-        assert self.key is not None
         for attempt in range(1, _ATTEMPTS + 1):
             try:
                 with Session(self.engine) as s, s.begin():
                     self._lock(s)
                     row = s.execute(select(AuditRow).order_by(col(AuditRow.seq).desc()).limit(1)).scalars().first()
                     last = _record(row) if row is not None else None
-                    if last is not None and is_keyed(last, self.key):
+                    if last is not None and is_keyed(last, key):
                         return None
                     if last is not None and not is_legacy(last):
                         raise FailedPrecondition(
@@ -146,7 +146,7 @@ class SqlAuditRepository:
                     seq, head = (last.seq, last.hash) if last else (0, GENESIS_HASH)
                     if last is not None and last.record_time > utc(t):
                         t = last.record_time
-                    records = seal_chain([marker_entry(seq, head, t)], seq, head, self.key, t)
+                    records = seal_chain([marker_entry(seq, head, t)], seq, head, key, t)
                     self._insert(s, records)
                     return records[0]
             except IntegrityError:

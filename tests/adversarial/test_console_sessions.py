@@ -76,7 +76,10 @@ def test_an_admin_signs_a_reviewer_out_everywhere(sidecar: RunningSidecar, app: 
 
 def test_sessions_end_at_once_in_another_console_process(tmp_path: Path, db_url: str) -> None:
     """The other process keeps no session state of its own: each ending is seen on its very next request."""
-    flags = ("--db-url", db_url) if db_url.startswith("postgresql") else ("--data-dir", str(tmp_path / "data"))
+    # The same data directory: on PostgreSQL too, for the audit key every writer on the database shares.
+    flags = ("--data-dir", str(tmp_path / "data"))
+    if db_url.startswith("postgresql"):
+        flags += ("--db-url", db_url)
     config = make_config(tmp_path, db_url=db_url if db_url.startswith("postgresql") else None)
     with RunningSidecar(config) as s:
         add_reviewers(s, ("ada", "alice", "bob"))

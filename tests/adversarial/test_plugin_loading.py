@@ -80,7 +80,7 @@ def test_console_form_refuses_each_attack_with_no_side_effect(sidecar: RunningSi
         )
         assert r.status_code == 400, (path, r.text[:300])
         assert not marker.exists(), f"{path} ran before it was refused"
-    assert sidecar.services.supervisor.list_guardrails() == []
+    assert sidecar.services.chain.list_guardrails() == []
 
 
 def _check_config(tmp_path: Path, body: str) -> subprocess.CompletedProcess[str]:
