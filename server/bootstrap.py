@@ -26,11 +26,11 @@ from outrider.v1 import (
     supervisor_service_pb2_grpc,
 )
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
+from server.adapters.audit_keys import AuditKeys
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
 from server.config import Config, ConfigError, load_config
 from server.container import Repositories, Services
-from server.domain.audit_checkpoints import AuditKeys
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.safeguards.breakers import BreakerState
@@ -168,7 +168,12 @@ def build_services(
             audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
-    audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
+    try:
+        audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
+    except BaseException:
+        for close in reversed(closers):  # e.g. another key on this database: release what was opened
+            close()
+        raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
     decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
     access = AccessService(repos.tokens, clock, audit)

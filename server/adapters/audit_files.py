@@ -9,8 +9,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+from server.adapters.audit_keys import AuditKeys
 from server.config import Config
-from server.domain.audit_checkpoints import KEY_BYTES, AuditKeys, Checkpoint, from_json, to_json
+from server.domain.audit_checkpoints import KEY_BYTES, Checkpoint, from_json, to_json
 from server.domain.errors import FailedPrecondition
 from server.domain.values import canonical_json
 from server.services.audit import AuditRepository, AuditTrail, CheckpointSettings

@@ -11,8 +11,8 @@ from typing import TextIO
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.adapters.audit_files import FileCheckpointStore, read_key
+from server.adapters.audit_keys import AuditKeys
 from server.config import Config
-from server.domain.audit_checkpoints import AuditKeys
 from server.domain.errors import OutriderError
 from server.services.audit import AuditTrail, FullVerifyResult
 from server.services.clock import SystemClock

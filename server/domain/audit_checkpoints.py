@@ -6,20 +6,18 @@ chain alone cannot: deleted newest records and a database restored from an older
 
 One secret, the audit key (32 random bytes), gives both the chain key (HMAC-SHA256) and the checkpoint
 signing key, each derived with HMAC-SHA256 under its own label, so one file is enough to seal and to sign;
-the signing key's public half is what a checkpoint reader needs.
+the signing key's public half is what a checkpoint reader needs. The Ed25519 arithmetic itself is in
+`server/adapters/audit_keys.py` (the domain is the standard library only).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from server.domain.audit import format_time, parse_time
 from server.domain.values import canonical_json
@@ -45,32 +43,12 @@ def signed_bytes(seq: int, head: str, time: datetime, public_key: str) -> bytes:
     return _SIGNED_PREFIX + canonical_json(body).encode()
 
 
-class AuditKeys:
-    """The chain key and the checkpoint signing key, both from the one audit key."""
-
-    def __init__(self, master: bytes) -> None:
-        if len(master) != KEY_BYTES:
-            raise ValueError(f"an audit key is {KEY_BYTES} bytes, got {len(master)}")
-        self.chain_key = hmac.new(master, _CHAIN_LABEL, hashlib.sha256).digest()
-        seed = hmac.new(master, _SIGNING_LABEL, hashlib.sha256).digest()
-        self._signing = Ed25519PrivateKey.from_private_bytes(seed)
-        self.public_key = self._signing.public_key().public_bytes_raw().hex()
-
-    def sign(self, seq: int, head: str, time: datetime) -> Checkpoint:
-        signature = self._signing.sign(signed_bytes(seq, head, time, self.public_key)).hex()
-        return Checkpoint(seq, head, time, self.public_key, signature)
-
-
-def signature_ok(cp: Checkpoint, public_key: str) -> bool:
-    """True when `cp` was signed by the holder of `public_key` (hex) and is unchanged."""
-    if not hmac.compare_digest(cp.public_key, public_key):
-        return False
-    try:
-        key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key))
-        key.verify(bytes.fromhex(cp.signature), signed_bytes(cp.seq, cp.head, cp.time, cp.public_key))
-    except (InvalidSignature, ValueError):
-        return False
-    return True
+def derive_keys(master: bytes) -> tuple[bytes, bytes]:
+    """(chain key, Ed25519 signing seed) from the audit key, each under its own label."""
+    if len(master) != KEY_BYTES:
+        raise ValueError(f"an audit key is {KEY_BYTES} bytes, got {len(master)}")
+    chain_key = hmac.new(master, _CHAIN_LABEL, hashlib.sha256).digest()
+    return chain_key, hmac.new(master, _SIGNING_LABEL, hashlib.sha256).digest()
 
 
 def to_json(cp: Checkpoint) -> dict[str, Any]:
@@ -102,14 +80,16 @@ class CheckedCheckpoints:
     bad: list[str]  # what was wrong with each checkpoint that could not be trusted
 
 
-def check_all(checkpoints: Iterable[tuple[str, Checkpoint | str]], public_key: str) -> CheckedCheckpoints:
+def check_all(
+    checkpoints: Iterable[tuple[str, Checkpoint | str]], signature_ok: Callable[[Checkpoint], bool], public_key: str
+) -> CheckedCheckpoints:
     """Sort good from bad: (name, checkpoint or the reason it could not be read) -> heads and problems."""
     heads: dict[int, set[str]] = {}
     bad: list[str] = []
     for name, cp in checkpoints:
         if isinstance(cp, str):
             bad.append(f"{name}: {cp}")
-        elif not signature_ok(cp, public_key):
+        elif not signature_ok(cp):
             bad.append(f"{name}: the signature does not match (seq {cp.seq}) under public key {public_key[:16]}...")
         else:
             heads.setdefault(cp.seq, set()).add(cp.head)

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from server.domain.audit import AuditEntry, AuditRecord, VerifyResult, to_json, verify_chain
-from server.domain.audit_checkpoints import AuditKeys, Checkpoint, check_all
+from server.domain.audit_checkpoints import Checkpoint, check_all
 from server.domain.audit_checkpoints import to_json as checkpoint_json
 from server.domain.masking import mask
 from server.domain.values import canonical_json
@@ -47,6 +47,17 @@ class AuditRepository(Protocol):
     def iter_all(self, batch: int = 1000) -> Iterator[AuditRecord]: ...
 
     def count(self) -> int: ...
+
+
+class AuditKeyring(Protocol):
+    """The chain key and the checkpoint signer (adapters/audit_keys.py AuditKeys)."""
+
+    chain_key: bytes
+    public_key: str
+
+    def sign(self, seq: int, head: str, time: datetime) -> Checkpoint: ...
+
+    def signature_ok(self, cp: Checkpoint) -> bool: ...
 
 
 class CheckpointStore(Protocol):
@@ -106,7 +117,7 @@ class AuditTrail:
         clock: Clock,
         sensitive_keys: Iterable[str],
         *,
-        keys: AuditKeys | None = None,
+        keys: AuditKeyring | None = None,
         checkpoints: CheckpointStore | None = None,
         settings: CheckpointSettings | None = None,
     ) -> None:
@@ -203,7 +214,7 @@ class AuditTrail:
         heads: dict[int, set[str]] = {}
         bad: tuple[str, ...] = ()
         if store is not None and self.keys is not None:
-            checked = check_all(store.read_all(), self.keys.public_key)
+            checked = check_all(store.read_all(), self.keys.signature_ok, self.keys.public_key)
             heads, bad = checked.heads, tuple(checked.bad)
         key = self.keys.chain_key if self.keys is not None else None
         return FullVerifyResult(verify_chain(self.repo.iter_all(), key, heads), bad)

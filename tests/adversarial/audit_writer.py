@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from server.adapters.audit_files import read_key
+from server.adapters.audit_keys import AuditKeys
 from server.config import DEFAULT_SENSITIVE_KEYS
-from server.domain.audit_checkpoints import AuditKeys
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.storage.audit import SqlAuditRepository

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from server.adapters.audit_files import load_or_create_key
+from server.adapters.audit_keys import AuditKeys
 from server.config import DEFAULT_SENSITIVE_KEYS
-from server.domain.audit_checkpoints import AuditKeys
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.storage.audit import SqlAuditRepository

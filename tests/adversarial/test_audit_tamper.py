@@ -19,10 +19,10 @@ import pytest
 from sqlalchemy import Engine, delete, insert, text
 
 from server.adapters.audit_files import FileCheckpointStore, load_or_create_key
+from server.adapters.audit_keys import AuditKeys
 from server.cli.audit import add_audit_parser, run_audit
 from server.config import DEFAULT_SENSITIVE_KEYS, Config
 from server.domain.audit import GENESIS_HASH, AuditRecord, record_hash
-from server.domain.audit_checkpoints import AuditKeys
 from server.domain.audit_checkpoints import to_json as checkpoint_json
 from server.services.audit import AuditTrail, CheckpointSettings
 from server.storage.audit import SqlAuditRepository
