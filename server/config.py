@@ -18,6 +18,7 @@ from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
+from server.services.notifications.settings import NotificationSettings, parse_notifications
 from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
 from server.services.supervisor.decision_log import DecisionLogSettings
@@ -35,6 +36,7 @@ _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
 _SECTIONS |= {"plugins"}
+_SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -81,6 +83,8 @@ class Config:
     audit_checkpoint_interval: float = 60.0  # seconds
     # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
     console_trusted_proxies: tuple[str, ...] = ()
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
+    console_public_url: str | None = None  # where reviewers reach the console (links in notifications)
 
     def audit_key_path(self) -> Path:
         return self.audit_key_file or self.data_dir / "audit.key"
@@ -258,7 +262,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         "audit",
         {"sensitive_keys", "key_file", "checkpoint_dir", "checkpoint_every", "checkpoint_interval"},
     )
-    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies", "public_url"})
     plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
@@ -308,6 +312,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         telemetry=telemetry,
         plugin_modules=plugins.get("allowed_modules", _module_list, ()),
         console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
+        notifications=_parsed(src, data, "notifications", parse_notifications),
+        console_public_url=con.get("public_url", _http_url, None),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
@@ -333,6 +339,7 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
     ("OUTRIDER_AUDIT_KEY_FILE", "audit_key_file", _path),
     ("OUTRIDER_AUDIT_CHECKPOINT_DIR", "audit_checkpoint_dir", _path),
+    ("OUTRIDER_CONSOLE_PUBLIC_URL", "console_public_url", _http_url),
 ]
 
 

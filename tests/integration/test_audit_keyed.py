@@ -15,11 +15,11 @@ import pytest
 
 from server.adapters.audit_files import FileCheckpointStore
 from server.adapters.audit_keys import AuditKeys
-from server.bootstrap import build_server
 from server.cli.audit import add_audit_parser, run_audit
 from server.config import DEFAULT_SENSITIVE_KEYS
 from server.domain.errors import FailedPrecondition
 from server.services.audit import AuditTrail, CheckpointSettings
+from server.sidecar import build_server
 from tests.fakes import FakeClock
 from tests.fakes.memory import MemoryAuditLog
 
