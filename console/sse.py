@@ -211,10 +211,11 @@ Render = Callable[[], tuple[Hashable, str]]
 def stream(render: Render, topic: str = APPROVALS) -> Response:
     """An SSE response that sends `render()`'s HTML whenever its key changes (looked at when `topic` moves)."""
     h = hub()
-    name, stamp = session.get("user") or "", session.get("stamp") or ""
+    name = g.user.name if g.user is not None else ""
     admin = g.user is not None and g.user.role.at_least(Role.ADMIN)
     if not h.subscribe(topic, name, admin):
         return Response("too many live connections; retrying", 503, {"Retry-After": "5"})
+    sid = session.get("sid")
     users = services().users
 
     def generate() -> Iterator[str]:
@@ -229,9 +230,9 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                     return
                 if version != seen:
                     seen = version
-                    g.user = users.session_user(name, stamp)
+                    g.user = users.session_user(sid) if isinstance(sid, str) else None
                     if g.user is None:
-                        return  # disabled, or the password changed: the session is over
+                        return  # signed out, ended everywhere, or the user disabled: the session is over
                     key, html = render()
                     if key != shown:
                         shown = key
@@ -239,6 +240,8 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                         yield event("update", html)
                         continue
                 if time.monotonic() >= beat + HEARTBEAT_SECONDS:
+                    if not isinstance(sid, str) or users.session_user(sid) is None:
+                        return  # an ended session's stream closes by the next heartbeat at the latest
                     beat = time.monotonic()
                     yield ": heartbeat\n\n"
         finally:

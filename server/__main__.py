@@ -134,14 +134,14 @@ def main(argv: list[str] | None = None) -> int:
 def _check_config(config: Config) -> int:
     from server.adapters.policy_file import FilePolicySource
     from server.domain.guardrails.policy import parse_guardrails
-    from server.services.supervisor.plugins import load_plugin_class
+    from server.services.supervisor.plugins import PluginModules
 
     if config.config_path is None:
         print("outrider: no config file; the defaults are valid")
         return 0
     try:
         raw, _ = FilePolicySource(config.config_path).read()
-        chain = parse_guardrails(raw, load_plugin_class)
+        chain = parse_guardrails(raw, PluginModules(config.plugin_modules))
     except OutriderError as exc:
         print(f"outrider: configuration error: {config.config_path}: {exc.message}", file=sys.stderr)
         return 2

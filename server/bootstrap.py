@@ -10,6 +10,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
+from server.adapters.audit_keys import AuditKeys
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
@@ -21,7 +23,6 @@ from server.domain.safeguards.breakers import BreakerState
 from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
@@ -45,9 +46,9 @@ from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.explain import ExplainService
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from server.storage.access.tokens import SqlTokenRepository
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
@@ -71,6 +72,7 @@ def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None)
         tokens=SqlTokenRepository(engine),
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
+        sessions=SqlSessionRepository(engine),
         approvals=SqlApprovalRepository(engine),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine),
@@ -92,9 +94,12 @@ def build_services(
     probes: Probes | None = None,
     policy: PolicySource | None = None,
     telemetry: Telemetry | None = None,
+    audit_keys: AuditKeys | None = None,
 ) -> Services:
     """Every service, loaded and ready, by constructor injection. Without `repos`, the SQL repositories on
     the configured database (migrated first); tests pass in-memory ones, a fake clock and fake probes.
+    With the SQL repositories the audit chain is sealed with the keys of audit.key_file (created on first
+    start) unless `audit_keys` are given; on fakes it is keyed only when they are.
     `services.close()` releases what was built, in reverse order."""
     clock = clock or SystemClock()
     telemetry = telemetry or build_telemetry(config.telemetry)
@@ -110,13 +115,21 @@ def build_services(
         closers.append(engine.dispose)
         repos = sql_repositories(engine, planner if n.enabled else None)
         single_process = engine.dialect.name == "sqlite"
+        if audit_keys is None:
+            audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
-    audit = AuditTrail(repos.audit, clock, config.sensitive_keys)
+    try:
+        audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
+    except BaseException:
+        for close in reversed(closers):  # e.g. another key on this database: release what was opened
+            close()
+        raise
+    closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
     decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
     access = AccessService(repos.tokens, clock, audit)
     access.load()
-    users = UserService(repos.users, repos.settings, clock, audit)
+    users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
     agents = AgentService(repos.agents)
     agents.load()
     approvals = ApprovalService(
@@ -163,7 +176,7 @@ def build_services(
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
     sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
-    chain = ChainStore(repos.guardrails, policy, audit, load_plugin_class, deps, sections)
+    chain = ChainStore(repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections)
     chain.load()
     checks = CheckActionService(
         chain,

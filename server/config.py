@@ -5,6 +5,7 @@ A bad value stops start-up with a message that names the file, the key and the p
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,7 @@ _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
 _SECTIONS |= {"actions", "approvals"}
+_SECTIONS |= {"plugins"}
 _SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
@@ -88,8 +90,23 @@ class Config:
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
+    # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
+    plugin_modules: tuple[str, ...] = ()
+    # The audit trail's files outside the database (docs/security.md); None: inside data_dir.
+    audit_key_file: Path | None = None
+    audit_checkpoint_dir: Path | None = None
+    audit_checkpoint_every: int = 1000  # records
+    audit_checkpoint_interval: float = 60.0  # seconds
+    # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
+    console_trusted_proxies: tuple[str, ...] = ()
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     console_public_url: str | None = None  # where reviewers reach the console (links in notifications)
+
+    def audit_key_path(self) -> Path:
+        return self.audit_key_file or self.data_dir / "audit.key"
+
+    def audit_checkpoint_path(self) -> Path:
+        return self.audit_checkpoint_dir or self.data_dir / "audit-checkpoints"
 
     def database_url(self) -> str:
         if self.db_url:
@@ -204,6 +221,25 @@ def _key_list(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _module_list(value: Any, name: str) -> tuple[str, ...]:
+    from server.services.supervisor.plugins import check_module_name
+
+    if not isinstance(value, list):
+        raise InvalidArgument("must be a list of module names, e.g. [my_company.guards]")
+    return tuple(check_module_name(v) for v in value)
+
+
+def _network_list(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidArgument("must be a list of addresses or networks, e.g. [127.0.0.1, 10.0.0.0/8]")
+    for v in value:
+        try:
+            ipaddress.ip_network(v.strip(), strict=False)
+        except ValueError:
+            raise InvalidArgument(f"{v!r} is not an IP address or network") from None
+    return tuple(v.strip() for v in value)
+
+
 def _duration(value: Any, name: str) -> float:
     return parse_duration(value, name)
 
@@ -261,10 +297,16 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             "unauthenticated_burst",
         },
     )
-    aud = _Reader(src, data, "audit", {"sensitive_keys"})
+    aud = _Reader(
+        src,
+        data,
+        "audit",
+        {"sensitive_keys", "key_file", "checkpoint_dir", "checkpoint_every", "checkpoint_interval"},
+    )
     act = _Reader(src, data, "actions", {"charset"})
     apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
-    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "public_url"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies", "public_url"})
+    plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
@@ -312,11 +354,17 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         unauthenticated_burst=lim.get("unauthenticated_burst", _positive_int, 40),
         burst=lim.get("burst", _positive_int, 500),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
+        audit_key_file=aud.get("key_file", _path, None),
+        audit_checkpoint_dir=aud.get("checkpoint_dir", _path, None),
+        audit_checkpoint_every=aud.get("checkpoint_every", _positive_int, 1000),
+        audit_checkpoint_interval=aud.get("checkpoint_interval", _duration, 60.0),
         recovery=_recovery(src, data),
         safeguards=_parsed(src, data, "safeguards", parse_safeguards),
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
+        plugin_modules=plugins.get("allowed_modules", _module_list, ()),
+        console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
         notifications=_parsed(src, data, "notifications", parse_notifications),
         console_public_url=con.get("public_url", _http_url, None),
     )
@@ -342,6 +390,8 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
     ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
     ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
+    ("OUTRIDER_AUDIT_KEY_FILE", "audit_key_file", _path),
+    ("OUTRIDER_AUDIT_CHECKPOINT_DIR", "audit_checkpoint_dir", _path),
     ("OUTRIDER_CONSOLE_PUBLIC_URL", "console_public_url", _http_url),
 ]
 

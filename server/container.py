@@ -10,7 +10,7 @@ from typing import Any
 
 from server.config import Config
 from server.services.access.credentials import AccessService
-from server.services.access.users import SettingsRepository, UserRepository, UserService
+from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
 from server.services.notifications.outbox import NotificationService
@@ -44,6 +44,7 @@ class Repositories:
     tokens: TokenRepository
     users: UserRepository
     settings: SettingsRepository
+    sessions: SessionRepository
     approvals: ApprovalRepository
     audit: AuditRepository
     recovery: RecoveryRepository

@@ -161,11 +161,12 @@ async def build_server(
     sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
 
     if with_scheduler:
-        from server.jobs.scheduler import add_recovery_jobs, add_safeguard_jobs, build_scheduler
+        from server.jobs.scheduler import add_audit_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
         scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.chain)
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
+        add_audit_jobs(scheduler, services.audit)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)

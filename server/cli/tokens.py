@@ -7,11 +7,11 @@ import argparse
 import getpass
 import sys
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.access.principals import PrincipalKind
 from server.domain.errors import OutriderError
 from server.services.access.credentials import AccessService
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.audit import SqlAuditRepository
@@ -25,9 +25,8 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        access = AccessService(
-            SqlTokenRepository(engine), clock, AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-        )
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
+        access = AccessService(SqlTokenRepository(engine), clock, audit)
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":
             kind, subject = (PrincipalKind.AGENT, args.agent) if args.agent else (PrincipalKind.OPERATOR, args.operator)
@@ -53,6 +52,7 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
                 token_page = page.next_page_token
                 if not token_page:
                     break
+        audit.close()  # a signed checkpoint covering what this command recorded
         return 0
     except OutriderError as exc:
         print(f"outrider: {exc.message}", file=sys.stderr)

@@ -10,6 +10,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from server.services.access.credentials import AccessService
 from server.services.approvals.requests import ApprovalService
+from server.services.audit import AuditTrail
 from server.services.recovery.feature import RecoveryFeature
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
@@ -38,6 +39,11 @@ def build_scheduler(
         # Guardrail changes stored by another process (a separate console, another sidecar).
         scheduler.add_job(chain.refresh, "interval", seconds=1.0, id="guardrail-refresh")
     return scheduler
+
+
+def add_audit_jobs(scheduler: BackgroundScheduler, audit: AuditTrail) -> None:
+    """Signed audit checkpoints every N records or T seconds (the tick only looks at two counters)."""
+    scheduler.add_job(audit.checkpoint_due, "interval", seconds=1.0, id="audit-checkpoint")
 
 
 class HealthMonitorJob:

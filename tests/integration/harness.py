@@ -31,6 +31,7 @@ def make_config(tmp_path: Path, db_url: str | None = None, config_path: Path | N
         data_dir=tmp_path / "data",
         db_url=db_url,
         shutdown_grace=1.0,
+        plugin_modules=("tests.plugins",),  # the tests' own plugin guardrails
     )
     return replace(cfg, **kw)
 

@@ -365,7 +365,8 @@ def test_cli_verify_ok_then_broken(db_url: str, engine: Engine, capsys: pytest.C
     sql(engine, """UPDATE audit_log SET details = '{"i": 99}' WHERE seq = 2""")
     assert run_audit(cli(["audit", "verify"]), config) == 1
     assert capsys.readouterr().out == (
-        "audit chain BROKEN at record 2: hash does not match the record's content (the record was edited)\n"
+        "audit chain BROKEN at record 2 [edited]: hash does not match the record's content under SHA-256 "
+        "(the record was edited, re-hashed without the key, forged or inserted)\n"
     )
 
 

@@ -21,8 +21,8 @@ from server.domain.access.principals import Token
 from server.domain.access.users import Role, User
 from server.domain.agents import Agent
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState
-from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, seal_chain
-from server.domain.errors import AlreadyExists, InvalidArgument
+from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, is_keyed, is_legacy, marker_entry, seal_chain
+from server.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.domain.notifications.delivery import Notification
@@ -242,6 +242,37 @@ class MemoryUsers:
         return copy.deepcopy(before), copy.deepcopy(after)
 
 
+class MemorySessions:
+    """Console sessions by the hash of their id, as the SQL table keeps them."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[str, datetime]] = {}
+
+    def insert(self, id_hash: str, user: str, create_time: datetime, expire_time: datetime, client: str) -> None:
+        self.rows[id_hash] = (user, expire_time)
+
+    def get(self, id_hash: str) -> tuple[str, datetime] | None:
+        return self.rows.get(id_hash)
+
+    def delete(self, id_hash: str) -> bool:
+        return self.rows.pop(id_hash, None) is not None
+
+    def delete_user(self, user: str) -> int:
+        gone = [k for k, (u, _) in self.rows.items() if u == user]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+    def count_user(self, user: str, now: datetime) -> int:
+        return sum(1 for u, expire in self.rows.values() if u == user and expire > now)
+
+    def purge_expired(self, now: datetime) -> int:
+        gone = [k for k, (_, expire) in self.rows.items() if expire <= now]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+
 class MemorySettings:
     def __init__(self) -> None:
         self.values: dict[str, str] = {}
@@ -343,11 +374,27 @@ class MemoryAuditLog:
     ) -> AuditRecord:
         return self.append_many([AuditEntry(actor, action, subject, details, record_time)])[0]
 
-    def append_many(self, entries: Sequence[AuditEntry]) -> list[AuditRecord]:
-        last_seq, last_hash = (self.records[-1].seq, self.records[-1].hash) if self.records else (0, GENESIS_HASH)
-        sealed = seal_chain(copy.deepcopy(list(entries)), last_seq, last_hash)
+    def append_many(
+        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None, key: bytes | None = None
+    ) -> list[AuditRecord]:
+        last_seq, last_hash = self.head()
+        t = now() if now is not None else None
+        if t is not None and self.records and self.records[-1].record_time > t:
+            t = self.records[-1].record_time
+        sealed = seal_chain(copy.deepcopy(list(entries)), last_seq, last_hash, key, t)
         self.records += sealed
         return list(sealed)
+
+    def ensure_keyed(self, key: bytes, now: Callable[[], datetime]) -> AuditRecord | None:
+        if self.records and is_keyed(self.records[-1], key):
+            return None
+        if self.records and not is_legacy(self.records[-1]):
+            raise FailedPrecondition("the newest audit record is not sealed with this key", reason="AUDIT_KEY_MISMATCH")
+        seq, head = self.head()
+        return self.append_many([marker_entry(seq, head, now())], now, key)[0]
+
+    def head(self) -> tuple[int, str]:
+        return (self.records[-1].seq, self.records[-1].hash) if self.records else (0, GENESIS_HASH)
 
     def iter_all(self, batch: int = 1000) -> Iterator[AuditRecord]:
         yield from list(self.records)
@@ -520,6 +567,7 @@ class MemoryStore:
     decisions: MemoryDecisions = field(default_factory=MemoryDecisions)
     users: MemoryUsers = field(default_factory=MemoryUsers)
     settings: MemorySettings = field(default_factory=MemorySettings)
+    sessions: MemorySessions = field(default_factory=MemorySessions)
     audit: MemoryAuditLog = field(default_factory=MemoryAuditLog)
     recovery: MemoryRecovery = field(default_factory=MemoryRecovery)
     recovery_events: MemoryRecoveryEvents = field(default_factory=MemoryRecoveryEvents)
@@ -543,6 +591,7 @@ class MemoryStore:
             tokens=self.tokens,
             users=self.users,
             settings=self.settings,
+            sessions=self.sessions,
             approvals=self.approvals,
             audit=self.audit,
             recovery=self.recovery,

@@ -1,4 +1,5 @@
-"""SQLModel tables of access: API tokens (migration 0002), console reviewers and shared settings (0006)."""
+"""SQLModel tables of access: API tokens (migration 0002), console reviewers and shared settings (0006),
+console sessions (0030)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,16 @@ class TokenRow(SQLModel, table=True):
     created_by: str = Field(default="", max_length=160)
     create_time: datetime = _utc_column()
     revoke_time: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
+
+
+class ConsoleSessionRow(SQLModel, table=True):
+    """A signed-in console session (migration 0030). Only the SHA-256 of the session id is kept, so reading
+    the table does not let anyone take a session over; deleting the row ends the session in every process."""
+
+    __tablename__ = "console_sessions"
+
+    id_hash: str = Field(primary_key=True, max_length=64)
+    user_name: str = Field(index=True, max_length=64)
+    create_time: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+    expire_time: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False, index=True))
+    client: str = Field(default="", max_length=64)
