@@ -21,7 +21,7 @@ from server.domain.errors import InvalidArgument
 from server.domain.guardrails.factory import KINDS
 from server.domain.guardrails.policy import parse_guardrails
 from server.domain.values import parse_duration
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from server.telemetry.settings import ENV as TELEMETRY_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ def guardrail_options(kind: str) -> list[str]:
     if kind == "plugin":  # other keys go to the plugin's constructor
         return ["class", "timeout"]
     with pytest.raises(InvalidArgument) as exc:
-        parse_guardrails([{"name": "x", "kind": kind, PROBE: 1}], load_plugin_class)
+        parse_guardrails([{"name": "x", "kind": kind, PROBE: 1}], PluginModules([]))
     match = re.search(r"known options: (.+)$", exc.value.message)
     assert match, exc.value.message
     return [k.strip() for k in match.group(1).split(",")]
