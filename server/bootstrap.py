@@ -13,7 +13,6 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from outrider.v1 import (
     access_service_pb2,
@@ -34,6 +33,7 @@ from server.domain.safeguards.breakers import BreakerState
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.recovery import RecoveryServicer
+from server.rpc.reflection import enable_reflection
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
@@ -284,7 +284,7 @@ async def build_server(
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
+    enable_reflection((*SERVICE_NAMES, "grpc.health.v1.Health"), server)  # v1 and v1alpha
 
     if credentials is None:
         port = server.add_insecure_port(config.listen)
