@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.users import add_users_parser
 
     add_users_parser(sub, _config_flags)
+    from server.cli.gateway import add_gateway_parser
+
+    add_gateway_parser(sub)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -88,6 +91,10 @@ def _config(args: argparse.Namespace) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp-gateway":  # its own config file (upstreams), not the sidecar's
+        from server.cli.gateway import run_gateway
+
+        return run_gateway(args)
     try:
         config = _config(args)
     except ConfigError as exc:

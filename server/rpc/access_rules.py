@@ -24,6 +24,7 @@ _SUPERVISOR = {
     "GetAgent": own("agent_id"),
     "ListAgents": OPERATOR,
     "CheckAction": own("agent_id"),
+    "ExplainAction": own("agent_id"),
     "AddGuardrail": OPERATOR,
     "RemoveGuardrail": OPERATOR,
     "ListGuardrails": OPERATOR,

@@ -99,6 +99,31 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             permit_id=checked.permit_id,
         )
 
+    async def ExplainAction(self, request: pb.ExplainActionRequest, context: Ctx) -> pb.ExplainActionResponse:
+        self.checks.validate_check(request.agent_id, request.action, request.context.ByteSize())
+        e = self.checks.explain_action(
+            request.agent_id, request.action, convert.struct_to_dict(request.context), dict(request.binary_context)
+        )
+        v = e.verdict
+        return pb.ExplainActionResponse(
+            allowed=v.allowed,
+            reason=v.reason,
+            severity=int(v.severity),  # type: ignore[arg-type]
+            guardrail=v.guardrail,
+            needs_approval=e.needs_approval,
+            steps=[
+                pb.ExplainStep(
+                    guardrail=step.guardrail,
+                    kind=step.kind,
+                    outcome=int(step.outcome),  # type: ignore[arg-type]
+                    severity=int(step.severity),  # type: ignore[arg-type]
+                    reason=step.reason,
+                )
+                for step in e.steps
+            ],
+            warnings=convert.warnings_to_pb(v.warnings),
+        )
+
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(

@@ -18,9 +18,22 @@ class WaitMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAIT_MODE_UNSPECIFIED: _ClassVar[WaitMode]
     WAIT_MODE_BLOCKING: _ClassVar[WaitMode]
     WAIT_MODE_NON_BLOCKING: _ClassVar[WaitMode]
+
+class ExplainStepOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EXPLAIN_STEP_OUTCOME_UNSPECIFIED: _ClassVar[ExplainStepOutcome]
+    EXPLAIN_STEP_OUTCOME_EVALUATED: _ClassVar[ExplainStepOutcome]
+    EXPLAIN_STEP_OUTCOME_NOT_EVALUATED: _ClassVar[ExplainStepOutcome]
+    EXPLAIN_STEP_OUTCOME_WOULD_ASK: _ClassVar[ExplainStepOutcome]
+    EXPLAIN_STEP_OUTCOME_NOT_REACHED: _ClassVar[ExplainStepOutcome]
 WAIT_MODE_UNSPECIFIED: WaitMode
 WAIT_MODE_BLOCKING: WaitMode
 WAIT_MODE_NON_BLOCKING: WaitMode
+EXPLAIN_STEP_OUTCOME_UNSPECIFIED: ExplainStepOutcome
+EXPLAIN_STEP_OUTCOME_EVALUATED: ExplainStepOutcome
+EXPLAIN_STEP_OUTCOME_NOT_EVALUATED: ExplainStepOutcome
+EXPLAIN_STEP_OUTCOME_WOULD_ASK: ExplainStepOutcome
+EXPLAIN_STEP_OUTCOME_NOT_REACHED: ExplainStepOutcome
 
 class RegisterAgentRequest(_message.Message):
     __slots__ = ("agent", "request_id")
@@ -124,6 +137,57 @@ class CheckActionResponse(_message.Message):
     effective_context: _struct_pb2.Struct
     permit_id: str
     def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., decision_id: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., approval: _Optional[_Union[_supervisor_pb2.Approval, _Mapping]] = ..., effective_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., permit_id: _Optional[str] = ...) -> None: ...
+
+class ExplainActionRequest(_message.Message):
+    __slots__ = ("agent_id", "action", "context", "binary_context")
+    class BinaryContextEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: bytes
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[bytes] = ...) -> None: ...
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    BINARY_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    action: str
+    context: _struct_pb2.Struct
+    binary_context: _containers.ScalarMap[str, bytes]
+    def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., binary_context: _Optional[_Mapping[str, bytes]] = ...) -> None: ...
+
+class ExplainStep(_message.Message):
+    __slots__ = ("guardrail", "kind", "outcome", "severity", "reason")
+    GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    guardrail: str
+    kind: str
+    outcome: ExplainStepOutcome
+    severity: _common_pb2.Severity
+    reason: str
+    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., outcome: _Optional[_Union[ExplainStepOutcome, str]] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ExplainActionResponse(_message.Message):
+    __slots__ = ("allowed", "reason", "severity", "guardrail", "needs_approval", "steps", "warnings")
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    allowed: bool
+    reason: str
+    severity: _common_pb2.Severity
+    guardrail: str
+    needs_approval: bool
+    steps: _containers.RepeatedCompositeFieldContainer[ExplainStep]
+    warnings: _containers.RepeatedCompositeFieldContainer[_supervisor_pb2.GuardrailWarning]
+    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., needs_approval: _Optional[bool] = ..., steps: _Optional[_Iterable[_Union[ExplainStep, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ...) -> None: ...
 
 class AddGuardrailRequest(_message.Message):
     __slots__ = ("guardrail", "request_id")

@@ -56,6 +56,16 @@ class SupervisorServiceStub:
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
     """
+    ExplainAction: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]
+    """Evaluates the chain for one action in CheckAction's order without any side
+    effect: no rate count, no approval request, no circuit-breaker permit, no
+    budget use, no decision-log record. Guardrails whose check has effects
+    (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
+    guardrail that matches ends the walk with needs_approval. For callers that
+    ask what the chain would say (the MCP gateway's hide_denied_tools).
+    An agent may explain only its own actions; an operator any.
+    INVALID_ARGUMENT: as CheckAction.
+    """
     AddGuardrail: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
     kind, bad options (e.g. an invalid regex), empty name.
@@ -122,6 +132,16 @@ class SupervisorServiceAsyncStub(SupervisorServiceStub):
     """Runs the guardrail chain for one action. Trust-root guardrails run first,
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+    """
+    ExplainAction: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]  # type: ignore[assignment]
+    """Evaluates the chain for one action in CheckAction's order without any side
+    effect: no rate count, no approval request, no circuit-breaker permit, no
+    budget use, no decision-log record. Guardrails whose check has effects
+    (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
+    guardrail that matches ends the walk with needs_approval. For callers that
+    ask what the chain would say (the MCP gateway's hide_denied_tools).
+    An agent may explain only its own actions; an operator any.
+    INVALID_ARGUMENT: as CheckAction.
     """
     AddGuardrail: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]  # type: ignore[assignment]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
@@ -216,6 +236,22 @@ class SupervisorServiceServicer(metaclass=_abc_1.ABCMeta):
         """Runs the guardrail chain for one action. Trust-root guardrails run first,
         then the others in chain order; the first block wins; warnings accumulate.
         INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+        """
+
+    @_abc_1.abstractmethod
+    def ExplainAction(
+        self,
+        request: _supervisor_service_pb2.ExplainActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_supervisor_service_pb2.ExplainActionResponse, _abc.Awaitable[_supervisor_service_pb2.ExplainActionResponse]]:
+        """Evaluates the chain for one action in CheckAction's order without any side
+        effect: no rate count, no approval request, no circuit-breaker permit, no
+        budget use, no decision-log record. Guardrails whose check has effects
+        (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
+        guardrail that matches ends the walk with needs_approval. For callers that
+        ask what the chain would say (the MCP gateway's hide_denied_tools).
+        An agent may explain only its own actions; an operator any.
+        INVALID_ARGUMENT: as CheckAction.
         """
 
     @_abc_1.abstractmethod

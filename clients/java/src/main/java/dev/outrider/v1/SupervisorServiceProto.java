@@ -82,6 +82,26 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_CheckActionResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainStep_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainStep_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_AddGuardrailRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -248,73 +268,98 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       "\0221\n\010approval\030\007 \001(\0132\025.outrider.v1.Approva" +
       "lR\010approval\022D\n\021effective_context\030\010 \001(\0132\027" +
       ".google.protobuf.StructR\020effectiveContex" +
-      "t\022\033\n\tpermit_id\030\t \001(\tR\010permitId\"j\n\023AddGua" +
-      "rdrailRequest\0224\n\tguardrail\030\001 \001(\0132\026.outri" +
-      "der.v1.GuardrailR\tguardrail\022\035\n\nrequest_i" +
-      "d\030\002 \001(\tR\trequestId\"h\n\024AddGuardrailRespon" +
-      "se\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guar" +
-      "drailR\tguardrail\022\032\n\010position\030\002 \001(\005R\010posi" +
-      "tion\"K\n\026RemoveGuardrailRequest\022\022\n\004name\030\001" +
-      " \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestI" +
-      "d\">\n\027RemoveGuardrailResponse\022#\n\rremoved_" +
-      "count\030\001 \001(\005R\014removedCount\"\027\n\025ListGuardra" +
-      "ilsRequest\"P\n\026ListGuardrailsResponse\0226\n\n" +
-      "guardrails\030\001 \003(\0132\026.outrider.v1.Guardrail" +
-      "R\nguardrails\"\025\n\023ReloadPolicyRequest\"W\n\024R" +
-      "eloadPolicyResponse\022\'\n\017guardrail_count\030\001" +
-      " \001(\005R\016guardrailCount\022\026\n\006source\030\002 \001(\tR\006so" +
-      "urce\"\257\002\n\024ListDecisionsRequest\022\031\n\010agent_i" +
-      "d\030\001 \001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action" +
-      "\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\034\n\tguardrail\030" +
-      "\004 \001(\tR\tguardrail\0229\n\nstart_time\030\005 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\tstartTime\0225\n\010e" +
-      "nd_time\030\006 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\007endTime\022\033\n\tpage_size\030\007 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\010 \001(\tR\tpageToken\"t\n\025ListDe" +
-      "cisionsResponse\0223\n\tdecisions\030\001 \003(\0132\025.out" +
-      "rider.v1.DecisionR\tdecisions\022&\n\017next_pag" +
-      "e_token\030\002 \001(\tR\rnextPageToken\"5\n\022GetAppro" +
+      "t\022\033\n\tpermit_id\030\t \001(\tR\010permitId\"\233\002\n\024Expla" +
+      "inActionRequest\022\031\n\010agent_id\030\001 \001(\tR\007agent" +
+      "Id\022\026\n\006action\030\002 \001(\tR\006action\0221\n\007context\030\003 " +
+      "\001(\0132\027.google.protobuf.StructR\007context\022[\n" +
+      "\016binary_context\030\004 \003(\01324.outrider.v1.Expl" +
+      "ainActionRequest.BinaryContextEntryR\rbin" +
+      "aryContext\032@\n\022BinaryContextEntry\022\020\n\003key\030" +
+      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\305\001\n" +
+      "\013ExplainStep\022\034\n\tguardrail\030\001 \001(\tR\tguardra" +
+      "il\022\022\n\004kind\030\002 \001(\tR\004kind\0229\n\007outcome\030\003 \001(\0162" +
+      "\037.outrider.v1.ExplainStepOutcomeR\007outcom" +
+      "e\0221\n\010severity\030\004 \001(\0162\025.outrider.v1.Severi" +
+      "tyR\010severity\022\026\n\006reason\030\005 \001(\tR\006reason\"\254\002\n" +
+      "\025ExplainActionResponse\022\030\n\007allowed\030\001 \001(\010R" +
+      "\007allowed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010seve" +
+      "rity\030\003 \001(\0162\025.outrider.v1.SeverityR\010sever" +
+      "ity\022\034\n\tguardrail\030\004 \001(\tR\tguardrail\022%\n\016nee" +
+      "ds_approval\030\005 \001(\010R\rneedsApproval\022.\n\005step" +
+      "s\030\006 \003(\0132\030.outrider.v1.ExplainStepR\005steps" +
+      "\0229\n\010warnings\030\007 \003(\0132\035.outrider.v1.Guardra" +
+      "ilWarningR\010warnings\"j\n\023AddGuardrailReque" +
+      "st\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guar" +
+      "drailR\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\tre" +
+      "questId\"h\n\024AddGuardrailResponse\0224\n\tguard" +
+      "rail\030\001 \001(\0132\026.outrider.v1.GuardrailR\tguar" +
+      "drail\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026Rem" +
+      "oveGuardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022" +
+      "\035\n\nrequest_id\030\002 \001(\tR\trequestId\">\n\027Remove" +
+      "GuardrailResponse\022#\n\rremoved_count\030\001 \001(\005" +
+      "R\014removedCount\"\027\n\025ListGuardrailsRequest\"" +
+      "P\n\026ListGuardrailsResponse\0226\n\nguardrails\030" +
+      "\001 \003(\0132\026.outrider.v1.GuardrailR\nguardrail" +
+      "s\"\025\n\023ReloadPolicyRequest\"W\n\024ReloadPolicy" +
+      "Response\022\'\n\017guardrail_count\030\001 \001(\005R\016guard" +
+      "railCount\022\026\n\006source\030\002 \001(\tR\006source\"\257\002\n\024Li" +
+      "stDecisionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007ag" +
+      "entId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome" +
+      "\030\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguar" +
+      "drail\0229\n\nstart_time\030\005 \001(\0132\032.google.proto" +
+      "buf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001" +
+      "(\0132\032.google.protobuf.TimestampR\007endTime\022" +
+      "\033\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_tok" +
+      "en\030\010 \001(\tR\tpageToken\"t\n\025ListDecisionsResp" +
+      "onse\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.De" +
+      "cisionR\tdecisions\022&\n\017next_page_token\030\002 \001" +
+      "(\tR\rnextPageToken\"5\n\022GetApprovalRequest\022" +
+      "\037\n\013approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetA" +
+      "pprovalResponse\0221\n\010approval\030\001 \001(\0132\025.outr" +
+      "ider.v1.ApprovalR\010approval\"7\n\024WatchAppro" +
       "valRequest\022\037\n\013approval_id\030\001 \001(\tR\napprova" +
-      "lId\"H\n\023GetApprovalResponse\0221\n\010approval\030\001" +
-      " \001(\0132\025.outrider.v1.ApprovalR\010approval\"7\n" +
-      "\024WatchApprovalRequest\022\037\n\013approval_id\030\001 \001" +
-      "(\tR\napprovalId\"J\n\025WatchApprovalResponse\022" +
-      "1\n\010approval\030\001 \001(\0132\025.outrider.v1.Approval" +
-      "R\010approval\"\305\002\n\024ListApprovalsRequest\022\031\n\010a" +
-      "gent_id\030\001 \001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006" +
-      "action\0220\n\005state\030\003 \001(\0162\032.outrider.v1.Appr" +
-      "ovalStateR\005state\022\032\n\010reviewer\030\004 \001(\tR\010revi" +
-      "ewer\0229\n\nstart_time\030\005 \001(\0132\032.google.protob" +
-      "uf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001(" +
-      "\0132\032.google.protobuf.TimestampR\007endTime\022\033" +
-      "\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\010 \001(\tR\tpageToken\"t\n\025ListApprovalsRespo" +
-      "nse\0223\n\tapprovals\030\001 \003(\0132\025.outrider.v1.App" +
-      "rovalR\tapprovals\022&\n\017next_page_token\030\002 \001(" +
-      "\tR\rnextPageToken\"\313\001\n\025DecideApprovalReque" +
-      "st\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\030\n\007a" +
-      "pprove\030\002 \001(\010R\007approve\022\030\n\007comment\030\003 \001(\tR\007" +
-      "comment\022>\n\016edited_context\030\004 \001(\0132\027.google" +
-      ".protobuf.StructR\reditedContext\022\035\n\nreque" +
-      "st_id\030\005 \001(\tR\trequestId\"K\n\026DecideApproval" +
-      "Response\0221\n\010approval\030\001 \001(\0132\025.outrider.v1" +
-      ".ApprovalR\010approval\"o\n\025CancelApprovalReq" +
-      "uest\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\026\n" +
-      "\006reason\030\002 \001(\tR\006reason\022\035\n\nrequest_id\030\003 \001(" +
-      "\tR\trequestId\"K\n\026CancelApprovalResponse\0221" +
-      "\n\010approval\030\001 \001(\0132\025.outrider.v1.ApprovalR" +
-      "\010approval\"r\n\031AddApprovalPatternRequest\022\034" +
-      "\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pattern\030" +
-      "\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
-      "estId\"8\n\032AddApprovalPatternResponse\022\032\n\010p" +
-      "atterns\030\001 \003(\tR\010patterns\"u\n\034RemoveApprova" +
-      "lPatternRequest\022\034\n\tguardrail\030\001 \001(\tR\tguar" +
-      "drail\022\030\n\007pattern\030\002 \001(\tR\007pattern\022\035\n\nreque" +
-      "st_id\030\003 \001(\tR\trequestId\";\n\035RemoveApproval" +
-      "PatternResponse\022\032\n\010patterns\030\001 \003(\tR\010patte" +
-      "rns*Y\n\010WaitMode\022\031\n\025WAIT_MODE_UNSPECIFIED" +
-      "\020\000\022\026\n\022WAIT_MODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_" +
-      "NON_BLOCKING\020\0022\377\013\n\021SupervisorService\022V\n\r" +
+      "lId\"J\n\025WatchApprovalResponse\0221\n\010approval" +
+      "\030\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"" +
+      "\305\002\n\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001" +
+      "(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005s" +
+      "tate\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005" +
+      "state\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nsta" +
+      "rt_time\030\005 \001(\0132\032.google.protobuf.Timestam" +
+      "pR\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.google." +
+      "protobuf.TimestampR\007endTime\022\033\n\tpage_size" +
+      "\030\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpa" +
+      "geToken\"t\n\025ListApprovalsResponse\0223\n\tappr" +
+      "ovals\030\001 \003(\0132\025.outrider.v1.ApprovalR\tappr" +
+      "ovals\022&\n\017next_page_token\030\002 \001(\tR\rnextPage" +
+      "Token\"\313\001\n\025DecideApprovalRequest\022\037\n\013appro" +
+      "val_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(" +
+      "\010R\007approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016" +
+      "edited_context\030\004 \001(\0132\027.google.protobuf.S" +
+      "tructR\reditedContext\022\035\n\nrequest_id\030\005 \001(\t" +
+      "R\trequestId\"K\n\026DecideApprovalResponse\0221\n" +
+      "\010approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010" +
+      "approval\"o\n\025CancelApprovalRequest\022\037\n\013app" +
+      "roval_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001" +
+      "(\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
+      "d\"K\n\026CancelApprovalResponse\0221\n\010approval\030" +
+      "\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"r" +
+      "\n\031AddApprovalPatternRequest\022\034\n\tguardrail" +
+      "\030\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007patt" +
+      "ern\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032Ad" +
+      "dApprovalPatternResponse\022\032\n\010patterns\030\001 \003" +
+      "(\tR\010patterns\"u\n\034RemoveApprovalPatternReq" +
+      "uest\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pa" +
+      "ttern\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\t" +
+      "R\trequestId\";\n\035RemoveApprovalPatternResp" +
+      "onse\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010Wait" +
+      "Mode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_" +
+      "MODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKIN" +
+      "G\020\002*\320\001\n\022ExplainStepOutcome\022$\n EXPLAIN_ST" +
+      "EP_OUTCOME_UNSPECIFIED\020\000\022\"\n\036EXPLAIN_STEP" +
+      "_OUTCOME_EVALUATED\020\001\022&\n\"EXPLAIN_STEP_OUT" +
+      "COME_NOT_EVALUATED\020\002\022\"\n\036EXPLAIN_STEP_OUT" +
+      "COME_WOULD_ASK\020\003\022$\n EXPLAIN_STEP_OUTCOME" +
+      "_NOT_REACHED\020\0042\327\014\n\021SupervisorService\022V\n\r" +
       "RegisterAgent\022!.outrider.v1.RegisterAgen" +
       "tRequest\032\".outrider.v1.RegisterAgentResp" +
       "onse\022\\\n\017DeregisterAgent\022#.outrider.v1.De" +
@@ -325,37 +370,40 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       "ListAgentsRequest\032\037.outrider.v1.ListAgen" +
       "tsResponse\022P\n\013CheckAction\022\037.outrider.v1." +
       "CheckActionRequest\032 .outrider.v1.CheckAc" +
-      "tionResponse\022S\n\014AddGuardrail\022 .outrider." +
-      "v1.AddGuardrailRequest\032!.outrider.v1.Add" +
-      "GuardrailResponse\022\\\n\017RemoveGuardrail\022#.o" +
-      "utrider.v1.RemoveGuardrailRequest\032$.outr" +
-      "ider.v1.RemoveGuardrailResponse\022Y\n\016ListG" +
-      "uardrails\022\".outrider.v1.ListGuardrailsRe" +
-      "quest\032#.outrider.v1.ListGuardrailsRespon" +
-      "se\022S\n\014ReloadPolicy\022 .outrider.v1.ReloadP" +
-      "olicyRequest\032!.outrider.v1.ReloadPolicyR" +
-      "esponse\022V\n\rListDecisions\022!.outrider.v1.L" +
-      "istDecisionsRequest\032\".outrider.v1.ListDe" +
-      "cisionsResponse\022P\n\013GetApproval\022\037.outride" +
-      "r.v1.GetApprovalRequest\032 .outrider.v1.Ge" +
-      "tApprovalResponse\022X\n\rWatchApproval\022!.out" +
-      "rider.v1.WatchApprovalRequest\032\".outrider" +
-      ".v1.WatchApprovalResponse0\001\022V\n\rListAppro" +
-      "vals\022!.outrider.v1.ListApprovalsRequest\032" +
-      "\".outrider.v1.ListApprovalsResponse\022Y\n\016D" +
-      "ecideApproval\022\".outrider.v1.DecideApprov" +
-      "alRequest\032#.outrider.v1.DecideApprovalRe" +
-      "sponse\022Y\n\016CancelApproval\022\".outrider.v1.C" +
-      "ancelApprovalRequest\032#.outrider.v1.Cance" +
-      "lApprovalResponse\022e\n\022AddApprovalPattern\022" +
-      "&.outrider.v1.AddApprovalPatternRequest\032" +
-      "\'.outrider.v1.AddApprovalPatternResponse" +
-      "\022n\n\025RemoveApprovalPattern\022).outrider.v1." +
-      "RemoveApprovalPatternRequest\032*.outrider." +
-      "v1.RemoveApprovalPatternResponseBo\n\017dev." +
-      "outrider.v1B\026SupervisorServiceProtoP\001ZBg" +
-      "ithub.com/outrider-dev/outrider/clients/" +
-      "go/outrider/v1;outriderv1b\006proto3"
+      "tionResponse\022V\n\rExplainAction\022!.outrider" +
+      ".v1.ExplainActionRequest\032\".outrider.v1.E" +
+      "xplainActionResponse\022S\n\014AddGuardrail\022 .o" +
+      "utrider.v1.AddGuardrailRequest\032!.outride" +
+      "r.v1.AddGuardrailResponse\022\\\n\017RemoveGuard" +
+      "rail\022#.outrider.v1.RemoveGuardrailReques" +
+      "t\032$.outrider.v1.RemoveGuardrailResponse\022" +
+      "Y\n\016ListGuardrails\022\".outrider.v1.ListGuar" +
+      "drailsRequest\032#.outrider.v1.ListGuardrai" +
+      "lsResponse\022S\n\014ReloadPolicy\022 .outrider.v1" +
+      ".ReloadPolicyRequest\032!.outrider.v1.Reloa" +
+      "dPolicyResponse\022V\n\rListDecisions\022!.outri" +
+      "der.v1.ListDecisionsRequest\032\".outrider.v" +
+      "1.ListDecisionsResponse\022P\n\013GetApproval\022\037" +
+      ".outrider.v1.GetApprovalRequest\032 .outrid" +
+      "er.v1.GetApprovalResponse\022X\n\rWatchApprov" +
+      "al\022!.outrider.v1.WatchApprovalRequest\032\"." +
+      "outrider.v1.WatchApprovalResponse0\001\022V\n\rL" +
+      "istApprovals\022!.outrider.v1.ListApprovals" +
+      "Request\032\".outrider.v1.ListApprovalsRespo" +
+      "nse\022Y\n\016DecideApproval\022\".outrider.v1.Deci" +
+      "deApprovalRequest\032#.outrider.v1.DecideAp" +
+      "provalResponse\022Y\n\016CancelApproval\022\".outri" +
+      "der.v1.CancelApprovalRequest\032#.outrider." +
+      "v1.CancelApprovalResponse\022e\n\022AddApproval" +
+      "Pattern\022&.outrider.v1.AddApprovalPattern" +
+      "Request\032\'.outrider.v1.AddApprovalPattern" +
+      "Response\022n\n\025RemoveApprovalPattern\022).outr" +
+      "ider.v1.RemoveApprovalPatternRequest\032*.o" +
+      "utrider.v1.RemoveApprovalPatternResponse" +
+      "Bo\n\017dev.outrider.v1B\026SupervisorServicePr" +
+      "otoP\001ZBgithub.com/outrider-dev/outrider/" +
+      "clients/go/outrider/v1;outriderv1b\006proto" +
+      "3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -431,146 +479,170 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CheckActionResponse_descriptor,
         new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "DecisionId", "Warnings", "Approval", "EffectiveContext", "PermitId", });
-    internal_static_outrider_v1_AddGuardrailRequest_descriptor =
+    internal_static_outrider_v1_ExplainActionRequest_descriptor =
       getDescriptor().getMessageType(10);
+    internal_static_outrider_v1_ExplainActionRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionRequest_descriptor,
+        new java.lang.String[] { "AgentId", "Action", "Context", "BinaryContext", });
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor =
+      internal_static_outrider_v1_ExplainActionRequest_descriptor.getNestedType(0);
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_outrider_v1_ExplainStep_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_outrider_v1_ExplainStep_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainStep_descriptor,
+        new java.lang.String[] { "Guardrail", "Kind", "Outcome", "Severity", "Reason", });
+    internal_static_outrider_v1_ExplainActionResponse_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionResponse_descriptor,
+        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "NeedsApproval", "Steps", "Warnings", });
+    internal_static_outrider_v1_AddGuardrailRequest_descriptor =
+      getDescriptor().getMessageType(13);
     internal_static_outrider_v1_AddGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailRequest_descriptor,
         new java.lang.String[] { "Guardrail", "RequestId", });
     internal_static_outrider_v1_AddGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(14);
     internal_static_outrider_v1_AddGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailResponse_descriptor,
         new java.lang.String[] { "Guardrail", "Position", });
     internal_static_outrider_v1_RemoveGuardrailRequest_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(15);
     internal_static_outrider_v1_RemoveGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailRequest_descriptor,
         new java.lang.String[] { "Name", "RequestId", });
     internal_static_outrider_v1_RemoveGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(16);
     internal_static_outrider_v1_RemoveGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailResponse_descriptor,
         new java.lang.String[] { "RemovedCount", });
     internal_static_outrider_v1_ListGuardrailsRequest_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(17);
     internal_static_outrider_v1_ListGuardrailsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ListGuardrailsResponse_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(18);
     internal_static_outrider_v1_ListGuardrailsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsResponse_descriptor,
         new java.lang.String[] { "Guardrails", });
     internal_static_outrider_v1_ReloadPolicyRequest_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(19);
     internal_static_outrider_v1_ReloadPolicyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ReloadPolicyResponse_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(20);
     internal_static_outrider_v1_ReloadPolicyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyResponse_descriptor,
         new java.lang.String[] { "GuardrailCount", "Source", });
     internal_static_outrider_v1_ListDecisionsRequest_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(21);
     internal_static_outrider_v1_ListDecisionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "Outcome", "Guardrail", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListDecisionsResponse_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(22);
     internal_static_outrider_v1_ListDecisionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsResponse_descriptor,
         new java.lang.String[] { "Decisions", "NextPageToken", });
     internal_static_outrider_v1_GetApprovalRequest_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(23);
     internal_static_outrider_v1_GetApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_GetApprovalResponse_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(24);
     internal_static_outrider_v1_GetApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_WatchApprovalRequest_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(25);
     internal_static_outrider_v1_WatchApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_WatchApprovalResponse_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(26);
     internal_static_outrider_v1_WatchApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_ListApprovalsRequest_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(27);
     internal_static_outrider_v1_ListApprovalsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "State", "Reviewer", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListApprovalsResponse_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(28);
     internal_static_outrider_v1_ListApprovalsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsResponse_descriptor,
         new java.lang.String[] { "Approvals", "NextPageToken", });
     internal_static_outrider_v1_DecideApprovalRequest_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(29);
     internal_static_outrider_v1_DecideApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Approve", "Comment", "EditedContext", "RequestId", });
     internal_static_outrider_v1_DecideApprovalResponse_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(30);
     internal_static_outrider_v1_DecideApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_CancelApprovalRequest_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(31);
     internal_static_outrider_v1_CancelApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Reason", "RequestId", });
     internal_static_outrider_v1_CancelApprovalResponse_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(32);
     internal_static_outrider_v1_CancelApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_AddApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(33);
     internal_static_outrider_v1_AddApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_AddApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(34);
     internal_static_outrider_v1_AddApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternResponse_descriptor,
         new java.lang.String[] { "Patterns", });
     internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(35);
     internal_static_outrider_v1_RemoveApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(36);
     internal_static_outrider_v1_RemoveApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor,
