@@ -53,6 +53,10 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.gateway import add_gateway_parser
 
     add_gateway_parser(sub)
+
+    from server.cli.notifications import add_notifications_parser
+
+    add_notifications_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -115,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.users import run_users
 
         return run_users(args, config)
+    if args.command == "notifications":
+        from server.cli.notifications import run_notifications
+
+        return run_notifications(args, config)
     if args.command == "console":
         from server.cli.console import run_console
 
@@ -141,7 +149,7 @@ def _check_config(config: Config) -> int:
 
 
 async def _serve(config: Config, port_file: str | None) -> int:
-    from server.bootstrap import build_server
+    from server.sidecar import build_server
 
     try:
         sidecar = await build_server(config)

@@ -13,6 +13,8 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.notifications.outbox import NotificationService
+from server.services.notifications.ports import NotificationRepository
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -50,6 +52,7 @@ class Repositories:
     budgets: BudgetRepository
     episodes: EpisodeRepository
     leases: LeaseRepository
+    notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
 
 
 @dataclass
@@ -72,6 +75,7 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    notifications: NotificationService
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).
