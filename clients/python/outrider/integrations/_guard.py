@@ -128,7 +128,7 @@ class _Base:
             guardrail=r.guardrail,
             decision_id=r.decision_id,
             approval_id=r.approval_id,
-            approval_state=r.approval_state,
+            approval_state=str(r.approval_state),
             warnings=tuple((w.guardrail, w.reason) for w in r.warnings),
             request_id=rid,
         )
