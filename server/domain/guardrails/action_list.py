@@ -10,7 +10,6 @@ from server.domain.guardrails.patterns import GlobSet
 
 class ActionList(Guardrail):
     kind = "action_list"
-    side_effect_free = True
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)

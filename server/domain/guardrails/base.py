@@ -70,9 +70,6 @@ class Guardrail:
     needs_isolation: ClassVar[bool] = False
     # Asks a person (the hitl kind): the service creates an approval request and waits for it.
     needs_approval: ClassVar[bool] = False
-    # check() reads only its options and the call (no counter, permit, reservation or user code), so
-    # ExplainAction may run it. Off by default: a new kind is not evaluated until it says it is safe.
-    side_effect_free: ClassVar[bool] = False
 
     def __init__(self, spec: GuardrailSpec) -> None:
         self.spec = spec
@@ -80,3 +77,8 @@ class Guardrail:
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         raise NotImplementedError
+
+    def explain(self, call: ActionCall, now: float) -> GuardrailResult:
+        """What check() would answer, changing nothing (ExplainAction, `outrider policy explain`). Kinds whose
+        check() counts, takes a permit or asks a person override this; for the pure kinds it is check()."""
+        return self.check(call, now)

@@ -11,7 +11,6 @@ from server.domain.values import format_number, is_number
 
 class CostCap(Guardrail):
     kind = "cost_cap"
-    side_effect_free = True
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)

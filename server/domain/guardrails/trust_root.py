@@ -101,7 +101,6 @@ class _Each:
 
 class TrustRoot(Guardrail):
     kind = "trust_root"
-    side_effect_free = True
     runs_first = True
 
     def __init__(self, spec: GuardrailSpec) -> None:

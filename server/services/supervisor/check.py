@@ -18,7 +18,6 @@ from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
-from server.domain.guardrails.explain import Explanation, explain
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import MASK, mask
 from server.services import observability as obs
@@ -287,13 +286,6 @@ class CheckActionService:
     def _release_permits(self, permit_ids: list[str]) -> None:
         for permit_id in permit_ids:
             self.release_permit(permit_id)
-
-    def explain_action(
-        self, agent_id: str, action: str, context: Mapping[str, Any], binary_context: Mapping[str, bytes]
-    ) -> Explanation:
-        """What the chain would say, without side effects (see server/domain/guardrails/explain.py)."""
-        call = ActionCall(agent_id, action, context, binary_context, self.agents.group_of(agent_id))
-        return explain(self.chain.order, call, self.clock.monotonic(), self._needs_approval)
 
     def _needs_approval(self, guardrail: Guardrail, call: ActionCall) -> bool:
         hitl = cast(Hitl, guardrail)

@@ -9,6 +9,7 @@ package outriderv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -73,66 +74,6 @@ func (x WaitMode) Number() protoreflect.EnumNumber {
 // Deprecated: Use WaitMode.Descriptor instead.
 func (WaitMode) EnumDescriptor() ([]byte, []int) {
 	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{0}
-}
-
-// What happened to one guardrail in an explanation.
-type ExplainStepOutcome int32
-
-const (
-	ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_UNSPECIFIED ExplainStepOutcome = 0
-	// Checked: `severity` and `reason` are its result.
-	ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_EVALUATED ExplainStepOutcome = 1
-	// Not checked: its check counts, reserves or runs user code.
-	ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_NOT_EVALUATED ExplainStepOutcome = 2
-	// A hitl guardrail that matches: CheckAction would ask a person here.
-	ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_WOULD_ASK ExplainStepOutcome = 3
-	// After the step that decided: CheckAction would not reach it.
-	ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_NOT_REACHED ExplainStepOutcome = 4
-)
-
-// Enum value maps for ExplainStepOutcome.
-var (
-	ExplainStepOutcome_name = map[int32]string{
-		0: "EXPLAIN_STEP_OUTCOME_UNSPECIFIED",
-		1: "EXPLAIN_STEP_OUTCOME_EVALUATED",
-		2: "EXPLAIN_STEP_OUTCOME_NOT_EVALUATED",
-		3: "EXPLAIN_STEP_OUTCOME_WOULD_ASK",
-		4: "EXPLAIN_STEP_OUTCOME_NOT_REACHED",
-	}
-	ExplainStepOutcome_value = map[string]int32{
-		"EXPLAIN_STEP_OUTCOME_UNSPECIFIED":   0,
-		"EXPLAIN_STEP_OUTCOME_EVALUATED":     1,
-		"EXPLAIN_STEP_OUTCOME_NOT_EVALUATED": 2,
-		"EXPLAIN_STEP_OUTCOME_WOULD_ASK":     3,
-		"EXPLAIN_STEP_OUTCOME_NOT_REACHED":   4,
-	}
-)
-
-func (x ExplainStepOutcome) Enum() *ExplainStepOutcome {
-	p := new(ExplainStepOutcome)
-	*p = x
-	return p
-}
-
-func (x ExplainStepOutcome) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (ExplainStepOutcome) Descriptor() protoreflect.EnumDescriptor {
-	return file_outrider_v1_supervisor_service_proto_enumTypes[1].Descriptor()
-}
-
-func (ExplainStepOutcome) Type() protoreflect.EnumType {
-	return &file_outrider_v1_supervisor_service_proto_enumTypes[1]
-}
-
-func (x ExplainStepOutcome) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use ExplainStepOutcome.Descriptor instead.
-func (ExplainStepOutcome) EnumDescriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{1}
 }
 
 type RegisterAgentRequest struct {
@@ -732,10 +673,11 @@ func (x *CheckActionResponse) GetPermitId() string {
 }
 
 type ExplainActionRequest struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	Action  string                 `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
-	Context *structpb.Struct       `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent the call would come from (an agent credential: itself only).
+	AgentId string           `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	Action  string           `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	Context *structpb.Struct `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
 	// As CheckActionRequest.binary_context.
 	BinaryContext map[string][]byte `protobuf:"bytes,4,rep,name=binary_context,json=binaryContext,proto3" json:"binary_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
@@ -800,32 +742,45 @@ func (x *ExplainActionRequest) GetBinaryContext() map[string][]byte {
 	return nil
 }
 
-// One guardrail's part in an explanation, in evaluation order.
-type ExplainStep struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Guardrail     string                 `protobuf:"bytes,1,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Outcome       ExplainStepOutcome     `protobuf:"varint,3,opt,name=outcome,proto3,enum=outrider.v1.ExplainStepOutcome" json:"outcome,omitempty"`
-	Severity      Severity               `protobuf:"varint,4,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
-	Reason        string                 `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+// One guardrail of the chain, in evaluation order.
+type GuardrailExplanation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The guardrail's name and kind.
+	Guardrail string `protobuf:"bytes,1,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	Kind      string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// False when an earlier guardrail decided, so this one would not run (the
+	// verdict fields are then unset).
+	Evaluated bool     `protobuf:"varint,3,opt,name=evaluated,proto3" json:"evaluated,omitempty"`
+	Allowed   bool     `protobuf:"varint,4,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Severity  Severity `protobuf:"varint,5,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
+	Reason    string   `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// How long its evaluation took here.
+	Duration *durationpb.Duration `protobuf:"bytes,7,opt,name=duration,proto3" json:"duration,omitempty"`
+	// This guardrail's result is the answer (the first block, or the last
+	// guardrail when all allow).
+	Decided bool `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	// A hitl guardrail that matched: CheckAction would ask a human.
+	NeedsApproval bool `protobuf:"varint,9,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
+	// Set when the guardrail raised (counted as a block, as in CheckAction).
+	Error         string `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *ExplainStep) Reset() {
-	*x = ExplainStep{}
+func (x *GuardrailExplanation) Reset() {
+	*x = GuardrailExplanation{}
 	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ExplainStep) String() string {
+func (x *GuardrailExplanation) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ExplainStep) ProtoMessage() {}
+func (*GuardrailExplanation) ProtoMessage() {}
 
-func (x *ExplainStep) ProtoReflect() protoreflect.Message {
+func (x *GuardrailExplanation) ProtoReflect() protoreflect.Message {
 	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -837,59 +792,93 @@ func (x *ExplainStep) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ExplainStep.ProtoReflect.Descriptor instead.
-func (*ExplainStep) Descriptor() ([]byte, []int) {
+// Deprecated: Use GuardrailExplanation.ProtoReflect.Descriptor instead.
+func (*GuardrailExplanation) Descriptor() ([]byte, []int) {
 	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{11}
 }
 
-func (x *ExplainStep) GetGuardrail() string {
+func (x *GuardrailExplanation) GetGuardrail() string {
 	if x != nil {
 		return x.Guardrail
 	}
 	return ""
 }
 
-func (x *ExplainStep) GetKind() string {
+func (x *GuardrailExplanation) GetKind() string {
 	if x != nil {
 		return x.Kind
 	}
 	return ""
 }
 
-func (x *ExplainStep) GetOutcome() ExplainStepOutcome {
+func (x *GuardrailExplanation) GetEvaluated() bool {
 	if x != nil {
-		return x.Outcome
+		return x.Evaluated
 	}
-	return ExplainStepOutcome_EXPLAIN_STEP_OUTCOME_UNSPECIFIED
+	return false
 }
 
-func (x *ExplainStep) GetSeverity() Severity {
+func (x *GuardrailExplanation) GetAllowed() bool {
+	if x != nil {
+		return x.Allowed
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetSeverity() Severity {
 	if x != nil {
 		return x.Severity
 	}
 	return Severity_SEVERITY_UNSPECIFIED
 }
 
-func (x *ExplainStep) GetReason() string {
+func (x *GuardrailExplanation) GetReason() string {
 	if x != nil {
 		return x.Reason
 	}
 	return ""
 }
 
+func (x *GuardrailExplanation) GetDuration() *durationpb.Duration {
+	if x != nil {
+		return x.Duration
+	}
+	return nil
+}
+
+func (x *GuardrailExplanation) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetNeedsApproval() bool {
+	if x != nil {
+		return x.NeedsApproval
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 type ExplainActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// False when an evaluated guardrail blocks or a hitl guardrail would ask.
-	Allowed  bool     `protobuf:"varint,1,opt,name=allowed,proto3" json:"allowed,omitempty"`
-	Reason   string   `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	Severity Severity `protobuf:"varint,3,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
-	// The guardrail that decided (empty when every evaluated one allowed).
-	Guardrail string `protobuf:"bytes,4,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
-	// A hitl guardrail would ask a person (no request was created).
-	NeedsApproval bool           `protobuf:"varint,5,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
-	Steps         []*ExplainStep `protobuf:"bytes,6,rep,name=steps,proto3" json:"steps,omitempty"`
-	// Warnings of the evaluated guardrails, in order.
-	Warnings      []*GuardrailWarning `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// The answer CheckAction would give (as CheckActionResponse's fields).
+	Allowed   bool                `protobuf:"varint,1,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Reason    string              `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	Severity  Severity            `protobuf:"varint,3,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
+	Guardrail string              `protobuf:"bytes,4,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	Warnings  []*GuardrailWarning `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Every guardrail of the chain, in evaluation order.
+	Guardrails []*GuardrailExplanation `protobuf:"bytes,6,rep,name=guardrails,proto3" json:"guardrails,omitempty"`
+	// A hitl guardrail matched: CheckAction would ask a human.
+	NeedsApproval bool `protobuf:"varint,7,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -952,25 +941,25 @@ func (x *ExplainActionResponse) GetGuardrail() string {
 	return ""
 }
 
-func (x *ExplainActionResponse) GetNeedsApproval() bool {
-	if x != nil {
-		return x.NeedsApproval
-	}
-	return false
-}
-
-func (x *ExplainActionResponse) GetSteps() []*ExplainStep {
-	if x != nil {
-		return x.Steps
-	}
-	return nil
-}
-
 func (x *ExplainActionResponse) GetWarnings() []*GuardrailWarning {
 	if x != nil {
 		return x.Warnings
 	}
 	return nil
+}
+
+func (x *ExplainActionResponse) GetGuardrails() []*GuardrailExplanation {
+	if x != nil {
+		return x.Guardrails
+	}
+	return nil
+}
+
+func (x *ExplainActionResponse) GetNeedsApproval() bool {
+	if x != nil {
+		return x.NeedsApproval
+	}
+	return false
 }
 
 type AddGuardrailRequest struct {
@@ -2264,7 +2253,7 @@ var File_outrider_v1_supervisor_service_proto protoreflect.FileDescriptor
 
 const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\n" +
-	"$outrider/v1/supervisor_service.proto\x12\voutrider.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\x1a\x1coutrider/v1/supervisor.proto\"_\n" +
+	"$outrider/v1/supervisor_service.proto\x12\voutrider.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\x1a\x1coutrider/v1/supervisor.proto\"_\n" +
 	"\x14RegisterAgentRequest\x12(\n" +
 	"\x05agent\x18\x01 \x01(\v2\x12.outrider.v1.AgentR\x05agent\x12\x1d\n" +
 	"\n" +
@@ -2318,21 +2307,29 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\x0ebinary_context\x18\x04 \x03(\v24.outrider.v1.ExplainActionRequest.BinaryContextEntryR\rbinaryContext\x1a@\n" +
 	"\x12BinaryContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xc5\x01\n" +
-	"\vExplainStep\x12\x1c\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xd9\x02\n" +
+	"\x14GuardrailExplanation\x12\x1c\n" +
 	"\tguardrail\x18\x01 \x01(\tR\tguardrail\x12\x12\n" +
-	"\x04kind\x18\x02 \x01(\tR\x04kind\x129\n" +
-	"\aoutcome\x18\x03 \x01(\x0e2\x1f.outrider.v1.ExplainStepOutcomeR\aoutcome\x121\n" +
-	"\bseverity\x18\x04 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"\xac\x02\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1c\n" +
+	"\tevaluated\x18\x03 \x01(\bR\tevaluated\x12\x18\n" +
+	"\aallowed\x18\x04 \x01(\bR\aallowed\x121\n" +
+	"\bseverity\x18\x05 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x125\n" +
+	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\x12%\n" +
+	"\x0eneeds_approval\x18\t \x01(\bR\rneedsApproval\x12\x14\n" +
+	"\x05error\x18\n" +
+	" \x01(\tR\x05error\"\xbf\x02\n" +
 	"\x15ExplainActionResponse\x12\x18\n" +
 	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x121\n" +
 	"\bseverity\x18\x03 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12\x1c\n" +
-	"\tguardrail\x18\x04 \x01(\tR\tguardrail\x12%\n" +
-	"\x0eneeds_approval\x18\x05 \x01(\bR\rneedsApproval\x12.\n" +
-	"\x05steps\x18\x06 \x03(\v2\x18.outrider.v1.ExplainStepR\x05steps\x129\n" +
-	"\bwarnings\x18\a \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\"j\n" +
+	"\tguardrail\x18\x04 \x01(\tR\tguardrail\x129\n" +
+	"\bwarnings\x18\x05 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x12A\n" +
+	"\n" +
+	"guardrails\x18\x06 \x03(\v2!.outrider.v1.GuardrailExplanationR\n" +
+	"guardrails\x12%\n" +
+	"\x0eneeds_approval\x18\a \x01(\bR\rneedsApproval\"j\n" +
 	"\x13AddGuardrailRequest\x124\n" +
 	"\tguardrail\x18\x01 \x01(\v2\x16.outrider.v1.GuardrailR\tguardrail\x12\x1d\n" +
 	"\n" +
@@ -2428,13 +2425,7 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bWaitMode\x12\x19\n" +
 	"\x15WAIT_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WAIT_MODE_BLOCKING\x10\x01\x12\x1a\n" +
-	"\x16WAIT_MODE_NON_BLOCKING\x10\x02*\xd0\x01\n" +
-	"\x12ExplainStepOutcome\x12$\n" +
-	" EXPLAIN_STEP_OUTCOME_UNSPECIFIED\x10\x00\x12\"\n" +
-	"\x1eEXPLAIN_STEP_OUTCOME_EVALUATED\x10\x01\x12&\n" +
-	"\"EXPLAIN_STEP_OUTCOME_NOT_EVALUATED\x10\x02\x12\"\n" +
-	"\x1eEXPLAIN_STEP_OUTCOME_WOULD_ASK\x10\x03\x12$\n" +
-	" EXPLAIN_STEP_OUTCOME_NOT_REACHED\x10\x042\xd7\f\n" +
+	"\x16WAIT_MODE_NON_BLOCKING\x10\x022\xd7\f\n" +
 	"\x11SupervisorService\x12V\n" +
 	"\rRegisterAgent\x12!.outrider.v1.RegisterAgentRequest\x1a\".outrider.v1.RegisterAgentResponse\x12\\\n" +
 	"\x0fDeregisterAgent\x12#.outrider.v1.DeregisterAgentRequest\x1a$.outrider.v1.DeregisterAgentResponse\x12G\n" +
@@ -2469,130 +2460,130 @@ func file_outrider_v1_supervisor_service_proto_rawDescGZIP() []byte {
 	return file_outrider_v1_supervisor_service_proto_rawDescData
 }
 
-var file_outrider_v1_supervisor_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_outrider_v1_supervisor_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
 var file_outrider_v1_supervisor_service_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(WaitMode)(0),                         // 0: outrider.v1.WaitMode
-	(ExplainStepOutcome)(0),               // 1: outrider.v1.ExplainStepOutcome
-	(*RegisterAgentRequest)(nil),          // 2: outrider.v1.RegisterAgentRequest
-	(*RegisterAgentResponse)(nil),         // 3: outrider.v1.RegisterAgentResponse
-	(*DeregisterAgentRequest)(nil),        // 4: outrider.v1.DeregisterAgentRequest
-	(*DeregisterAgentResponse)(nil),       // 5: outrider.v1.DeregisterAgentResponse
-	(*GetAgentRequest)(nil),               // 6: outrider.v1.GetAgentRequest
-	(*GetAgentResponse)(nil),              // 7: outrider.v1.GetAgentResponse
-	(*ListAgentsRequest)(nil),             // 8: outrider.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),            // 9: outrider.v1.ListAgentsResponse
-	(*CheckActionRequest)(nil),            // 10: outrider.v1.CheckActionRequest
-	(*CheckActionResponse)(nil),           // 11: outrider.v1.CheckActionResponse
-	(*ExplainActionRequest)(nil),          // 12: outrider.v1.ExplainActionRequest
-	(*ExplainStep)(nil),                   // 13: outrider.v1.ExplainStep
-	(*ExplainActionResponse)(nil),         // 14: outrider.v1.ExplainActionResponse
-	(*AddGuardrailRequest)(nil),           // 15: outrider.v1.AddGuardrailRequest
-	(*AddGuardrailResponse)(nil),          // 16: outrider.v1.AddGuardrailResponse
-	(*RemoveGuardrailRequest)(nil),        // 17: outrider.v1.RemoveGuardrailRequest
-	(*RemoveGuardrailResponse)(nil),       // 18: outrider.v1.RemoveGuardrailResponse
-	(*ListGuardrailsRequest)(nil),         // 19: outrider.v1.ListGuardrailsRequest
-	(*ListGuardrailsResponse)(nil),        // 20: outrider.v1.ListGuardrailsResponse
-	(*ReloadPolicyRequest)(nil),           // 21: outrider.v1.ReloadPolicyRequest
-	(*ReloadPolicyResponse)(nil),          // 22: outrider.v1.ReloadPolicyResponse
-	(*ListDecisionsRequest)(nil),          // 23: outrider.v1.ListDecisionsRequest
-	(*ListDecisionsResponse)(nil),         // 24: outrider.v1.ListDecisionsResponse
-	(*GetApprovalRequest)(nil),            // 25: outrider.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),           // 26: outrider.v1.GetApprovalResponse
-	(*WatchApprovalRequest)(nil),          // 27: outrider.v1.WatchApprovalRequest
-	(*WatchApprovalResponse)(nil),         // 28: outrider.v1.WatchApprovalResponse
-	(*ListApprovalsRequest)(nil),          // 29: outrider.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),         // 30: outrider.v1.ListApprovalsResponse
-	(*DecideApprovalRequest)(nil),         // 31: outrider.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),        // 32: outrider.v1.DecideApprovalResponse
-	(*CancelApprovalRequest)(nil),         // 33: outrider.v1.CancelApprovalRequest
-	(*CancelApprovalResponse)(nil),        // 34: outrider.v1.CancelApprovalResponse
-	(*AddApprovalPatternRequest)(nil),     // 35: outrider.v1.AddApprovalPatternRequest
-	(*AddApprovalPatternResponse)(nil),    // 36: outrider.v1.AddApprovalPatternResponse
-	(*RemoveApprovalPatternRequest)(nil),  // 37: outrider.v1.RemoveApprovalPatternRequest
-	(*RemoveApprovalPatternResponse)(nil), // 38: outrider.v1.RemoveApprovalPatternResponse
-	nil,                                   // 39: outrider.v1.CheckActionRequest.BinaryContextEntry
-	nil,                                   // 40: outrider.v1.ExplainActionRequest.BinaryContextEntry
-	(*Agent)(nil),                         // 41: outrider.v1.Agent
-	(*structpb.Struct)(nil),               // 42: google.protobuf.Struct
-	(Severity)(0),                         // 43: outrider.v1.Severity
-	(*GuardrailWarning)(nil),              // 44: outrider.v1.GuardrailWarning
-	(*Approval)(nil),                      // 45: outrider.v1.Approval
+	(*RegisterAgentRequest)(nil),          // 1: outrider.v1.RegisterAgentRequest
+	(*RegisterAgentResponse)(nil),         // 2: outrider.v1.RegisterAgentResponse
+	(*DeregisterAgentRequest)(nil),        // 3: outrider.v1.DeregisterAgentRequest
+	(*DeregisterAgentResponse)(nil),       // 4: outrider.v1.DeregisterAgentResponse
+	(*GetAgentRequest)(nil),               // 5: outrider.v1.GetAgentRequest
+	(*GetAgentResponse)(nil),              // 6: outrider.v1.GetAgentResponse
+	(*ListAgentsRequest)(nil),             // 7: outrider.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),            // 8: outrider.v1.ListAgentsResponse
+	(*CheckActionRequest)(nil),            // 9: outrider.v1.CheckActionRequest
+	(*CheckActionResponse)(nil),           // 10: outrider.v1.CheckActionResponse
+	(*ExplainActionRequest)(nil),          // 11: outrider.v1.ExplainActionRequest
+	(*GuardrailExplanation)(nil),          // 12: outrider.v1.GuardrailExplanation
+	(*ExplainActionResponse)(nil),         // 13: outrider.v1.ExplainActionResponse
+	(*AddGuardrailRequest)(nil),           // 14: outrider.v1.AddGuardrailRequest
+	(*AddGuardrailResponse)(nil),          // 15: outrider.v1.AddGuardrailResponse
+	(*RemoveGuardrailRequest)(nil),        // 16: outrider.v1.RemoveGuardrailRequest
+	(*RemoveGuardrailResponse)(nil),       // 17: outrider.v1.RemoveGuardrailResponse
+	(*ListGuardrailsRequest)(nil),         // 18: outrider.v1.ListGuardrailsRequest
+	(*ListGuardrailsResponse)(nil),        // 19: outrider.v1.ListGuardrailsResponse
+	(*ReloadPolicyRequest)(nil),           // 20: outrider.v1.ReloadPolicyRequest
+	(*ReloadPolicyResponse)(nil),          // 21: outrider.v1.ReloadPolicyResponse
+	(*ListDecisionsRequest)(nil),          // 22: outrider.v1.ListDecisionsRequest
+	(*ListDecisionsResponse)(nil),         // 23: outrider.v1.ListDecisionsResponse
+	(*GetApprovalRequest)(nil),            // 24: outrider.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),           // 25: outrider.v1.GetApprovalResponse
+	(*WatchApprovalRequest)(nil),          // 26: outrider.v1.WatchApprovalRequest
+	(*WatchApprovalResponse)(nil),         // 27: outrider.v1.WatchApprovalResponse
+	(*ListApprovalsRequest)(nil),          // 28: outrider.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),         // 29: outrider.v1.ListApprovalsResponse
+	(*DecideApprovalRequest)(nil),         // 30: outrider.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),        // 31: outrider.v1.DecideApprovalResponse
+	(*CancelApprovalRequest)(nil),         // 32: outrider.v1.CancelApprovalRequest
+	(*CancelApprovalResponse)(nil),        // 33: outrider.v1.CancelApprovalResponse
+	(*AddApprovalPatternRequest)(nil),     // 34: outrider.v1.AddApprovalPatternRequest
+	(*AddApprovalPatternResponse)(nil),    // 35: outrider.v1.AddApprovalPatternResponse
+	(*RemoveApprovalPatternRequest)(nil),  // 36: outrider.v1.RemoveApprovalPatternRequest
+	(*RemoveApprovalPatternResponse)(nil), // 37: outrider.v1.RemoveApprovalPatternResponse
+	nil,                                   // 38: outrider.v1.CheckActionRequest.BinaryContextEntry
+	nil,                                   // 39: outrider.v1.ExplainActionRequest.BinaryContextEntry
+	(*Agent)(nil),                         // 40: outrider.v1.Agent
+	(*structpb.Struct)(nil),               // 41: google.protobuf.Struct
+	(Severity)(0),                         // 42: outrider.v1.Severity
+	(*GuardrailWarning)(nil),              // 43: outrider.v1.GuardrailWarning
+	(*Approval)(nil),                      // 44: outrider.v1.Approval
+	(*durationpb.Duration)(nil),           // 45: google.protobuf.Duration
 	(*Guardrail)(nil),                     // 46: outrider.v1.Guardrail
 	(*timestamppb.Timestamp)(nil),         // 47: google.protobuf.Timestamp
 	(*Decision)(nil),                      // 48: outrider.v1.Decision
 	(ApprovalState)(0),                    // 49: outrider.v1.ApprovalState
 }
 var file_outrider_v1_supervisor_service_proto_depIdxs = []int32{
-	41, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
-	41, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
-	41, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
-	41, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
-	42, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
-	39, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
+	40, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
+	40, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
+	40, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
+	40, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
+	41, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
+	38, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
 	0,  // 6: outrider.v1.CheckActionRequest.wait_mode:type_name -> outrider.v1.WaitMode
-	43, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
-	44, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
-	45, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
-	42, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
-	42, // 11: outrider.v1.ExplainActionRequest.context:type_name -> google.protobuf.Struct
-	40, // 12: outrider.v1.ExplainActionRequest.binary_context:type_name -> outrider.v1.ExplainActionRequest.BinaryContextEntry
-	1,  // 13: outrider.v1.ExplainStep.outcome:type_name -> outrider.v1.ExplainStepOutcome
-	43, // 14: outrider.v1.ExplainStep.severity:type_name -> outrider.v1.Severity
-	43, // 15: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
-	13, // 16: outrider.v1.ExplainActionResponse.steps:type_name -> outrider.v1.ExplainStep
-	44, // 17: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	42, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
+	43, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	44, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
+	41, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
+	41, // 11: outrider.v1.ExplainActionRequest.context:type_name -> google.protobuf.Struct
+	39, // 12: outrider.v1.ExplainActionRequest.binary_context:type_name -> outrider.v1.ExplainActionRequest.BinaryContextEntry
+	42, // 13: outrider.v1.GuardrailExplanation.severity:type_name -> outrider.v1.Severity
+	45, // 14: outrider.v1.GuardrailExplanation.duration:type_name -> google.protobuf.Duration
+	42, // 15: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
+	43, // 16: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	12, // 17: outrider.v1.ExplainActionResponse.guardrails:type_name -> outrider.v1.GuardrailExplanation
 	46, // 18: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
 	46, // 19: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
 	46, // 20: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
 	47, // 21: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
 	47, // 22: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
 	48, // 23: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
-	45, // 24: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
-	45, // 25: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 24: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 25: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
 	49, // 26: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
 	47, // 27: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
 	47, // 28: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
-	45, // 29: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
-	42, // 30: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
-	45, // 31: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
-	45, // 32: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
-	2,  // 33: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
-	4,  // 34: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
-	6,  // 35: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
-	8,  // 36: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
-	10, // 37: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
-	12, // 38: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
-	15, // 39: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
-	17, // 40: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
-	19, // 41: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
-	21, // 42: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
-	23, // 43: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
-	25, // 44: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
-	27, // 45: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
-	29, // 46: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
-	31, // 47: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
-	33, // 48: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
-	35, // 49: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
-	37, // 50: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
-	3,  // 51: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
-	5,  // 52: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
-	7,  // 53: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
-	9,  // 54: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
-	11, // 55: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
-	14, // 56: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
-	16, // 57: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
-	18, // 58: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
-	20, // 59: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
-	22, // 60: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
-	24, // 61: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
-	26, // 62: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
-	28, // 63: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
-	30, // 64: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
-	32, // 65: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
-	34, // 66: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
-	36, // 67: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
-	38, // 68: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
+	44, // 29: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
+	41, // 30: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
+	44, // 31: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 32: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
+	1,  // 33: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
+	3,  // 34: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
+	5,  // 35: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
+	7,  // 36: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
+	9,  // 37: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
+	11, // 38: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
+	14, // 39: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
+	16, // 40: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
+	18, // 41: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
+	20, // 42: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
+	22, // 43: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
+	24, // 44: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
+	26, // 45: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
+	28, // 46: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
+	30, // 47: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
+	32, // 48: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
+	34, // 49: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
+	36, // 50: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
+	2,  // 51: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
+	4,  // 52: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
+	6,  // 53: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
+	8,  // 54: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
+	10, // 55: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
+	13, // 56: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
+	15, // 57: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
+	17, // 58: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
+	19, // 59: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
+	21, // 60: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
+	23, // 61: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
+	25, // 62: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
+	27, // 63: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
+	29, // 64: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
+	31, // 65: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
+	33, // 66: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
+	35, // 67: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
+	37, // 68: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
 	51, // [51:69] is the sub-list for method output_type
 	33, // [33:51] is the sub-list for method input_type
 	33, // [33:33] is the sub-list for extension type_name
@@ -2612,7 +2603,7 @@ func file_outrider_v1_supervisor_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_supervisor_service_proto_rawDesc), len(file_outrider_v1_supervisor_service_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      1,
 			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -64,14 +64,12 @@ type SupervisorServiceClient interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(ctx context.Context, in *CheckActionRequest, opts ...grpc.CallOption) (*CheckActionResponse, error)
-	// Evaluates the chain for one action in CheckAction's order without any side
-	// effect: no rate count, no approval request, no circuit-breaker permit, no
-	// budget use, no decision-log record. Guardrails whose check has effects
-	// (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-	// guardrail that matches ends the walk with needs_approval. For callers that
-	// ask what the chain would say (the MCP gateway's hide_denied_tools).
-	// An agent may explain only its own actions; an operator any.
-	// INVALID_ARGUMENT: as CheckAction.
+	// What CheckAction would answer for this call now, guardrail by guardrail in
+	// evaluation order, with no side effect: no rate-limit count, no approval
+	// request, no circuit-breaker permit, no decision-log record, no metric. A
+	// hitl guardrail that matches ends the explanation with allowed=false and
+	// needs_approval=true ("would ask a human"). An operator, or an agent for
+	// itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
 	ExplainAction(ctx context.Context, in *ExplainActionRequest, opts ...grpc.CallOption) (*ExplainActionResponse, error)
 	// Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
 	// kind, bad options (e.g. an invalid regex), empty name.
@@ -329,14 +327,12 @@ type SupervisorServiceServer interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(context.Context, *CheckActionRequest) (*CheckActionResponse, error)
-	// Evaluates the chain for one action in CheckAction's order without any side
-	// effect: no rate count, no approval request, no circuit-breaker permit, no
-	// budget use, no decision-log record. Guardrails whose check has effects
-	// (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-	// guardrail that matches ends the walk with needs_approval. For callers that
-	// ask what the chain would say (the MCP gateway's hide_denied_tools).
-	// An agent may explain only its own actions; an operator any.
-	// INVALID_ARGUMENT: as CheckAction.
+	// What CheckAction would answer for this call now, guardrail by guardrail in
+	// evaluation order, with no side effect: no rate-limit count, no approval
+	// request, no circuit-breaker permit, no decision-log record, no metric. A
+	// hitl guardrail that matches ends the explanation with allowed=false and
+	// needs_approval=true ("would ask a human"). An operator, or an agent for
+	// itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
 	ExplainAction(context.Context, *ExplainActionRequest) (*ExplainActionResponse, error)
 	// Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
 	// kind, bad options (e.g. an invalid regex), empty name.

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import common_pb2 as _common_pb2
@@ -18,22 +19,9 @@ class WaitMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     WAIT_MODE_UNSPECIFIED: _ClassVar[WaitMode]
     WAIT_MODE_BLOCKING: _ClassVar[WaitMode]
     WAIT_MODE_NON_BLOCKING: _ClassVar[WaitMode]
-
-class ExplainStepOutcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    EXPLAIN_STEP_OUTCOME_UNSPECIFIED: _ClassVar[ExplainStepOutcome]
-    EXPLAIN_STEP_OUTCOME_EVALUATED: _ClassVar[ExplainStepOutcome]
-    EXPLAIN_STEP_OUTCOME_NOT_EVALUATED: _ClassVar[ExplainStepOutcome]
-    EXPLAIN_STEP_OUTCOME_WOULD_ASK: _ClassVar[ExplainStepOutcome]
-    EXPLAIN_STEP_OUTCOME_NOT_REACHED: _ClassVar[ExplainStepOutcome]
 WAIT_MODE_UNSPECIFIED: WaitMode
 WAIT_MODE_BLOCKING: WaitMode
 WAIT_MODE_NON_BLOCKING: WaitMode
-EXPLAIN_STEP_OUTCOME_UNSPECIFIED: ExplainStepOutcome
-EXPLAIN_STEP_OUTCOME_EVALUATED: ExplainStepOutcome
-EXPLAIN_STEP_OUTCOME_NOT_EVALUATED: ExplainStepOutcome
-EXPLAIN_STEP_OUTCOME_WOULD_ASK: ExplainStepOutcome
-EXPLAIN_STEP_OUTCOME_NOT_REACHED: ExplainStepOutcome
 
 class RegisterAgentRequest(_message.Message):
     __slots__ = ("agent", "request_id")
@@ -157,37 +145,47 @@ class ExplainActionRequest(_message.Message):
     binary_context: _containers.ScalarMap[str, bytes]
     def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., binary_context: _Optional[_Mapping[str, bytes]] = ...) -> None: ...
 
-class ExplainStep(_message.Message):
-    __slots__ = ("guardrail", "kind", "outcome", "severity", "reason")
+class GuardrailExplanation(_message.Message):
+    __slots__ = ("guardrail", "kind", "evaluated", "allowed", "severity", "reason", "duration", "decided", "needs_approval", "error")
     GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
-    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
     SEVERITY_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     guardrail: str
     kind: str
-    outcome: ExplainStepOutcome
+    evaluated: bool
+    allowed: bool
     severity: _common_pb2.Severity
     reason: str
-    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., outcome: _Optional[_Union[ExplainStepOutcome, str]] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ...) -> None: ...
+    duration: _duration_pb2.Duration
+    decided: bool
+    needs_approval: bool
+    error: str
+    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., evaluated: _Optional[bool] = ..., allowed: _Optional[bool] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ..., duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., decided: _Optional[bool] = ..., needs_approval: _Optional[bool] = ..., error: _Optional[str] = ...) -> None: ...
 
 class ExplainActionResponse(_message.Message):
-    __slots__ = ("allowed", "reason", "severity", "guardrail", "needs_approval", "steps", "warnings")
+    __slots__ = ("allowed", "reason", "severity", "guardrail", "warnings", "guardrails", "needs_approval")
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     SEVERITY_FIELD_NUMBER: _ClassVar[int]
     GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
-    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
-    STEPS_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    GUARDRAILS_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     reason: str
     severity: _common_pb2.Severity
     guardrail: str
-    needs_approval: bool
-    steps: _containers.RepeatedCompositeFieldContainer[ExplainStep]
     warnings: _containers.RepeatedCompositeFieldContainer[_supervisor_pb2.GuardrailWarning]
-    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., needs_approval: _Optional[bool] = ..., steps: _Optional[_Iterable[_Union[ExplainStep, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ...) -> None: ...
+    guardrails: _containers.RepeatedCompositeFieldContainer[GuardrailExplanation]
+    needs_approval: bool
+    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., guardrails: _Optional[_Iterable[_Union[GuardrailExplanation, _Mapping]]] = ..., needs_approval: _Optional[bool] = ...) -> None: ...
 
 class AddGuardrailRequest(_message.Message):
     __slots__ = ("guardrail", "request_id")

@@ -181,14 +181,12 @@ class SupervisorServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExplainAction(self, request, context):
-        """Evaluates the chain for one action in CheckAction's order without any side
-        effect: no rate count, no approval request, no circuit-breaker permit, no
-        budget use, no decision-log record. Guardrails whose check has effects
-        (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-        guardrail that matches ends the walk with needs_approval. For callers that
-        ask what the chain would say (the MCP gateway's hide_denied_tools).
-        An agent may explain only its own actions; an operator any.
-        INVALID_ARGUMENT: as CheckAction.
+        """What CheckAction would answer for this call now, guardrail by guardrail in
+        evaluation order, with no side effect: no rate-limit count, no approval
+        request, no circuit-breaker permit, no decision-log record, no metric. A
+        hitl guardrail that matches ends the explanation with allowed=false and
+        needs_approval=true ("would ask a human"). An operator, or an agent for
+        itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -57,14 +57,12 @@ class SupervisorServiceStub:
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
     """
     ExplainAction: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]
-    """Evaluates the chain for one action in CheckAction's order without any side
-    effect: no rate count, no approval request, no circuit-breaker permit, no
-    budget use, no decision-log record. Guardrails whose check has effects
-    (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-    guardrail that matches ends the walk with needs_approval. For callers that
-    ask what the chain would say (the MCP gateway's hide_denied_tools).
-    An agent may explain only its own actions; an operator any.
-    INVALID_ARGUMENT: as CheckAction.
+    """What CheckAction would answer for this call now, guardrail by guardrail in
+    evaluation order, with no side effect: no rate-limit count, no approval
+    request, no circuit-breaker permit, no decision-log record, no metric. A
+    hitl guardrail that matches ends the explanation with allowed=false and
+    needs_approval=true ("would ask a human"). An operator, or an agent for
+    itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
     """
     AddGuardrail: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
@@ -134,14 +132,12 @@ class SupervisorServiceAsyncStub(SupervisorServiceStub):
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
     """
     ExplainAction: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]  # type: ignore[assignment]
-    """Evaluates the chain for one action in CheckAction's order without any side
-    effect: no rate count, no approval request, no circuit-breaker permit, no
-    budget use, no decision-log record. Guardrails whose check has effects
-    (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-    guardrail that matches ends the walk with needs_approval. For callers that
-    ask what the chain would say (the MCP gateway's hide_denied_tools).
-    An agent may explain only its own actions; an operator any.
-    INVALID_ARGUMENT: as CheckAction.
+    """What CheckAction would answer for this call now, guardrail by guardrail in
+    evaluation order, with no side effect: no rate-limit count, no approval
+    request, no circuit-breaker permit, no decision-log record, no metric. A
+    hitl guardrail that matches ends the explanation with allowed=false and
+    needs_approval=true ("would ask a human"). An operator, or an agent for
+    itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
     """
     AddGuardrail: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]  # type: ignore[assignment]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
@@ -244,14 +240,12 @@ class SupervisorServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _supervisor_service_pb2.ExplainActionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_supervisor_service_pb2.ExplainActionResponse, _abc.Awaitable[_supervisor_service_pb2.ExplainActionResponse]]:
-        """Evaluates the chain for one action in CheckAction's order without any side
-        effect: no rate count, no approval request, no circuit-breaker permit, no
-        budget use, no decision-log record. Guardrails whose check has effects
-        (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-        guardrail that matches ends the walk with needs_approval. For callers that
-        ask what the chain would say (the MCP gateway's hide_denied_tools).
-        An agent may explain only its own actions; an operator any.
-        INVALID_ARGUMENT: as CheckAction.
+        """What CheckAction would answer for this call now, guardrail by guardrail in
+        evaluation order, with no side effect: no rate-limit count, no approval
+        request, no circuit-breaker permit, no decision-log record, no metric. A
+        hitl guardrail that matches ends the explanation with allowed=false and
+        needs_approval=true ("would ask a human"). An operator, or an agent for
+        itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
         """
 
     @_abc_1.abstractmethod

@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Agent, Severity } from "./common_pb.js";
 import { file_outrider_v1_common } from "./common_pb.js";
 import type { Approval, ApprovalState, Decision, Guardrail, GuardrailWarning } from "./supervisor_pb.js";
@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/supervisor_service.proto.
  */
 export const file_outrider_v1_supervisor_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSLmAQoURXhwbGFpbkFjdGlvblJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEigKB2NvbnRleHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EkwKDmJpbmFyeV9jb250ZXh0GAQgAygLMjQub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QuQmluYXJ5Q29udGV4dEVudHJ5GjQKEkJpbmFyeUNvbnRleHRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBIpkBCgtFeHBsYWluU3RlcBIRCglndWFyZHJhaWwYASABKAkSDAoEa2luZBgCIAEoCRIwCgdvdXRjb21lGAMgASgOMh8ub3V0cmlkZXIudjEuRXhwbGFpblN0ZXBPdXRjb21lEicKCHNldmVyaXR5GAQgASgOMhUub3V0cmlkZXIudjEuU2V2ZXJpdHkSDgoGcmVhc29uGAUgASgJIuYBChVFeHBsYWluQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSFgoObmVlZHNfYXBwcm92YWwYBSABKAgSJwoFc3RlcHMYBiADKAsyGC5vdXRyaWRlci52MS5FeHBsYWluU3RlcBIvCgh3YXJuaW5ncxgHIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmciVAoTQWRkR3VhcmRyYWlsUmVxdWVzdBIpCglndWFyZHJhaWwYASABKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwSEgoKcmVxdWVzdF9pZBgCIAEoCSJTChRBZGRHdWFyZHJhaWxSZXNwb25zZRIpCglndWFyZHJhaWwYASABKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwSEAoIcG9zaXRpb24YAiABKAUiOgoWUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiMAoXUmVtb3ZlR3VhcmRyYWlsUmVzcG9uc2USFQoNcmVtb3ZlZF9jb3VudBgBIAEoBSIXChVMaXN0R3VhcmRyYWlsc1JlcXVlc3QiRAoWTGlzdEd1YXJkcmFpbHNSZXNwb25zZRIqCgpndWFyZHJhaWxzGAEgAygLMhYub3V0cmlkZXIudjEuR3VhcmRyYWlsIhUKE1JlbG9hZFBvbGljeVJlcXVlc3QiPwoUUmVsb2FkUG9saWN5UmVzcG9uc2USFwoPZ3VhcmRyYWlsX2NvdW50GAEgASgFEg4KBnNvdXJjZRgCIAEoCSLhAQoUTGlzdERlY2lzaW9uc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEg8KB291dGNvbWUYAyABKAkSEQoJZ3VhcmRyYWlsGAQgASgJEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCSJaChVMaXN0RGVjaXNpb25zUmVzcG9uc2USKAoJZGVjaXNpb25zGAEgAygLMhUub3V0cmlkZXIudjEuRGVjaXNpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIikKEkdldEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCSI+ChNHZXRBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiKwoUV2F0Y2hBcHByb3ZhbFJlcXVlc3QSEwoLYXBwcm92YWxfaWQYASABKAkiQAoVV2F0Y2hBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwi+gEKFExpc3RBcHByb3ZhbHNSZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIpCgVzdGF0ZRgDIAEoDjIaLm91dHJpZGVyLnYxLkFwcHJvdmFsU3RhdGUSEAoIcmV2aWV3ZXIYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJIloKFUxpc3RBcHByb3ZhbHNSZXNwb25zZRIoCglhcHByb3ZhbHMYASADKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkikwEKFURlY2lkZUFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCRIPCgdhcHByb3ZlGAIgASgIEg8KB2NvbW1lbnQYAyABKAkSLwoOZWRpdGVkX2NvbnRleHQYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnJlcXVlc3RfaWQYBSABKAkiQQoWRGVjaWRlQXBwcm92YWxSZXNwb25zZRInCghhcHByb3ZhbBgBIAEoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsIlAKFUNhbmNlbEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJBChZDYW5jZWxBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiUwoZQWRkQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBIRCglndWFyZHJhaWwYASABKAkSDwoHcGF0dGVybhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIi4KGkFkZEFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEhAKCHBhdHRlcm5zGAEgAygJIlYKHFJlbW92ZUFwcHJvdmFsUGF0dGVyblJlcXVlc3QSEQoJZ3VhcmRyYWlsGAEgASgJEg8KB3BhdHRlcm4YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSIxCh1SZW1vdmVBcHByb3ZhbFBhdHRlcm5SZXNwb25zZRIQCghwYXR0ZXJucxgBIAMoCSpZCghXYWl0TW9kZRIZChVXQUlUX01PREVfVU5TUEVDSUZJRUQQABIWChJXQUlUX01PREVfQkxPQ0tJTkcQARIaChZXQUlUX01PREVfTk9OX0JMT0NLSU5HEAIq0AEKEkV4cGxhaW5TdGVwT3V0Y29tZRIkCiBFWFBMQUlOX1NURVBfT1VUQ09NRV9VTlNQRUNJRklFRBAAEiIKHkVYUExBSU5fU1RFUF9PVVRDT01FX0VWQUxVQVRFRBABEiYKIkVYUExBSU5fU1RFUF9PVVRDT01FX05PVF9FVkFMVUFURUQQAhIiCh5FWFBMQUlOX1NURVBfT1VUQ09NRV9XT1VMRF9BU0sQAxIkCiBFWFBMQUlOX1NURVBfT1VUQ09NRV9OT1RfUkVBQ0hFRBAEMtcMChFTdXBlcnZpc29yU2VydmljZRJWCg1SZWdpc3RlckFnZW50EiEub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlcXVlc3QaIi5vdXRyaWRlci52MS5SZWdpc3RlckFnZW50UmVzcG9uc2USXAoPRGVyZWdpc3RlckFnZW50EiMub3V0cmlkZXIudjEuRGVyZWdpc3RlckFnZW50UmVxdWVzdBokLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlc3BvbnNlEkcKCEdldEFnZW50Ehwub3V0cmlkZXIudjEuR2V0QWdlbnRSZXF1ZXN0Gh0ub3V0cmlkZXIudjEuR2V0QWdlbnRSZXNwb25zZRJNCgpMaXN0QWdlbnRzEh4ub3V0cmlkZXIudjEuTGlzdEFnZW50c1JlcXVlc3QaHy5vdXRyaWRlci52MS5MaXN0QWdlbnRzUmVzcG9uc2USUAoLQ2hlY2tBY3Rpb24SHy5vdXRyaWRlci52MS5DaGVja0FjdGlvblJlcXVlc3QaIC5vdXRyaWRlci52MS5DaGVja0FjdGlvblJlc3BvbnNlElYKDUV4cGxhaW5BY3Rpb24SIS5vdXRyaWRlci52MS5FeHBsYWluQWN0aW9uUmVxdWVzdBoiLm91dHJpZGVyLnYxLkV4cGxhaW5BY3Rpb25SZXNwb25zZRJTCgxBZGRHdWFyZHJhaWwSIC5vdXRyaWRlci52MS5BZGRHdWFyZHJhaWxSZXF1ZXN0GiEub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVzcG9uc2USXAoPUmVtb3ZlR3VhcmRyYWlsEiMub3V0cmlkZXIudjEuUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBokLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlc3BvbnNlElkKDkxpc3RHdWFyZHJhaWxzEiIub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXF1ZXN0GiMub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXNwb25zZRJTCgxSZWxvYWRQb2xpY3kSIC5vdXRyaWRlci52MS5SZWxvYWRQb2xpY3lSZXF1ZXN0GiEub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVzcG9uc2USVgoNTGlzdERlY2lzaW9ucxIhLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdERlY2lzaW9uc1Jlc3BvbnNlElAKC0dldEFwcHJvdmFsEh8ub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXF1ZXN0GiAub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXNwb25zZRJYCg1XYXRjaEFwcHJvdmFsEiEub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlcXVlc3QaIi5vdXRyaWRlci52MS5XYXRjaEFwcHJvdmFsUmVzcG9uc2UwARJWCg1MaXN0QXBwcm92YWxzEiEub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1JlcXVlc3QaIi5vdXRyaWRlci52MS5MaXN0QXBwcm92YWxzUmVzcG9uc2USWQoORGVjaWRlQXBwcm92YWwSIi5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlcXVlc3QaIy5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlc3BvbnNlElkKDkNhbmNlbEFwcHJvdmFsEiIub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXNwb25zZRJlChJBZGRBcHByb3ZhbFBhdHRlcm4SJi5vdXRyaWRlci52MS5BZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0Gicub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USbgoVUmVtb3ZlQXBwcm92YWxQYXR0ZXJuEikub3V0cmlkZXIudjEuUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBoqLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlQm8KD2Rldi5vdXRyaWRlci52MUIWU3VwZXJ2aXNvclNlcnZpY2VQcm90b1ABWkJnaXRodWIuY29tL291dHJpZGVyLWRldi9vdXRyaWRlci9jbGllbnRzL2dvL291dHJpZGVyL3YxO291dHJpZGVydjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
+  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSLmAQoURXhwbGFpbkFjdGlvblJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEigKB2NvbnRleHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EkwKDmJpbmFyeV9jb250ZXh0GAQgAygLMjQub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QuQmluYXJ5Q29udGV4dEVudHJ5GjQKEkJpbmFyeUNvbnRleHRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBIvkBChRHdWFyZHJhaWxFeHBsYW5hdGlvbhIRCglndWFyZHJhaWwYASABKAkSDAoEa2luZBgCIAEoCRIRCglldmFsdWF0ZWQYAyABKAgSDwoHYWxsb3dlZBgEIAEoCBInCghzZXZlcml0eRgFIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5Eg4KBnJlYXNvbhgGIAEoCRIrCghkdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdkZWNpZGVkGAggASgIEhYKDm5lZWRzX2FwcHJvdmFsGAkgASgIEg0KBWVycm9yGAogASgJIvQBChVFeHBsYWluQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSLwoId2FybmluZ3MYBSADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEjUKCmd1YXJkcmFpbHMYBiADKAsyIS5vdXRyaWRlci52MS5HdWFyZHJhaWxFeHBsYW5hdGlvbhIWCg5uZWVkc19hcHByb3ZhbBgHIAEoCCJUChNBZGRHdWFyZHJhaWxSZXF1ZXN0EikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBISCgpyZXF1ZXN0X2lkGAIgASgJIlMKFEFkZEd1YXJkcmFpbFJlc3BvbnNlEikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBIQCghwb3NpdGlvbhgCIAEoBSI6ChZSZW1vdmVHdWFyZHJhaWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIwChdSZW1vdmVHdWFyZHJhaWxSZXNwb25zZRIVCg1yZW1vdmVkX2NvdW50GAEgASgFIhcKFUxpc3RHdWFyZHJhaWxzUmVxdWVzdCJEChZMaXN0R3VhcmRyYWlsc1Jlc3BvbnNlEioKCmd1YXJkcmFpbHMYASADKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwiFQoTUmVsb2FkUG9saWN5UmVxdWVzdCI/ChRSZWxvYWRQb2xpY3lSZXNwb25zZRIXCg9ndWFyZHJhaWxfY291bnQYASABKAUSDgoGc291cmNlGAIgASgJIuEBChRMaXN0RGVjaXNpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIRCglndWFyZHJhaWwYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJIloKFUxpc3REZWNpc2lvbnNSZXNwb25zZRIoCglkZWNpc2lvbnMYASADKAsyFS5vdXRyaWRlci52MS5EZWNpc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoSR2V0QXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJIj4KE0dldEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCIrChRXYXRjaEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCSJAChVXYXRjaEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCL6AQoUTGlzdEFwcHJvdmFsc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEikKBXN0YXRlGAMgASgOMhoub3V0cmlkZXIudjEuQXBwcm92YWxTdGF0ZRIQCghyZXZpZXdlchgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAcgASgFEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoVTGlzdEFwcHJvdmFsc1Jlc3BvbnNlEigKCWFwcHJvdmFscxgBIAMoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKTAQoVRGVjaWRlQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCg5lZGl0ZWRfY29udGV4dBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJBChZEZWNpZGVBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiUAoVQ2FuY2VsQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkEKFkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCJTChlBZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0EhEKCWd1YXJkcmFpbBgBIAEoCRIPCgdwYXR0ZXJuGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiLgoaQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USEAoIcGF0dGVybnMYASADKAkiVgocUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBIRCglndWFyZHJhaWwYASABKAkSDwoHcGF0dGVybhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjEKHVJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEhAKCHBhdHRlcm5zGAEgAygJKlkKCFdhaXRNb2RlEhkKFVdBSVRfTU9ERV9VTlNQRUNJRklFRBAAEhYKEldBSVRfTU9ERV9CTE9DS0lORxABEhoKFldBSVRfTU9ERV9OT05fQkxPQ0tJTkcQAjLXDAoRU3VwZXJ2aXNvclNlcnZpY2USVgoNUmVnaXN0ZXJBZ2VudBIhLm91dHJpZGVyLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0GiIub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlc3BvbnNlElwKD0RlcmVnaXN0ZXJBZ2VudBIjLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QaJC5vdXRyaWRlci52MS5EZXJlZ2lzdGVyQWdlbnRSZXNwb25zZRJHCghHZXRBZ2VudBIcLm91dHJpZGVyLnYxLkdldEFnZW50UmVxdWVzdBodLm91dHJpZGVyLnYxLkdldEFnZW50UmVzcG9uc2USTQoKTGlzdEFnZW50cxIeLm91dHJpZGVyLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh8ub3V0cmlkZXIudjEuTGlzdEFnZW50c1Jlc3BvbnNlElAKC0NoZWNrQWN0aW9uEh8ub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXF1ZXN0GiAub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXNwb25zZRJWCg1FeHBsYWluQWN0aW9uEiEub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QaIi5vdXRyaWRlci52MS5FeHBsYWluQWN0aW9uUmVzcG9uc2USUwoMQWRkR3VhcmRyYWlsEiAub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVxdWVzdBohLm91dHJpZGVyLnYxLkFkZEd1YXJkcmFpbFJlc3BvbnNlElwKD1JlbW92ZUd1YXJkcmFpbBIjLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlcXVlc3QaJC5vdXRyaWRlci52MS5SZW1vdmVHdWFyZHJhaWxSZXNwb25zZRJZCg5MaXN0R3VhcmRyYWlscxIiLm91dHJpZGVyLnYxLkxpc3RHdWFyZHJhaWxzUmVxdWVzdBojLm91dHJpZGVyLnYxLkxpc3RHdWFyZHJhaWxzUmVzcG9uc2USUwoMUmVsb2FkUG9saWN5EiAub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVxdWVzdBohLm91dHJpZGVyLnYxLlJlbG9hZFBvbGljeVJlc3BvbnNlElYKDUxpc3REZWNpc2lvbnMSIS5vdXRyaWRlci52MS5MaXN0RGVjaXNpb25zUmVxdWVzdBoiLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXNwb25zZRJQCgtHZXRBcHByb3ZhbBIfLm91dHJpZGVyLnYxLkdldEFwcHJvdmFsUmVxdWVzdBogLm91dHJpZGVyLnYxLkdldEFwcHJvdmFsUmVzcG9uc2USWAoNV2F0Y2hBcHByb3ZhbBIhLm91dHJpZGVyLnYxLldhdGNoQXBwcm92YWxSZXF1ZXN0GiIub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlc3BvbnNlMAESVgoNTGlzdEFwcHJvdmFscxIhLm91dHJpZGVyLnYxLkxpc3RBcHByb3ZhbHNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1Jlc3BvbnNlElkKDkRlY2lkZUFwcHJvdmFsEiIub3V0cmlkZXIudjEuRGVjaWRlQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuRGVjaWRlQXBwcm92YWxSZXNwb25zZRJZCg5DYW5jZWxBcHByb3ZhbBIiLm91dHJpZGVyLnYxLkNhbmNlbEFwcHJvdmFsUmVxdWVzdBojLm91dHJpZGVyLnYxLkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USZQoSQWRkQXBwcm92YWxQYXR0ZXJuEiYub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBonLm91dHJpZGVyLnYxLkFkZEFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEm4KFVJlbW92ZUFwcHJvdmFsUGF0dGVybhIpLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlcXVlc3QaKi5vdXRyaWRlci52MS5SZW1vdmVBcHByb3ZhbFBhdHRlcm5SZXNwb25zZUJvCg9kZXYub3V0cmlkZXIudjFCFlN1cGVydmlzb3JTZXJ2aWNlUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
 
 /**
  * @generated from message outrider.v1.RegisterAgentRequest
@@ -307,6 +307,8 @@ export const CheckActionResponseSchema: GenMessage<CheckActionResponse> = /*@__P
  */
 export type ExplainActionRequest = Message<"outrider.v1.ExplainActionRequest"> & {
   /**
+   * The agent the call would come from (an agent credential: itself only).
+   *
    * @generated from field: string agent_id = 1;
    */
   agentId: string;
@@ -337,12 +339,14 @@ export const ExplainActionRequestSchema: GenMessage<ExplainActionRequest> = /*@_
   messageDesc(file_outrider_v1_supervisor_service, 10);
 
 /**
- * One guardrail's part in an explanation, in evaluation order.
+ * One guardrail of the chain, in evaluation order.
  *
- * @generated from message outrider.v1.ExplainStep
+ * @generated from message outrider.v1.GuardrailExplanation
  */
-export type ExplainStep = Message<"outrider.v1.ExplainStep"> & {
+export type GuardrailExplanation = Message<"outrider.v1.GuardrailExplanation"> & {
   /**
+   * The guardrail's name and kind.
+   *
    * @generated from field: string guardrail = 1;
    */
   guardrail: string;
@@ -353,26 +357,63 @@ export type ExplainStep = Message<"outrider.v1.ExplainStep"> & {
   kind: string;
 
   /**
-   * @generated from field: outrider.v1.ExplainStepOutcome outcome = 3;
+   * False when an earlier guardrail decided, so this one would not run (the
+   * verdict fields are then unset).
+   *
+   * @generated from field: bool evaluated = 3;
    */
-  outcome: ExplainStepOutcome;
+  evaluated: boolean;
 
   /**
-   * @generated from field: outrider.v1.Severity severity = 4;
+   * @generated from field: bool allowed = 4;
+   */
+  allowed: boolean;
+
+  /**
+   * @generated from field: outrider.v1.Severity severity = 5;
    */
   severity: Severity;
 
   /**
-   * @generated from field: string reason = 5;
+   * @generated from field: string reason = 6;
    */
   reason: string;
+
+  /**
+   * How long its evaluation took here.
+   *
+   * @generated from field: google.protobuf.Duration duration = 7;
+   */
+  duration?: Duration | undefined;
+
+  /**
+   * This guardrail's result is the answer (the first block, or the last
+   * guardrail when all allow).
+   *
+   * @generated from field: bool decided = 8;
+   */
+  decided: boolean;
+
+  /**
+   * A hitl guardrail that matched: CheckAction would ask a human.
+   *
+   * @generated from field: bool needs_approval = 9;
+   */
+  needsApproval: boolean;
+
+  /**
+   * Set when the guardrail raised (counted as a block, as in CheckAction).
+   *
+   * @generated from field: string error = 10;
+   */
+  error: string;
 };
 
 /**
- * Describes the message outrider.v1.ExplainStep.
- * Use `create(ExplainStepSchema)` to create a new message.
+ * Describes the message outrider.v1.GuardrailExplanation.
+ * Use `create(GuardrailExplanationSchema)` to create a new message.
  */
-export const ExplainStepSchema: GenMessage<ExplainStep> = /*@__PURE__*/
+export const GuardrailExplanationSchema: GenMessage<GuardrailExplanation> = /*@__PURE__*/
   messageDesc(file_outrider_v1_supervisor_service, 11);
 
 /**
@@ -380,7 +421,7 @@ export const ExplainStepSchema: GenMessage<ExplainStep> = /*@__PURE__*/
  */
 export type ExplainActionResponse = Message<"outrider.v1.ExplainActionResponse"> & {
   /**
-   * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+   * The answer CheckAction would give (as CheckActionResponse's fields).
    *
    * @generated from field: bool allowed = 1;
    */
@@ -397,30 +438,28 @@ export type ExplainActionResponse = Message<"outrider.v1.ExplainActionResponse">
   severity: Severity;
 
   /**
-   * The guardrail that decided (empty when every evaluated one allowed).
-   *
    * @generated from field: string guardrail = 4;
    */
   guardrail: string;
 
   /**
-   * A hitl guardrail would ask a person (no request was created).
-   *
-   * @generated from field: bool needs_approval = 5;
-   */
-  needsApproval: boolean;
-
-  /**
-   * @generated from field: repeated outrider.v1.ExplainStep steps = 6;
-   */
-  steps: ExplainStep[];
-
-  /**
-   * Warnings of the evaluated guardrails, in order.
-   *
-   * @generated from field: repeated outrider.v1.GuardrailWarning warnings = 7;
+   * @generated from field: repeated outrider.v1.GuardrailWarning warnings = 5;
    */
   warnings: GuardrailWarning[];
+
+  /**
+   * Every guardrail of the chain, in evaluation order.
+   *
+   * @generated from field: repeated outrider.v1.GuardrailExplanation guardrails = 6;
+   */
+  guardrails: GuardrailExplanation[];
+
+  /**
+   * A hitl guardrail matched: CheckAction would ask a human.
+   *
+   * @generated from field: bool needs_approval = 7;
+   */
+  needsApproval: boolean;
 };
 
 /**
@@ -1027,52 +1066,6 @@ export const WaitModeSchema: GenEnum<WaitMode> = /*@__PURE__*/
   enumDesc(file_outrider_v1_supervisor_service, 0);
 
 /**
- * What happened to one guardrail in an explanation.
- *
- * @generated from enum outrider.v1.ExplainStepOutcome
- */
-export enum ExplainStepOutcome {
-  /**
-   * @generated from enum value: EXPLAIN_STEP_OUTCOME_UNSPECIFIED = 0;
-   */
-  UNSPECIFIED = 0,
-
-  /**
-   * Checked: `severity` and `reason` are its result.
-   *
-   * @generated from enum value: EXPLAIN_STEP_OUTCOME_EVALUATED = 1;
-   */
-  EVALUATED = 1,
-
-  /**
-   * Not checked: its check counts, reserves or runs user code.
-   *
-   * @generated from enum value: EXPLAIN_STEP_OUTCOME_NOT_EVALUATED = 2;
-   */
-  NOT_EVALUATED = 2,
-
-  /**
-   * A hitl guardrail that matches: CheckAction would ask a person here.
-   *
-   * @generated from enum value: EXPLAIN_STEP_OUTCOME_WOULD_ASK = 3;
-   */
-  WOULD_ASK = 3,
-
-  /**
-   * After the step that decided: CheckAction would not reach it.
-   *
-   * @generated from enum value: EXPLAIN_STEP_OUTCOME_NOT_REACHED = 4;
-   */
-  NOT_REACHED = 4,
-}
-
-/**
- * Describes the enum outrider.v1.ExplainStepOutcome.
- */
-export const ExplainStepOutcomeSchema: GenEnum<ExplainStepOutcome> = /*@__PURE__*/
-  enumDesc(file_outrider_v1_supervisor_service, 1);
-
-/**
  * "May agent X do action Y with context Z?" An ordered guardrail chain, the
  * agent registry, the decision log and human approvals.
  *
@@ -1138,14 +1131,12 @@ export const SupervisorService: GenService<{
     output: typeof CheckActionResponseSchema;
   },
   /**
-   * Evaluates the chain for one action in CheckAction's order without any side
-   * effect: no rate count, no approval request, no circuit-breaker permit, no
-   * budget use, no decision-log record. Guardrails whose check has effects
-   * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-   * guardrail that matches ends the walk with needs_approval. For callers that
-   * ask what the chain would say (the MCP gateway's hide_denied_tools).
-   * An agent may explain only its own actions; an operator any.
-   * INVALID_ARGUMENT: as CheckAction.
+   * What CheckAction would answer for this call now, guardrail by guardrail in
+   * evaluation order, with no side effect: no rate-limit count, no approval
+   * request, no circuit-breaker permit, no decision-log record, no metric. A
+   * hitl guardrail that matches ends the explanation with allowed=false and
+   * needs_approval=true ("would ask a human"). An operator, or an agent for
+   * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
    *
    * @generated from rpc outrider.v1.SupervisorService.ExplainAction
    */

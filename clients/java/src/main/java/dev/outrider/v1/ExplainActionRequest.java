@@ -67,6 +67,10 @@ private static final long serialVersionUID = 0L;
   @SuppressWarnings("serial")
   private volatile java.lang.Object agentId_ = "";
   /**
+   * <pre>
+   * The agent the call would come from (an agent credential: itself only).
+   * </pre>
+   *
    * <code>string agent_id = 1 [json_name = "agentId"];</code>
    * @return The agentId.
    */
@@ -84,6 +88,10 @@ private static final long serialVersionUID = 0L;
     }
   }
   /**
+   * <pre>
+   * The agent the call would come from (an agent credential: itself only).
+   * </pre>
+   *
    * <code>string agent_id = 1 [json_name = "agentId"];</code>
    * @return The bytes for agentId.
    */
@@ -692,6 +700,10 @@ com.google.protobuf.ByteString defaultValue) {
 
     private java.lang.Object agentId_ = "";
     /**
+     * <pre>
+     * The agent the call would come from (an agent credential: itself only).
+     * </pre>
+     *
      * <code>string agent_id = 1 [json_name = "agentId"];</code>
      * @return The agentId.
      */
@@ -708,6 +720,10 @@ com.google.protobuf.ByteString defaultValue) {
       }
     }
     /**
+     * <pre>
+     * The agent the call would come from (an agent credential: itself only).
+     * </pre>
+     *
      * <code>string agent_id = 1 [json_name = "agentId"];</code>
      * @return The bytes for agentId.
      */
@@ -725,6 +741,10 @@ com.google.protobuf.ByteString defaultValue) {
       }
     }
     /**
+     * <pre>
+     * The agent the call would come from (an agent credential: itself only).
+     * </pre>
+     *
      * <code>string agent_id = 1 [json_name = "agentId"];</code>
      * @param value The agentId to set.
      * @return This builder for chaining.
@@ -738,6 +758,10 @@ com.google.protobuf.ByteString defaultValue) {
       return this;
     }
     /**
+     * <pre>
+     * The agent the call would come from (an agent credential: itself only).
+     * </pre>
+     *
      * <code>string agent_id = 1 [json_name = "agentId"];</code>
      * @return This builder for chaining.
      */
@@ -748,6 +772,10 @@ com.google.protobuf.ByteString defaultValue) {
       return this;
     }
     /**
+     * <pre>
+     * The agent the call would come from (an agent credential: itself only).
+     * </pre>
+     *
      * <code>string agent_id = 1 [json_name = "agentId"];</code>
      * @param value The bytes for agentId to set.
      * @return This builder for chaining.

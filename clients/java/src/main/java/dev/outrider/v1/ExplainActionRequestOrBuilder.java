@@ -11,11 +11,19 @@ public interface ExplainActionRequestOrBuilder extends
     com.google.protobuf.MessageOrBuilder {
 
   /**
+   * <pre>
+   * The agent the call would come from (an agent credential: itself only).
+   * </pre>
+   *
    * <code>string agent_id = 1 [json_name = "agentId"];</code>
    * @return The agentId.
    */
   java.lang.String getAgentId();
   /**
+   * <pre>
+   * The agent the call would come from (an agent credential: itself only).
+   * </pre>
+   *
    * <code>string agent_id = 1 [json_name = "agentId"];</code>
    * @return The bytes for agentId.
    */

@@ -31,8 +31,8 @@ private static final long serialVersionUID = 0L;
     reason_ = "";
     severity_ = 0;
     guardrail_ = "";
-    steps_ = java.util.Collections.emptyList();
     warnings_ = java.util.Collections.emptyList();
+    guardrails_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -57,7 +57,7 @@ private static final long serialVersionUID = 0L;
   private boolean allowed_ = false;
   /**
    * <pre>
-   * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+   * The answer CheckAction would give (as CheckActionResponse's fields).
    * </pre>
    *
    * <code>bool allowed = 1 [json_name = "allowed"];</code>
@@ -129,10 +129,6 @@ private static final long serialVersionUID = 0L;
   @SuppressWarnings("serial")
   private volatile java.lang.Object guardrail_ = "";
   /**
-   * <pre>
-   * The guardrail that decided (empty when every evaluated one allowed).
-   * </pre>
-   *
    * <code>string guardrail = 4 [json_name = "guardrail"];</code>
    * @return The guardrail.
    */
@@ -150,10 +146,6 @@ private static final long serialVersionUID = 0L;
     }
   }
   /**
-   * <pre>
-   * The guardrail that decided (empty when every evaluated one allowed).
-   * </pre>
-   *
    * <code>string guardrail = 4 [json_name = "guardrail"];</code>
    * @return The bytes for guardrail.
    */
@@ -172,82 +164,18 @@ private static final long serialVersionUID = 0L;
     }
   }
 
-  public static final int NEEDS_APPROVAL_FIELD_NUMBER = 5;
-  private boolean needsApproval_ = false;
-  /**
-   * <pre>
-   * A hitl guardrail would ask a person (no request was created).
-   * </pre>
-   *
-   * <code>bool needs_approval = 5 [json_name = "needsApproval"];</code>
-   * @return The needsApproval.
-   */
-  @java.lang.Override
-  public boolean getNeedsApproval() {
-    return needsApproval_;
-  }
-
-  public static final int STEPS_FIELD_NUMBER = 6;
-  @SuppressWarnings("serial")
-  private java.util.List<dev.outrider.v1.ExplainStep> steps_;
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  @java.lang.Override
-  public java.util.List<dev.outrider.v1.ExplainStep> getStepsList() {
-    return steps_;
-  }
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  @java.lang.Override
-  public java.util.List<? extends dev.outrider.v1.ExplainStepOrBuilder> 
-      getStepsOrBuilderList() {
-    return steps_;
-  }
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  @java.lang.Override
-  public int getStepsCount() {
-    return steps_.size();
-  }
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  @java.lang.Override
-  public dev.outrider.v1.ExplainStep getSteps(int index) {
-    return steps_.get(index);
-  }
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  @java.lang.Override
-  public dev.outrider.v1.ExplainStepOrBuilder getStepsOrBuilder(
-      int index) {
-    return steps_.get(index);
-  }
-
-  public static final int WARNINGS_FIELD_NUMBER = 7;
+  public static final int WARNINGS_FIELD_NUMBER = 5;
   @SuppressWarnings("serial")
   private java.util.List<dev.outrider.v1.GuardrailWarning> warnings_;
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   @java.lang.Override
   public java.util.List<dev.outrider.v1.GuardrailWarning> getWarningsList() {
     return warnings_;
   }
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   @java.lang.Override
   public java.util.List<? extends dev.outrider.v1.GuardrailWarningOrBuilder> 
@@ -255,38 +183,102 @@ private static final long serialVersionUID = 0L;
     return warnings_;
   }
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   @java.lang.Override
   public int getWarningsCount() {
     return warnings_.size();
   }
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   @java.lang.Override
   public dev.outrider.v1.GuardrailWarning getWarnings(int index) {
     return warnings_.get(index);
   }
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   @java.lang.Override
   public dev.outrider.v1.GuardrailWarningOrBuilder getWarningsOrBuilder(
       int index) {
     return warnings_.get(index);
+  }
+
+  public static final int GUARDRAILS_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private java.util.List<dev.outrider.v1.GuardrailExplanation> guardrails_;
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<dev.outrider.v1.GuardrailExplanation> getGuardrailsList() {
+    return guardrails_;
+  }
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends dev.outrider.v1.GuardrailExplanationOrBuilder> 
+      getGuardrailsOrBuilderList() {
+    return guardrails_;
+  }
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  @java.lang.Override
+  public int getGuardrailsCount() {
+    return guardrails_.size();
+  }
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  @java.lang.Override
+  public dev.outrider.v1.GuardrailExplanation getGuardrails(int index) {
+    return guardrails_.get(index);
+  }
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  @java.lang.Override
+  public dev.outrider.v1.GuardrailExplanationOrBuilder getGuardrailsOrBuilder(
+      int index) {
+    return guardrails_.get(index);
+  }
+
+  public static final int NEEDS_APPROVAL_FIELD_NUMBER = 7;
+  private boolean needsApproval_ = false;
+  /**
+   * <pre>
+   * A hitl guardrail matched: CheckAction would ask a human.
+   * </pre>
+   *
+   * <code>bool needs_approval = 7 [json_name = "needsApproval"];</code>
+   * @return The needsApproval.
+   */
+  @java.lang.Override
+  public boolean getNeedsApproval() {
+    return needsApproval_;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -315,14 +307,14 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(guardrail_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 4, guardrail_);
     }
-    if (needsApproval_ != false) {
-      output.writeBool(5, needsApproval_);
-    }
-    for (int i = 0; i < steps_.size(); i++) {
-      output.writeMessage(6, steps_.get(i));
-    }
     for (int i = 0; i < warnings_.size(); i++) {
-      output.writeMessage(7, warnings_.get(i));
+      output.writeMessage(5, warnings_.get(i));
+    }
+    for (int i = 0; i < guardrails_.size(); i++) {
+      output.writeMessage(6, guardrails_.get(i));
+    }
+    if (needsApproval_ != false) {
+      output.writeBool(7, needsApproval_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -342,19 +334,6 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(guardrail_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(4, guardrail_);
     }
-    if (needsApproval_ != false) {
-      size += com.google.protobuf.CodedOutputStream
-        .computeBoolSize(5, needsApproval_);
-    }
-
-        {
-          final int count = steps_.size();
-          for (int i = 0; i < count; i++) {
-            size += com.google.protobuf.CodedOutputStream
-              .computeMessageSizeNoTag(steps_.get(i));
-          }
-          size += 1 * count;
-        }
 
         {
           final int count = warnings_.size();
@@ -364,6 +343,19 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+
+        {
+          final int count = guardrails_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(guardrails_.get(i));
+          }
+          size += 1 * count;
+        }
+    if (needsApproval_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(7, needsApproval_);
+    }
     return size;
   }
   @java.lang.Override
@@ -395,12 +387,12 @@ private static final long serialVersionUID = 0L;
     if (severity_ != other.severity_) return false;
     if (!getGuardrail()
         .equals(other.getGuardrail())) return false;
-    if (getNeedsApproval()
-        != other.getNeedsApproval()) return false;
-    if (!getStepsList()
-        .equals(other.getStepsList())) return false;
     if (!getWarningsList()
         .equals(other.getWarningsList())) return false;
+    if (!getGuardrailsList()
+        .equals(other.getGuardrailsList())) return false;
+    if (getNeedsApproval()
+        != other.getNeedsApproval()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -421,17 +413,17 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + severity_;
     hash = (37 * hash) + GUARDRAIL_FIELD_NUMBER;
     hash = (53 * hash) + getGuardrail().hashCode();
-    hash = (37 * hash) + NEEDS_APPROVAL_FIELD_NUMBER;
-    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
-        getNeedsApproval());
-    if (getStepsCount() > 0) {
-      hash = (37 * hash) + STEPS_FIELD_NUMBER;
-      hash = (53 * hash) + getStepsList().hashCode();
-    }
     if (getWarningsCount() > 0) {
       hash = (37 * hash) + WARNINGS_FIELD_NUMBER;
       hash = (53 * hash) + getWarningsList().hashCode();
     }
+    if (getGuardrailsCount() > 0) {
+      hash = (37 * hash) + GUARDRAILS_FIELD_NUMBER;
+      hash = (53 * hash) + getGuardrailsList().hashCode();
+    }
+    hash = (37 * hash) + NEEDS_APPROVAL_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getNeedsApproval());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -567,21 +559,21 @@ private static final long serialVersionUID = 0L;
       reason_ = "";
       severity_ = 0;
       guardrail_ = "";
-      needsApproval_ = false;
-      if (stepsBuilder_ == null) {
-        steps_ = java.util.Collections.emptyList();
-      } else {
-        steps_ = null;
-        stepsBuilder_.clear();
-      }
-      bitField0_ = (bitField0_ & ~0x00000020);
       if (warningsBuilder_ == null) {
         warnings_ = java.util.Collections.emptyList();
       } else {
         warnings_ = null;
         warningsBuilder_.clear();
       }
-      bitField0_ = (bitField0_ & ~0x00000040);
+      bitField0_ = (bitField0_ & ~0x00000010);
+      if (guardrailsBuilder_ == null) {
+        guardrails_ = java.util.Collections.emptyList();
+      } else {
+        guardrails_ = null;
+        guardrailsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000020);
+      needsApproval_ = false;
       return this;
     }
 
@@ -615,23 +607,23 @@ private static final long serialVersionUID = 0L;
     }
 
     private void buildPartialRepeatedFields(dev.outrider.v1.ExplainActionResponse result) {
-      if (stepsBuilder_ == null) {
-        if (((bitField0_ & 0x00000020) != 0)) {
-          steps_ = java.util.Collections.unmodifiableList(steps_);
-          bitField0_ = (bitField0_ & ~0x00000020);
-        }
-        result.steps_ = steps_;
-      } else {
-        result.steps_ = stepsBuilder_.build();
-      }
       if (warningsBuilder_ == null) {
-        if (((bitField0_ & 0x00000040) != 0)) {
+        if (((bitField0_ & 0x00000010) != 0)) {
           warnings_ = java.util.Collections.unmodifiableList(warnings_);
-          bitField0_ = (bitField0_ & ~0x00000040);
+          bitField0_ = (bitField0_ & ~0x00000010);
         }
         result.warnings_ = warnings_;
       } else {
         result.warnings_ = warningsBuilder_.build();
+      }
+      if (guardrailsBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0)) {
+          guardrails_ = java.util.Collections.unmodifiableList(guardrails_);
+          bitField0_ = (bitField0_ & ~0x00000020);
+        }
+        result.guardrails_ = guardrails_;
+      } else {
+        result.guardrails_ = guardrailsBuilder_.build();
       }
     }
 
@@ -649,7 +641,7 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.guardrail_ = guardrail_;
       }
-      if (((from_bitField0_ & 0x00000010) != 0)) {
+      if (((from_bitField0_ & 0x00000040) != 0)) {
         result.needsApproval_ = needsApproval_;
       }
     }
@@ -682,40 +674,11 @@ private static final long serialVersionUID = 0L;
         bitField0_ |= 0x00000008;
         onChanged();
       }
-      if (other.getNeedsApproval() != false) {
-        setNeedsApproval(other.getNeedsApproval());
-      }
-      if (stepsBuilder_ == null) {
-        if (!other.steps_.isEmpty()) {
-          if (steps_.isEmpty()) {
-            steps_ = other.steps_;
-            bitField0_ = (bitField0_ & ~0x00000020);
-          } else {
-            ensureStepsIsMutable();
-            steps_.addAll(other.steps_);
-          }
-          onChanged();
-        }
-      } else {
-        if (!other.steps_.isEmpty()) {
-          if (stepsBuilder_.isEmpty()) {
-            stepsBuilder_.dispose();
-            stepsBuilder_ = null;
-            steps_ = other.steps_;
-            bitField0_ = (bitField0_ & ~0x00000020);
-            stepsBuilder_ = 
-              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
-                 internalGetStepsFieldBuilder() : null;
-          } else {
-            stepsBuilder_.addAllMessages(other.steps_);
-          }
-        }
-      }
       if (warningsBuilder_ == null) {
         if (!other.warnings_.isEmpty()) {
           if (warnings_.isEmpty()) {
             warnings_ = other.warnings_;
-            bitField0_ = (bitField0_ & ~0x00000040);
+            bitField0_ = (bitField0_ & ~0x00000010);
           } else {
             ensureWarningsIsMutable();
             warnings_.addAll(other.warnings_);
@@ -728,7 +691,7 @@ private static final long serialVersionUID = 0L;
             warningsBuilder_.dispose();
             warningsBuilder_ = null;
             warnings_ = other.warnings_;
-            bitField0_ = (bitField0_ & ~0x00000040);
+            bitField0_ = (bitField0_ & ~0x00000010);
             warningsBuilder_ = 
               com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
                  internalGetWarningsFieldBuilder() : null;
@@ -736,6 +699,35 @@ private static final long serialVersionUID = 0L;
             warningsBuilder_.addAllMessages(other.warnings_);
           }
         }
+      }
+      if (guardrailsBuilder_ == null) {
+        if (!other.guardrails_.isEmpty()) {
+          if (guardrails_.isEmpty()) {
+            guardrails_ = other.guardrails_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+          } else {
+            ensureGuardrailsIsMutable();
+            guardrails_.addAll(other.guardrails_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.guardrails_.isEmpty()) {
+          if (guardrailsBuilder_.isEmpty()) {
+            guardrailsBuilder_.dispose();
+            guardrailsBuilder_ = null;
+            guardrails_ = other.guardrails_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+            guardrailsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetGuardrailsFieldBuilder() : null;
+          } else {
+            guardrailsBuilder_.addAllMessages(other.guardrails_);
+          }
+        }
+      }
+      if (other.getNeedsApproval() != false) {
+        setNeedsApproval(other.getNeedsApproval());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -783,25 +775,7 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 34
-            case 40: {
-              needsApproval_ = input.readBool();
-              bitField0_ |= 0x00000010;
-              break;
-            } // case 40
-            case 50: {
-              dev.outrider.v1.ExplainStep m =
-                  input.readMessage(
-                      dev.outrider.v1.ExplainStep.parser(),
-                      extensionRegistry);
-              if (stepsBuilder_ == null) {
-                ensureStepsIsMutable();
-                steps_.add(m);
-              } else {
-                stepsBuilder_.addMessage(m);
-              }
-              break;
-            } // case 50
-            case 58: {
+            case 42: {
               dev.outrider.v1.GuardrailWarning m =
                   input.readMessage(
                       dev.outrider.v1.GuardrailWarning.parser(),
@@ -813,7 +787,25 @@ private static final long serialVersionUID = 0L;
                 warningsBuilder_.addMessage(m);
               }
               break;
-            } // case 58
+            } // case 42
+            case 50: {
+              dev.outrider.v1.GuardrailExplanation m =
+                  input.readMessage(
+                      dev.outrider.v1.GuardrailExplanation.parser(),
+                      extensionRegistry);
+              if (guardrailsBuilder_ == null) {
+                ensureGuardrailsIsMutable();
+                guardrails_.add(m);
+              } else {
+                guardrailsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 50
+            case 56: {
+              needsApproval_ = input.readBool();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 56
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -834,7 +826,7 @@ private static final long serialVersionUID = 0L;
     private boolean allowed_ ;
     /**
      * <pre>
-     * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+     * The answer CheckAction would give (as CheckActionResponse's fields).
      * </pre>
      *
      * <code>bool allowed = 1 [json_name = "allowed"];</code>
@@ -846,7 +838,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+     * The answer CheckAction would give (as CheckActionResponse's fields).
      * </pre>
      *
      * <code>bool allowed = 1 [json_name = "allowed"];</code>
@@ -862,7 +854,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+     * The answer CheckAction would give (as CheckActionResponse's fields).
      * </pre>
      *
      * <code>bool allowed = 1 [json_name = "allowed"];</code>
@@ -1001,10 +993,6 @@ private static final long serialVersionUID = 0L;
 
     private java.lang.Object guardrail_ = "";
     /**
-     * <pre>
-     * The guardrail that decided (empty when every evaluated one allowed).
-     * </pre>
-     *
      * <code>string guardrail = 4 [json_name = "guardrail"];</code>
      * @return The guardrail.
      */
@@ -1021,10 +1009,6 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * The guardrail that decided (empty when every evaluated one allowed).
-     * </pre>
-     *
      * <code>string guardrail = 4 [json_name = "guardrail"];</code>
      * @return The bytes for guardrail.
      */
@@ -1042,10 +1026,6 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * The guardrail that decided (empty when every evaluated one allowed).
-     * </pre>
-     *
      * <code>string guardrail = 4 [json_name = "guardrail"];</code>
      * @param value The guardrail to set.
      * @return This builder for chaining.
@@ -1059,10 +1039,6 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * The guardrail that decided (empty when every evaluated one allowed).
-     * </pre>
-     *
      * <code>string guardrail = 4 [json_name = "guardrail"];</code>
      * @return This builder for chaining.
      */
@@ -1073,10 +1049,6 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * The guardrail that decided (empty when every evaluated one allowed).
-     * </pre>
-     *
      * <code>string guardrail = 4 [json_name = "guardrail"];</code>
      * @param value The bytes for guardrail to set.
      * @return This builder for chaining.
@@ -1091,296 +1063,12 @@ private static final long serialVersionUID = 0L;
       return this;
     }
 
-    private boolean needsApproval_ ;
-    /**
-     * <pre>
-     * A hitl guardrail would ask a person (no request was created).
-     * </pre>
-     *
-     * <code>bool needs_approval = 5 [json_name = "needsApproval"];</code>
-     * @return The needsApproval.
-     */
-    @java.lang.Override
-    public boolean getNeedsApproval() {
-      return needsApproval_;
-    }
-    /**
-     * <pre>
-     * A hitl guardrail would ask a person (no request was created).
-     * </pre>
-     *
-     * <code>bool needs_approval = 5 [json_name = "needsApproval"];</code>
-     * @param value The needsApproval to set.
-     * @return This builder for chaining.
-     */
-    public Builder setNeedsApproval(boolean value) {
-
-      needsApproval_ = value;
-      bitField0_ |= 0x00000010;
-      onChanged();
-      return this;
-    }
-    /**
-     * <pre>
-     * A hitl guardrail would ask a person (no request was created).
-     * </pre>
-     *
-     * <code>bool needs_approval = 5 [json_name = "needsApproval"];</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearNeedsApproval() {
-      bitField0_ = (bitField0_ & ~0x00000010);
-      needsApproval_ = false;
-      onChanged();
-      return this;
-    }
-
-    private java.util.List<dev.outrider.v1.ExplainStep> steps_ =
-      java.util.Collections.emptyList();
-    private void ensureStepsIsMutable() {
-      if (!((bitField0_ & 0x00000020) != 0)) {
-        steps_ = new java.util.ArrayList<dev.outrider.v1.ExplainStep>(steps_);
-        bitField0_ |= 0x00000020;
-       }
-    }
-
-    private com.google.protobuf.RepeatedFieldBuilder<
-        dev.outrider.v1.ExplainStep, dev.outrider.v1.ExplainStep.Builder, dev.outrider.v1.ExplainStepOrBuilder> stepsBuilder_;
-
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public java.util.List<dev.outrider.v1.ExplainStep> getStepsList() {
-      if (stepsBuilder_ == null) {
-        return java.util.Collections.unmodifiableList(steps_);
-      } else {
-        return stepsBuilder_.getMessageList();
-      }
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public int getStepsCount() {
-      if (stepsBuilder_ == null) {
-        return steps_.size();
-      } else {
-        return stepsBuilder_.getCount();
-      }
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public dev.outrider.v1.ExplainStep getSteps(int index) {
-      if (stepsBuilder_ == null) {
-        return steps_.get(index);
-      } else {
-        return stepsBuilder_.getMessage(index);
-      }
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder setSteps(
-        int index, dev.outrider.v1.ExplainStep value) {
-      if (stepsBuilder_ == null) {
-        if (value == null) {
-          throw new NullPointerException();
-        }
-        ensureStepsIsMutable();
-        steps_.set(index, value);
-        onChanged();
-      } else {
-        stepsBuilder_.setMessage(index, value);
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder setSteps(
-        int index, dev.outrider.v1.ExplainStep.Builder builderForValue) {
-      if (stepsBuilder_ == null) {
-        ensureStepsIsMutable();
-        steps_.set(index, builderForValue.build());
-        onChanged();
-      } else {
-        stepsBuilder_.setMessage(index, builderForValue.build());
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder addSteps(dev.outrider.v1.ExplainStep value) {
-      if (stepsBuilder_ == null) {
-        if (value == null) {
-          throw new NullPointerException();
-        }
-        ensureStepsIsMutable();
-        steps_.add(value);
-        onChanged();
-      } else {
-        stepsBuilder_.addMessage(value);
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder addSteps(
-        int index, dev.outrider.v1.ExplainStep value) {
-      if (stepsBuilder_ == null) {
-        if (value == null) {
-          throw new NullPointerException();
-        }
-        ensureStepsIsMutable();
-        steps_.add(index, value);
-        onChanged();
-      } else {
-        stepsBuilder_.addMessage(index, value);
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder addSteps(
-        dev.outrider.v1.ExplainStep.Builder builderForValue) {
-      if (stepsBuilder_ == null) {
-        ensureStepsIsMutable();
-        steps_.add(builderForValue.build());
-        onChanged();
-      } else {
-        stepsBuilder_.addMessage(builderForValue.build());
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder addSteps(
-        int index, dev.outrider.v1.ExplainStep.Builder builderForValue) {
-      if (stepsBuilder_ == null) {
-        ensureStepsIsMutable();
-        steps_.add(index, builderForValue.build());
-        onChanged();
-      } else {
-        stepsBuilder_.addMessage(index, builderForValue.build());
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder addAllSteps(
-        java.lang.Iterable<? extends dev.outrider.v1.ExplainStep> values) {
-      if (stepsBuilder_ == null) {
-        ensureStepsIsMutable();
-        com.google.protobuf.AbstractMessageLite.Builder.addAll(
-            values, steps_);
-        onChanged();
-      } else {
-        stepsBuilder_.addAllMessages(values);
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder clearSteps() {
-      if (stepsBuilder_ == null) {
-        steps_ = java.util.Collections.emptyList();
-        bitField0_ = (bitField0_ & ~0x00000020);
-        onChanged();
-      } else {
-        stepsBuilder_.clear();
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public Builder removeSteps(int index) {
-      if (stepsBuilder_ == null) {
-        ensureStepsIsMutable();
-        steps_.remove(index);
-        onChanged();
-      } else {
-        stepsBuilder_.remove(index);
-      }
-      return this;
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public dev.outrider.v1.ExplainStep.Builder getStepsBuilder(
-        int index) {
-      return internalGetStepsFieldBuilder().getBuilder(index);
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public dev.outrider.v1.ExplainStepOrBuilder getStepsOrBuilder(
-        int index) {
-      if (stepsBuilder_ == null) {
-        return steps_.get(index);  } else {
-        return stepsBuilder_.getMessageOrBuilder(index);
-      }
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public java.util.List<? extends dev.outrider.v1.ExplainStepOrBuilder> 
-         getStepsOrBuilderList() {
-      if (stepsBuilder_ != null) {
-        return stepsBuilder_.getMessageOrBuilderList();
-      } else {
-        return java.util.Collections.unmodifiableList(steps_);
-      }
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public dev.outrider.v1.ExplainStep.Builder addStepsBuilder() {
-      return internalGetStepsFieldBuilder().addBuilder(
-          dev.outrider.v1.ExplainStep.getDefaultInstance());
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public dev.outrider.v1.ExplainStep.Builder addStepsBuilder(
-        int index) {
-      return internalGetStepsFieldBuilder().addBuilder(
-          index, dev.outrider.v1.ExplainStep.getDefaultInstance());
-    }
-    /**
-     * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-     */
-    public java.util.List<dev.outrider.v1.ExplainStep.Builder> 
-         getStepsBuilderList() {
-      return internalGetStepsFieldBuilder().getBuilderList();
-    }
-    private com.google.protobuf.RepeatedFieldBuilder<
-        dev.outrider.v1.ExplainStep, dev.outrider.v1.ExplainStep.Builder, dev.outrider.v1.ExplainStepOrBuilder> 
-        internalGetStepsFieldBuilder() {
-      if (stepsBuilder_ == null) {
-        stepsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
-            dev.outrider.v1.ExplainStep, dev.outrider.v1.ExplainStep.Builder, dev.outrider.v1.ExplainStepOrBuilder>(
-                steps_,
-                ((bitField0_ & 0x00000020) != 0),
-                getParentForChildren(),
-                isClean());
-        steps_ = null;
-      }
-      return stepsBuilder_;
-    }
-
     private java.util.List<dev.outrider.v1.GuardrailWarning> warnings_ =
       java.util.Collections.emptyList();
     private void ensureWarningsIsMutable() {
-      if (!((bitField0_ & 0x00000040) != 0)) {
+      if (!((bitField0_ & 0x00000010) != 0)) {
         warnings_ = new java.util.ArrayList<dev.outrider.v1.GuardrailWarning>(warnings_);
-        bitField0_ |= 0x00000040;
+        bitField0_ |= 0x00000010;
        }
     }
 
@@ -1388,11 +1076,7 @@ private static final long serialVersionUID = 0L;
         dev.outrider.v1.GuardrailWarning, dev.outrider.v1.GuardrailWarning.Builder, dev.outrider.v1.GuardrailWarningOrBuilder> warningsBuilder_;
 
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public java.util.List<dev.outrider.v1.GuardrailWarning> getWarningsList() {
       if (warningsBuilder_ == null) {
@@ -1402,11 +1086,7 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public int getWarningsCount() {
       if (warningsBuilder_ == null) {
@@ -1416,11 +1096,7 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public dev.outrider.v1.GuardrailWarning getWarnings(int index) {
       if (warningsBuilder_ == null) {
@@ -1430,11 +1106,7 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder setWarnings(
         int index, dev.outrider.v1.GuardrailWarning value) {
@@ -1451,11 +1123,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder setWarnings(
         int index, dev.outrider.v1.GuardrailWarning.Builder builderForValue) {
@@ -1469,11 +1137,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder addWarnings(dev.outrider.v1.GuardrailWarning value) {
       if (warningsBuilder_ == null) {
@@ -1489,11 +1153,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder addWarnings(
         int index, dev.outrider.v1.GuardrailWarning value) {
@@ -1510,11 +1170,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder addWarnings(
         dev.outrider.v1.GuardrailWarning.Builder builderForValue) {
@@ -1528,11 +1184,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder addWarnings(
         int index, dev.outrider.v1.GuardrailWarning.Builder builderForValue) {
@@ -1546,11 +1198,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder addAllWarnings(
         java.lang.Iterable<? extends dev.outrider.v1.GuardrailWarning> values) {
@@ -1565,16 +1213,12 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder clearWarnings() {
       if (warningsBuilder_ == null) {
         warnings_ = java.util.Collections.emptyList();
-        bitField0_ = (bitField0_ & ~0x00000040);
+        bitField0_ = (bitField0_ & ~0x00000010);
         onChanged();
       } else {
         warningsBuilder_.clear();
@@ -1582,11 +1226,7 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public Builder removeWarnings(int index) {
       if (warningsBuilder_ == null) {
@@ -1599,22 +1239,14 @@ private static final long serialVersionUID = 0L;
       return this;
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public dev.outrider.v1.GuardrailWarning.Builder getWarningsBuilder(
         int index) {
       return internalGetWarningsFieldBuilder().getBuilder(index);
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public dev.outrider.v1.GuardrailWarningOrBuilder getWarningsOrBuilder(
         int index) {
@@ -1624,11 +1256,7 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public java.util.List<? extends dev.outrider.v1.GuardrailWarningOrBuilder> 
          getWarningsOrBuilderList() {
@@ -1639,22 +1267,14 @@ private static final long serialVersionUID = 0L;
       }
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public dev.outrider.v1.GuardrailWarning.Builder addWarningsBuilder() {
       return internalGetWarningsFieldBuilder().addBuilder(
           dev.outrider.v1.GuardrailWarning.getDefaultInstance());
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public dev.outrider.v1.GuardrailWarning.Builder addWarningsBuilder(
         int index) {
@@ -1662,11 +1282,7 @@ private static final long serialVersionUID = 0L;
           index, dev.outrider.v1.GuardrailWarning.getDefaultInstance());
     }
     /**
-     * <pre>
-     * Warnings of the evaluated guardrails, in order.
-     * </pre>
-     *
-     * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+     * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
      */
     public java.util.List<dev.outrider.v1.GuardrailWarning.Builder> 
          getWarningsBuilderList() {
@@ -1679,12 +1295,368 @@ private static final long serialVersionUID = 0L;
         warningsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
             dev.outrider.v1.GuardrailWarning, dev.outrider.v1.GuardrailWarning.Builder, dev.outrider.v1.GuardrailWarningOrBuilder>(
                 warnings_,
-                ((bitField0_ & 0x00000040) != 0),
+                ((bitField0_ & 0x00000010) != 0),
                 getParentForChildren(),
                 isClean());
         warnings_ = null;
       }
       return warningsBuilder_;
+    }
+
+    private java.util.List<dev.outrider.v1.GuardrailExplanation> guardrails_ =
+      java.util.Collections.emptyList();
+    private void ensureGuardrailsIsMutable() {
+      if (!((bitField0_ & 0x00000020) != 0)) {
+        guardrails_ = new java.util.ArrayList<dev.outrider.v1.GuardrailExplanation>(guardrails_);
+        bitField0_ |= 0x00000020;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.outrider.v1.GuardrailExplanation, dev.outrider.v1.GuardrailExplanation.Builder, dev.outrider.v1.GuardrailExplanationOrBuilder> guardrailsBuilder_;
+
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public java.util.List<dev.outrider.v1.GuardrailExplanation> getGuardrailsList() {
+      if (guardrailsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(guardrails_);
+      } else {
+        return guardrailsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public int getGuardrailsCount() {
+      if (guardrailsBuilder_ == null) {
+        return guardrails_.size();
+      } else {
+        return guardrailsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public dev.outrider.v1.GuardrailExplanation getGuardrails(int index) {
+      if (guardrailsBuilder_ == null) {
+        return guardrails_.get(index);
+      } else {
+        return guardrailsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder setGuardrails(
+        int index, dev.outrider.v1.GuardrailExplanation value) {
+      if (guardrailsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureGuardrailsIsMutable();
+        guardrails_.set(index, value);
+        onChanged();
+      } else {
+        guardrailsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder setGuardrails(
+        int index, dev.outrider.v1.GuardrailExplanation.Builder builderForValue) {
+      if (guardrailsBuilder_ == null) {
+        ensureGuardrailsIsMutable();
+        guardrails_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        guardrailsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder addGuardrails(dev.outrider.v1.GuardrailExplanation value) {
+      if (guardrailsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureGuardrailsIsMutable();
+        guardrails_.add(value);
+        onChanged();
+      } else {
+        guardrailsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder addGuardrails(
+        int index, dev.outrider.v1.GuardrailExplanation value) {
+      if (guardrailsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureGuardrailsIsMutable();
+        guardrails_.add(index, value);
+        onChanged();
+      } else {
+        guardrailsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder addGuardrails(
+        dev.outrider.v1.GuardrailExplanation.Builder builderForValue) {
+      if (guardrailsBuilder_ == null) {
+        ensureGuardrailsIsMutable();
+        guardrails_.add(builderForValue.build());
+        onChanged();
+      } else {
+        guardrailsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder addGuardrails(
+        int index, dev.outrider.v1.GuardrailExplanation.Builder builderForValue) {
+      if (guardrailsBuilder_ == null) {
+        ensureGuardrailsIsMutable();
+        guardrails_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        guardrailsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder addAllGuardrails(
+        java.lang.Iterable<? extends dev.outrider.v1.GuardrailExplanation> values) {
+      if (guardrailsBuilder_ == null) {
+        ensureGuardrailsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, guardrails_);
+        onChanged();
+      } else {
+        guardrailsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder clearGuardrails() {
+      if (guardrailsBuilder_ == null) {
+        guardrails_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000020);
+        onChanged();
+      } else {
+        guardrailsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public Builder removeGuardrails(int index) {
+      if (guardrailsBuilder_ == null) {
+        ensureGuardrailsIsMutable();
+        guardrails_.remove(index);
+        onChanged();
+      } else {
+        guardrailsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public dev.outrider.v1.GuardrailExplanation.Builder getGuardrailsBuilder(
+        int index) {
+      return internalGetGuardrailsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public dev.outrider.v1.GuardrailExplanationOrBuilder getGuardrailsOrBuilder(
+        int index) {
+      if (guardrailsBuilder_ == null) {
+        return guardrails_.get(index);  } else {
+        return guardrailsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public java.util.List<? extends dev.outrider.v1.GuardrailExplanationOrBuilder> 
+         getGuardrailsOrBuilderList() {
+      if (guardrailsBuilder_ != null) {
+        return guardrailsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(guardrails_);
+      }
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public dev.outrider.v1.GuardrailExplanation.Builder addGuardrailsBuilder() {
+      return internalGetGuardrailsFieldBuilder().addBuilder(
+          dev.outrider.v1.GuardrailExplanation.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public dev.outrider.v1.GuardrailExplanation.Builder addGuardrailsBuilder(
+        int index) {
+      return internalGetGuardrailsFieldBuilder().addBuilder(
+          index, dev.outrider.v1.GuardrailExplanation.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Every guardrail of the chain, in evaluation order.
+     * </pre>
+     *
+     * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+     */
+    public java.util.List<dev.outrider.v1.GuardrailExplanation.Builder> 
+         getGuardrailsBuilderList() {
+      return internalGetGuardrailsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        dev.outrider.v1.GuardrailExplanation, dev.outrider.v1.GuardrailExplanation.Builder, dev.outrider.v1.GuardrailExplanationOrBuilder> 
+        internalGetGuardrailsFieldBuilder() {
+      if (guardrailsBuilder_ == null) {
+        guardrailsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            dev.outrider.v1.GuardrailExplanation, dev.outrider.v1.GuardrailExplanation.Builder, dev.outrider.v1.GuardrailExplanationOrBuilder>(
+                guardrails_,
+                ((bitField0_ & 0x00000020) != 0),
+                getParentForChildren(),
+                isClean());
+        guardrails_ = null;
+      }
+      return guardrailsBuilder_;
+    }
+
+    private boolean needsApproval_ ;
+    /**
+     * <pre>
+     * A hitl guardrail matched: CheckAction would ask a human.
+     * </pre>
+     *
+     * <code>bool needs_approval = 7 [json_name = "needsApproval"];</code>
+     * @return The needsApproval.
+     */
+    @java.lang.Override
+    public boolean getNeedsApproval() {
+      return needsApproval_;
+    }
+    /**
+     * <pre>
+     * A hitl guardrail matched: CheckAction would ask a human.
+     * </pre>
+     *
+     * <code>bool needs_approval = 7 [json_name = "needsApproval"];</code>
+     * @param value The needsApproval to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNeedsApproval(boolean value) {
+
+      needsApproval_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * A hitl guardrail matched: CheckAction would ask a human.
+     * </pre>
+     *
+     * <code>bool needs_approval = 7 [json_name = "needsApproval"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNeedsApproval() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      needsApproval_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.ExplainActionResponse)

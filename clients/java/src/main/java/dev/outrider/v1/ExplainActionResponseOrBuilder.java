@@ -12,7 +12,7 @@ public interface ExplainActionResponseOrBuilder extends
 
   /**
    * <pre>
-   * False when an evaluated guardrail blocks or a hitl guardrail would ask.
+   * The answer CheckAction would give (as CheckActionResponse's fields).
    * </pre>
    *
    * <code>bool allowed = 1 [json_name = "allowed"];</code>
@@ -44,19 +44,11 @@ public interface ExplainActionResponseOrBuilder extends
   dev.outrider.v1.Severity getSeverity();
 
   /**
-   * <pre>
-   * The guardrail that decided (empty when every evaluated one allowed).
-   * </pre>
-   *
    * <code>string guardrail = 4 [json_name = "guardrail"];</code>
    * @return The guardrail.
    */
   java.lang.String getGuardrail();
   /**
-   * <pre>
-   * The guardrail that decided (empty when every evaluated one allowed).
-   * </pre>
-   *
    * <code>string guardrail = 4 [json_name = "guardrail"];</code>
    * @return The bytes for guardrail.
    */
@@ -64,80 +56,80 @@ public interface ExplainActionResponseOrBuilder extends
       getGuardrailBytes();
 
   /**
-   * <pre>
-   * A hitl guardrail would ask a person (no request was created).
-   * </pre>
-   *
-   * <code>bool needs_approval = 5 [json_name = "needsApproval"];</code>
-   * @return The needsApproval.
-   */
-  boolean getNeedsApproval();
-
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  java.util.List<dev.outrider.v1.ExplainStep> 
-      getStepsList();
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  dev.outrider.v1.ExplainStep getSteps(int index);
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  int getStepsCount();
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  java.util.List<? extends dev.outrider.v1.ExplainStepOrBuilder> 
-      getStepsOrBuilderList();
-  /**
-   * <code>repeated .outrider.v1.ExplainStep steps = 6 [json_name = "steps"];</code>
-   */
-  dev.outrider.v1.ExplainStepOrBuilder getStepsOrBuilder(
-      int index);
-
-  /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   java.util.List<dev.outrider.v1.GuardrailWarning> 
       getWarningsList();
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   dev.outrider.v1.GuardrailWarning getWarnings(int index);
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   int getWarningsCount();
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   java.util.List<? extends dev.outrider.v1.GuardrailWarningOrBuilder> 
       getWarningsOrBuilderList();
   /**
-   * <pre>
-   * Warnings of the evaluated guardrails, in order.
-   * </pre>
-   *
-   * <code>repeated .outrider.v1.GuardrailWarning warnings = 7 [json_name = "warnings"];</code>
+   * <code>repeated .outrider.v1.GuardrailWarning warnings = 5 [json_name = "warnings"];</code>
    */
   dev.outrider.v1.GuardrailWarningOrBuilder getWarningsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  java.util.List<dev.outrider.v1.GuardrailExplanation> 
+      getGuardrailsList();
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  dev.outrider.v1.GuardrailExplanation getGuardrails(int index);
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  int getGuardrailsCount();
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  java.util.List<? extends dev.outrider.v1.GuardrailExplanationOrBuilder> 
+      getGuardrailsOrBuilderList();
+  /**
+   * <pre>
+   * Every guardrail of the chain, in evaluation order.
+   * </pre>
+   *
+   * <code>repeated .outrider.v1.GuardrailExplanation guardrails = 6 [json_name = "guardrails"];</code>
+   */
+  dev.outrider.v1.GuardrailExplanationOrBuilder getGuardrailsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * A hitl guardrail matched: CheckAction would ask a human.
+   * </pre>
+   *
+   * <code>bool needs_approval = 7 [json_name = "needsApproval"];</code>
+   * @return The needsApproval.
+   */
+  boolean getNeedsApproval();
 }

@@ -703,14 +703,12 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
-     * Evaluates the chain for one action in CheckAction's order without any side
-     * effect: no rate count, no approval request, no circuit-breaker permit, no
-     * budget use, no decision-log record. Guardrails whose check has effects
-     * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-     * guardrail that matches ends the walk with needs_approval. For callers that
-     * ask what the chain would say (the MCP gateway's hide_denied_tools).
-     * An agent may explain only its own actions; an operator any.
-     * INVALID_ARGUMENT: as CheckAction.
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
      * </pre>
      */
     default void explainAction(dev.outrider.v1.ExplainActionRequest request,
@@ -949,14 +947,12 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
-     * Evaluates the chain for one action in CheckAction's order without any side
-     * effect: no rate count, no approval request, no circuit-breaker permit, no
-     * budget use, no decision-log record. Guardrails whose check has effects
-     * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-     * guardrail that matches ends the walk with needs_approval. For callers that
-     * ask what the chain would say (the MCP gateway's hide_denied_tools).
-     * An agent may explain only its own actions; an operator any.
-     * INVALID_ARGUMENT: as CheckAction.
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
      * </pre>
      */
     public void explainAction(dev.outrider.v1.ExplainActionRequest request,
@@ -1185,14 +1181,12 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
-     * Evaluates the chain for one action in CheckAction's order without any side
-     * effect: no rate count, no approval request, no circuit-breaker permit, no
-     * budget use, no decision-log record. Guardrails whose check has effects
-     * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-     * guardrail that matches ends the walk with needs_approval. For callers that
-     * ask what the chain would say (the MCP gateway's hide_denied_tools).
-     * An agent may explain only its own actions; an operator any.
-     * INVALID_ARGUMENT: as CheckAction.
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
      * </pre>
      */
     public dev.outrider.v1.ExplainActionResponse explainAction(dev.outrider.v1.ExplainActionRequest request) throws io.grpc.StatusException {
@@ -1410,14 +1404,12 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
-     * Evaluates the chain for one action in CheckAction's order without any side
-     * effect: no rate count, no approval request, no circuit-breaker permit, no
-     * budget use, no decision-log record. Guardrails whose check has effects
-     * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-     * guardrail that matches ends the walk with needs_approval. For callers that
-     * ask what the chain would say (the MCP gateway's hide_denied_tools).
-     * An agent may explain only its own actions; an operator any.
-     * INVALID_ARGUMENT: as CheckAction.
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
      * </pre>
      */
     public dev.outrider.v1.ExplainActionResponse explainAction(dev.outrider.v1.ExplainActionRequest request) {
@@ -1639,14 +1631,12 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
-     * Evaluates the chain for one action in CheckAction's order without any side
-     * effect: no rate count, no approval request, no circuit-breaker permit, no
-     * budget use, no decision-log record. Guardrails whose check has effects
-     * (rate_limit, breaker, budget, plugin) are listed as not evaluated; a hitl
-     * guardrail that matches ends the walk with needs_approval. For callers that
-     * ask what the chain would say (the MCP gateway's hide_denied_tools).
-     * An agent may explain only its own actions; an operator any.
-     * INVALID_ARGUMENT: as CheckAction.
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.ExplainActionResponse> explainAction(

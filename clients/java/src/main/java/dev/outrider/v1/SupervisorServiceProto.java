@@ -92,10 +92,10 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
-    internal_static_outrider_v1_ExplainStep_descriptor;
+    internal_static_outrider_v1_GuardrailExplanation_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
-      internal_static_outrider_v1_ExplainStep_fieldAccessorTable;
+      internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_ExplainActionResponse_descriptor;
   static final 
@@ -231,183 +231,183 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
   static {
     java.lang.String[] descriptorData = {
       "\n$outrider/v1/supervisor_service.proto\022\013" +
-      "outrider.v1\032\034google/protobuf/struct.prot" +
-      "o\032\037google/protobuf/timestamp.proto\032\030outr" +
-      "ider/v1/common.proto\032\034outrider/v1/superv" +
-      "isor.proto\"_\n\024RegisterAgentRequest\022(\n\005ag" +
-      "ent\030\001 \001(\0132\022.outrider.v1.AgentR\005agent\022\035\n\n" +
-      "request_id\030\002 \001(\tR\trequestId\"[\n\025RegisterA" +
-      "gentResponse\022(\n\005agent\030\001 \001(\0132\022.outrider.v" +
-      "1.AgentR\005agent\022\030\n\007created\030\002 \001(\010R\007created" +
-      "\"R\n\026DeregisterAgentRequest\022\031\n\010agent_id\030\001" +
-      " \001(\tR\007agentId\022\035\n\nrequest_id\030\002 \001(\tR\treque" +
-      "stId\"\031\n\027DeregisterAgentResponse\",\n\017GetAg" +
-      "entRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId\"<\n" +
-      "\020GetAgentResponse\022(\n\005agent\030\001 \001(\0132\022.outri" +
-      "der.v1.AgentR\005agent\"e\n\021ListAgentsRequest" +
-      "\022\024\n\005group\030\001 \001(\tR\005group\022\033\n\tpage_size\030\002 \001(" +
-      "\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageTok" +
-      "en\"h\n\022ListAgentsResponse\022*\n\006agents\030\001 \003(\013" +
-      "2\022.outrider.v1.AgentR\006agents\022&\n\017next_pag" +
-      "e_token\030\002 \001(\tR\rnextPageToken\"\352\002\n\022CheckAc" +
-      "tionRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026" +
-      "\n\006action\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132" +
-      "\027.google.protobuf.StructR\007context\022\035\n\nreq" +
-      "uest_id\030\004 \001(\tR\trequestId\022Y\n\016binary_conte" +
-      "xt\030\005 \003(\01322.outrider.v1.CheckActionReques" +
-      "t.BinaryContextEntryR\rbinaryContext\0222\n\tw" +
-      "ait_mode\030\006 \001(\0162\025.outrider.v1.WaitModeR\010w" +
-      "aitMode\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001" +
-      "(\tR\003key\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\212\003\n\023Ch" +
-      "eckActionResponse\022\030\n\007allowed\030\001 \001(\010R\007allo" +
-      "wed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010severity\030" +
-      "\003 \001(\0162\025.outrider.v1.SeverityR\010severity\022\034" +
-      "\n\tguardrail\030\004 \001(\tR\tguardrail\022\037\n\013decision" +
-      "_id\030\005 \001(\tR\ndecisionId\0229\n\010warnings\030\006 \003(\0132" +
-      "\035.outrider.v1.GuardrailWarningR\010warnings" +
-      "\0221\n\010approval\030\007 \001(\0132\025.outrider.v1.Approva" +
-      "lR\010approval\022D\n\021effective_context\030\010 \001(\0132\027" +
-      ".google.protobuf.StructR\020effectiveContex" +
-      "t\022\033\n\tpermit_id\030\t \001(\tR\010permitId\"\233\002\n\024Expla" +
-      "inActionRequest\022\031\n\010agent_id\030\001 \001(\tR\007agent" +
-      "Id\022\026\n\006action\030\002 \001(\tR\006action\0221\n\007context\030\003 " +
-      "\001(\0132\027.google.protobuf.StructR\007context\022[\n" +
-      "\016binary_context\030\004 \003(\01324.outrider.v1.Expl" +
-      "ainActionRequest.BinaryContextEntryR\rbin" +
-      "aryContext\032@\n\022BinaryContextEntry\022\020\n\003key\030" +
-      "\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\305\001\n" +
-      "\013ExplainStep\022\034\n\tguardrail\030\001 \001(\tR\tguardra" +
-      "il\022\022\n\004kind\030\002 \001(\tR\004kind\0229\n\007outcome\030\003 \001(\0162" +
-      "\037.outrider.v1.ExplainStepOutcomeR\007outcom" +
-      "e\0221\n\010severity\030\004 \001(\0162\025.outrider.v1.Severi" +
-      "tyR\010severity\022\026\n\006reason\030\005 \001(\tR\006reason\"\254\002\n" +
-      "\025ExplainActionResponse\022\030\n\007allowed\030\001 \001(\010R" +
-      "\007allowed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010seve" +
-      "rity\030\003 \001(\0162\025.outrider.v1.SeverityR\010sever" +
-      "ity\022\034\n\tguardrail\030\004 \001(\tR\tguardrail\022%\n\016nee" +
-      "ds_approval\030\005 \001(\010R\rneedsApproval\022.\n\005step" +
-      "s\030\006 \003(\0132\030.outrider.v1.ExplainStepR\005steps" +
-      "\0229\n\010warnings\030\007 \003(\0132\035.outrider.v1.Guardra" +
-      "ilWarningR\010warnings\"j\n\023AddGuardrailReque" +
-      "st\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guar" +
-      "drailR\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\tre" +
-      "questId\"h\n\024AddGuardrailResponse\0224\n\tguard" +
-      "rail\030\001 \001(\0132\026.outrider.v1.GuardrailR\tguar" +
-      "drail\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026Rem" +
-      "oveGuardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022" +
-      "\035\n\nrequest_id\030\002 \001(\tR\trequestId\">\n\027Remove" +
-      "GuardrailResponse\022#\n\rremoved_count\030\001 \001(\005" +
-      "R\014removedCount\"\027\n\025ListGuardrailsRequest\"" +
-      "P\n\026ListGuardrailsResponse\0226\n\nguardrails\030" +
-      "\001 \003(\0132\026.outrider.v1.GuardrailR\nguardrail" +
-      "s\"\025\n\023ReloadPolicyRequest\"W\n\024ReloadPolicy" +
-      "Response\022\'\n\017guardrail_count\030\001 \001(\005R\016guard" +
-      "railCount\022\026\n\006source\030\002 \001(\tR\006source\"\257\002\n\024Li" +
-      "stDecisionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007ag" +
-      "entId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome" +
-      "\030\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguar" +
-      "drail\0229\n\nstart_time\030\005 \001(\0132\032.google.proto" +
-      "buf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001" +
-      "(\0132\032.google.protobuf.TimestampR\007endTime\022" +
-      "\033\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_tok" +
-      "en\030\010 \001(\tR\tpageToken\"t\n\025ListDecisionsResp" +
-      "onse\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.De" +
-      "cisionR\tdecisions\022&\n\017next_page_token\030\002 \001" +
-      "(\tR\rnextPageToken\"5\n\022GetApprovalRequest\022" +
-      "\037\n\013approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetA" +
-      "pprovalResponse\0221\n\010approval\030\001 \001(\0132\025.outr" +
-      "ider.v1.ApprovalR\010approval\"7\n\024WatchAppro" +
-      "valRequest\022\037\n\013approval_id\030\001 \001(\tR\napprova" +
-      "lId\"J\n\025WatchApprovalResponse\0221\n\010approval" +
-      "\030\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"" +
-      "\305\002\n\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001" +
-      "(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005s" +
-      "tate\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005" +
-      "state\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nsta" +
-      "rt_time\030\005 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.google." +
-      "protobuf.TimestampR\007endTime\022\033\n\tpage_size" +
-      "\030\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpa" +
-      "geToken\"t\n\025ListApprovalsResponse\0223\n\tappr" +
-      "ovals\030\001 \003(\0132\025.outrider.v1.ApprovalR\tappr" +
-      "ovals\022&\n\017next_page_token\030\002 \001(\tR\rnextPage" +
-      "Token\"\313\001\n\025DecideApprovalRequest\022\037\n\013appro" +
-      "val_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(" +
-      "\010R\007approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016" +
-      "edited_context\030\004 \001(\0132\027.google.protobuf.S" +
-      "tructR\reditedContext\022\035\n\nrequest_id\030\005 \001(\t" +
-      "R\trequestId\"K\n\026DecideApprovalResponse\0221\n" +
-      "\010approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010" +
-      "approval\"o\n\025CancelApprovalRequest\022\037\n\013app" +
-      "roval_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001" +
-      "(\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestI" +
-      "d\"K\n\026CancelApprovalResponse\0221\n\010approval\030" +
-      "\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"r" +
-      "\n\031AddApprovalPatternRequest\022\034\n\tguardrail" +
-      "\030\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007patt" +
-      "ern\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032Ad" +
-      "dApprovalPatternResponse\022\032\n\010patterns\030\001 \003" +
-      "(\tR\010patterns\"u\n\034RemoveApprovalPatternReq" +
-      "uest\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pa" +
-      "ttern\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\t" +
-      "R\trequestId\";\n\035RemoveApprovalPatternResp" +
-      "onse\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010Wait" +
-      "Mode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_" +
-      "MODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKIN" +
-      "G\020\002*\320\001\n\022ExplainStepOutcome\022$\n EXPLAIN_ST" +
-      "EP_OUTCOME_UNSPECIFIED\020\000\022\"\n\036EXPLAIN_STEP" +
-      "_OUTCOME_EVALUATED\020\001\022&\n\"EXPLAIN_STEP_OUT" +
-      "COME_NOT_EVALUATED\020\002\022\"\n\036EXPLAIN_STEP_OUT" +
-      "COME_WOULD_ASK\020\003\022$\n EXPLAIN_STEP_OUTCOME" +
-      "_NOT_REACHED\020\0042\327\014\n\021SupervisorService\022V\n\r" +
-      "RegisterAgent\022!.outrider.v1.RegisterAgen" +
-      "tRequest\032\".outrider.v1.RegisterAgentResp" +
-      "onse\022\\\n\017DeregisterAgent\022#.outrider.v1.De" +
-      "registerAgentRequest\032$.outrider.v1.Dereg" +
-      "isterAgentResponse\022G\n\010GetAgent\022\034.outride" +
-      "r.v1.GetAgentRequest\032\035.outrider.v1.GetAg" +
-      "entResponse\022M\n\nListAgents\022\036.outrider.v1." +
-      "ListAgentsRequest\032\037.outrider.v1.ListAgen" +
-      "tsResponse\022P\n\013CheckAction\022\037.outrider.v1." +
-      "CheckActionRequest\032 .outrider.v1.CheckAc" +
-      "tionResponse\022V\n\rExplainAction\022!.outrider" +
-      ".v1.ExplainActionRequest\032\".outrider.v1.E" +
-      "xplainActionResponse\022S\n\014AddGuardrail\022 .o" +
-      "utrider.v1.AddGuardrailRequest\032!.outride" +
-      "r.v1.AddGuardrailResponse\022\\\n\017RemoveGuard" +
-      "rail\022#.outrider.v1.RemoveGuardrailReques" +
-      "t\032$.outrider.v1.RemoveGuardrailResponse\022" +
-      "Y\n\016ListGuardrails\022\".outrider.v1.ListGuar" +
-      "drailsRequest\032#.outrider.v1.ListGuardrai" +
-      "lsResponse\022S\n\014ReloadPolicy\022 .outrider.v1" +
-      ".ReloadPolicyRequest\032!.outrider.v1.Reloa" +
-      "dPolicyResponse\022V\n\rListDecisions\022!.outri" +
-      "der.v1.ListDecisionsRequest\032\".outrider.v" +
-      "1.ListDecisionsResponse\022P\n\013GetApproval\022\037" +
-      ".outrider.v1.GetApprovalRequest\032 .outrid" +
-      "er.v1.GetApprovalResponse\022X\n\rWatchApprov" +
-      "al\022!.outrider.v1.WatchApprovalRequest\032\"." +
-      "outrider.v1.WatchApprovalResponse0\001\022V\n\rL" +
-      "istApprovals\022!.outrider.v1.ListApprovals" +
-      "Request\032\".outrider.v1.ListApprovalsRespo" +
-      "nse\022Y\n\016DecideApproval\022\".outrider.v1.Deci" +
-      "deApprovalRequest\032#.outrider.v1.DecideAp" +
-      "provalResponse\022Y\n\016CancelApproval\022\".outri" +
-      "der.v1.CancelApprovalRequest\032#.outrider." +
-      "v1.CancelApprovalResponse\022e\n\022AddApproval" +
-      "Pattern\022&.outrider.v1.AddApprovalPattern" +
-      "Request\032\'.outrider.v1.AddApprovalPattern" +
-      "Response\022n\n\025RemoveApprovalPattern\022).outr" +
-      "ider.v1.RemoveApprovalPatternRequest\032*.o" +
-      "utrider.v1.RemoveApprovalPatternResponse" +
-      "Bo\n\017dev.outrider.v1B\026SupervisorServicePr" +
-      "otoP\001ZBgithub.com/outrider-dev/outrider/" +
-      "clients/go/outrider/v1;outriderv1b\006proto" +
-      "3"
+      "outrider.v1\032\036google/protobuf/duration.pr" +
+      "oto\032\034google/protobuf/struct.proto\032\037googl" +
+      "e/protobuf/timestamp.proto\032\030outrider/v1/" +
+      "common.proto\032\034outrider/v1/supervisor.pro" +
+      "to\"_\n\024RegisterAgentRequest\022(\n\005agent\030\001 \001(" +
+      "\0132\022.outrider.v1.AgentR\005agent\022\035\n\nrequest_" +
+      "id\030\002 \001(\tR\trequestId\"[\n\025RegisterAgentResp" +
+      "onse\022(\n\005agent\030\001 \001(\0132\022.outrider.v1.AgentR" +
+      "\005agent\022\030\n\007created\030\002 \001(\010R\007created\"R\n\026Dere" +
+      "gisterAgentRequest\022\031\n\010agent_id\030\001 \001(\tR\007ag" +
+      "entId\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\"\031\n\027" +
+      "DeregisterAgentResponse\",\n\017GetAgentReque" +
+      "st\022\031\n\010agent_id\030\001 \001(\tR\007agentId\"<\n\020GetAgen" +
+      "tResponse\022(\n\005agent\030\001 \001(\0132\022.outrider.v1.A" +
+      "gentR\005agent\"e\n\021ListAgentsRequest\022\024\n\005grou" +
+      "p\030\001 \001(\tR\005group\022\033\n\tpage_size\030\002 \001(\005R\010pageS" +
+      "ize\022\035\n\npage_token\030\003 \001(\tR\tpageToken\"h\n\022Li" +
+      "stAgentsResponse\022*\n\006agents\030\001 \003(\0132\022.outri" +
+      "der.v1.AgentR\006agents\022&\n\017next_page_token\030" +
+      "\002 \001(\tR\rnextPageToken\"\352\002\n\022CheckActionRequ" +
+      "est\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026\n\006action" +
+      "\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132\027.google" +
+      ".protobuf.StructR\007context\022\035\n\nrequest_id\030" +
+      "\004 \001(\tR\trequestId\022Y\n\016binary_context\030\005 \003(\013" +
+      "22.outrider.v1.CheckActionRequest.Binary" +
+      "ContextEntryR\rbinaryContext\0222\n\twait_mode" +
+      "\030\006 \001(\0162\025.outrider.v1.WaitModeR\010waitMode\032" +
+      "@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\212\003\n\023CheckActio" +
+      "nResponse\022\030\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006r" +
+      "eason\030\002 \001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025." +
+      "outrider.v1.SeverityR\010severity\022\034\n\tguardr" +
+      "ail\030\004 \001(\tR\tguardrail\022\037\n\013decision_id\030\005 \001(" +
+      "\tR\ndecisionId\0229\n\010warnings\030\006 \003(\0132\035.outrid" +
+      "er.v1.GuardrailWarningR\010warnings\0221\n\010appr" +
+      "oval\030\007 \001(\0132\025.outrider.v1.ApprovalR\010appro" +
+      "val\022D\n\021effective_context\030\010 \001(\0132\027.google." +
+      "protobuf.StructR\020effectiveContext\022\033\n\tper" +
+      "mit_id\030\t \001(\tR\010permitId\"\233\002\n\024ExplainAction" +
+      "Request\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026\n\006ac" +
+      "tion\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132\027.go" +
+      "ogle.protobuf.StructR\007context\022[\n\016binary_" +
+      "context\030\004 \003(\01324.outrider.v1.ExplainActio" +
+      "nRequest.BinaryContextEntryR\rbinaryConte" +
+      "xt\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003k" +
+      "ey\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\331\002\n\024Guardra" +
+      "ilExplanation\022\034\n\tguardrail\030\001 \001(\tR\tguardr" +
+      "ail\022\022\n\004kind\030\002 \001(\tR\004kind\022\034\n\tevaluated\030\003 \001" +
+      "(\010R\tevaluated\022\030\n\007allowed\030\004 \001(\010R\007allowed\022" +
+      "1\n\010severity\030\005 \001(\0162\025.outrider.v1.Severity" +
+      "R\010severity\022\026\n\006reason\030\006 \001(\tR\006reason\0225\n\010du" +
+      "ration\030\007 \001(\0132\031.google.protobuf.DurationR" +
+      "\010duration\022\030\n\007decided\030\010 \001(\010R\007decided\022%\n\016n" +
+      "eeds_approval\030\t \001(\010R\rneedsApproval\022\024\n\005er" +
+      "ror\030\n \001(\tR\005error\"\277\002\n\025ExplainActionRespon" +
+      "se\022\030\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006reason\030\002" +
+      " \001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025.outride" +
+      "r.v1.SeverityR\010severity\022\034\n\tguardrail\030\004 \001" +
+      "(\tR\tguardrail\0229\n\010warnings\030\005 \003(\0132\035.outrid" +
+      "er.v1.GuardrailWarningR\010warnings\022A\n\nguar" +
+      "drails\030\006 \003(\0132!.outrider.v1.GuardrailExpl" +
+      "anationR\nguardrails\022%\n\016needs_approval\030\007 " +
+      "\001(\010R\rneedsApproval\"j\n\023AddGuardrailReques" +
+      "t\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guard" +
+      "railR\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\treq" +
+      "uestId\"h\n\024AddGuardrailResponse\0224\n\tguardr" +
+      "ail\030\001 \001(\0132\026.outrider.v1.GuardrailR\tguard" +
+      "rail\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026Remo" +
+      "veGuardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035" +
+      "\n\nrequest_id\030\002 \001(\tR\trequestId\">\n\027RemoveG" +
+      "uardrailResponse\022#\n\rremoved_count\030\001 \001(\005R" +
+      "\014removedCount\"\027\n\025ListGuardrailsRequest\"P" +
+      "\n\026ListGuardrailsResponse\0226\n\nguardrails\030\001" +
+      " \003(\0132\026.outrider.v1.GuardrailR\nguardrails" +
+      "\"\025\n\023ReloadPolicyRequest\"W\n\024ReloadPolicyR" +
+      "esponse\022\'\n\017guardrail_count\030\001 \001(\005R\016guardr" +
+      "ailCount\022\026\n\006source\030\002 \001(\tR\006source\"\257\002\n\024Lis" +
+      "tDecisionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007age" +
+      "ntId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome\030" +
+      "\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguard" +
+      "rail\0229\n\nstart_time\030\005 \001(\0132\032.google.protob" +
+      "uf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001(" +
+      "\0132\032.google.protobuf.TimestampR\007endTime\022\033" +
+      "\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_toke" +
+      "n\030\010 \001(\tR\tpageToken\"t\n\025ListDecisionsRespo" +
+      "nse\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.Dec" +
+      "isionR\tdecisions\022&\n\017next_page_token\030\002 \001(" +
+      "\tR\rnextPageToken\"5\n\022GetApprovalRequest\022\037" +
+      "\n\013approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetAp" +
+      "provalResponse\0221\n\010approval\030\001 \001(\0132\025.outri" +
+      "der.v1.ApprovalR\010approval\"7\n\024WatchApprov" +
+      "alRequest\022\037\n\013approval_id\030\001 \001(\tR\napproval" +
+      "Id\"J\n\025WatchApprovalResponse\0221\n\010approval\030" +
+      "\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"\305" +
+      "\002\n\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001(" +
+      "\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005st" +
+      "ate\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005s" +
+      "tate\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nstar" +
+      "t_time\030\005 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\007endTime\022\033\n\tpage_size\030" +
+      "\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpag" +
+      "eToken\"t\n\025ListApprovalsResponse\0223\n\tappro" +
+      "vals\030\001 \003(\0132\025.outrider.v1.ApprovalR\tappro" +
+      "vals\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
+      "oken\"\313\001\n\025DecideApprovalRequest\022\037\n\013approv" +
+      "al_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(\010" +
+      "R\007approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016e" +
+      "dited_context\030\004 \001(\0132\027.google.protobuf.St" +
+      "ructR\reditedContext\022\035\n\nrequest_id\030\005 \001(\tR" +
+      "\trequestId\"K\n\026DecideApprovalResponse\0221\n\010" +
+      "approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010a" +
+      "pproval\"o\n\025CancelApprovalRequest\022\037\n\013appr" +
+      "oval_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001(" +
+      "\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
+      "\"K\n\026CancelApprovalResponse\0221\n\010approval\030\001" +
+      " \001(\0132\025.outrider.v1.ApprovalR\010approval\"r\n" +
+      "\031AddApprovalPatternRequest\022\034\n\tguardrail\030" +
+      "\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007patte" +
+      "rn\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032Add" +
+      "ApprovalPatternResponse\022\032\n\010patterns\030\001 \003(" +
+      "\tR\010patterns\"u\n\034RemoveApprovalPatternRequ" +
+      "est\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pat" +
+      "tern\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR" +
+      "\trequestId\";\n\035RemoveApprovalPatternRespo" +
+      "nse\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010WaitM" +
+      "ode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_M" +
+      "ODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKING" +
+      "\020\0022\327\014\n\021SupervisorService\022V\n\rRegisterAgen" +
+      "t\022!.outrider.v1.RegisterAgentRequest\032\".o" +
+      "utrider.v1.RegisterAgentResponse\022\\\n\017Dere" +
+      "gisterAgent\022#.outrider.v1.DeregisterAgen" +
+      "tRequest\032$.outrider.v1.DeregisterAgentRe" +
+      "sponse\022G\n\010GetAgent\022\034.outrider.v1.GetAgen" +
+      "tRequest\032\035.outrider.v1.GetAgentResponse\022" +
+      "M\n\nListAgents\022\036.outrider.v1.ListAgentsRe" +
+      "quest\032\037.outrider.v1.ListAgentsResponse\022P" +
+      "\n\013CheckAction\022\037.outrider.v1.CheckActionR" +
+      "equest\032 .outrider.v1.CheckActionResponse" +
+      "\022V\n\rExplainAction\022!.outrider.v1.ExplainA" +
+      "ctionRequest\032\".outrider.v1.ExplainAction" +
+      "Response\022S\n\014AddGuardrail\022 .outrider.v1.A" +
+      "ddGuardrailRequest\032!.outrider.v1.AddGuar" +
+      "drailResponse\022\\\n\017RemoveGuardrail\022#.outri" +
+      "der.v1.RemoveGuardrailRequest\032$.outrider" +
+      ".v1.RemoveGuardrailResponse\022Y\n\016ListGuard" +
+      "rails\022\".outrider.v1.ListGuardrailsReques" +
+      "t\032#.outrider.v1.ListGuardrailsResponse\022S" +
+      "\n\014ReloadPolicy\022 .outrider.v1.ReloadPolic" +
+      "yRequest\032!.outrider.v1.ReloadPolicyRespo" +
+      "nse\022V\n\rListDecisions\022!.outrider.v1.ListD" +
+      "ecisionsRequest\032\".outrider.v1.ListDecisi" +
+      "onsResponse\022P\n\013GetApproval\022\037.outrider.v1" +
+      ".GetApprovalRequest\032 .outrider.v1.GetApp" +
+      "rovalResponse\022X\n\rWatchApproval\022!.outride" +
+      "r.v1.WatchApprovalRequest\032\".outrider.v1." +
+      "WatchApprovalResponse0\001\022V\n\rListApprovals" +
+      "\022!.outrider.v1.ListApprovalsRequest\032\".ou" +
+      "trider.v1.ListApprovalsResponse\022Y\n\016Decid" +
+      "eApproval\022\".outrider.v1.DecideApprovalRe" +
+      "quest\032#.outrider.v1.DecideApprovalRespon" +
+      "se\022Y\n\016CancelApproval\022\".outrider.v1.Cance" +
+      "lApprovalRequest\032#.outrider.v1.CancelApp" +
+      "rovalResponse\022e\n\022AddApprovalPattern\022&.ou" +
+      "trider.v1.AddApprovalPatternRequest\032\'.ou" +
+      "trider.v1.AddApprovalPatternResponse\022n\n\025" +
+      "RemoveApprovalPattern\022).outrider.v1.Remo" +
+      "veApprovalPatternRequest\032*.outrider.v1.R" +
+      "emoveApprovalPatternResponseBo\n\017dev.outr" +
+      "ider.v1B\026SupervisorServiceProtoP\001ZBgithu" +
+      "b.com/outrider-dev/outrider/clients/go/o" +
+      "utrider/v1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
           com.google.protobuf.StructProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.outrider.v1.CommonProto.getDescriptor(),
@@ -491,18 +491,18 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
-    internal_static_outrider_v1_ExplainStep_descriptor =
+    internal_static_outrider_v1_GuardrailExplanation_descriptor =
       getDescriptor().getMessageType(11);
-    internal_static_outrider_v1_ExplainStep_fieldAccessorTable = new
+    internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
-        internal_static_outrider_v1_ExplainStep_descriptor,
-        new java.lang.String[] { "Guardrail", "Kind", "Outcome", "Severity", "Reason", });
+        internal_static_outrider_v1_GuardrailExplanation_descriptor,
+        new java.lang.String[] { "Guardrail", "Kind", "Evaluated", "Allowed", "Severity", "Reason", "Duration", "Decided", "NeedsApproval", "Error", });
     internal_static_outrider_v1_ExplainActionResponse_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ExplainActionResponse_descriptor,
-        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "NeedsApproval", "Steps", "Warnings", });
+        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Guardrails", "NeedsApproval", });
     internal_static_outrider_v1_AddGuardrailRequest_descriptor =
       getDescriptor().getMessageType(13);
     internal_static_outrider_v1_AddGuardrailRequest_fieldAccessorTable = new
@@ -648,6 +648,7 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
         internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor,
         new java.lang.String[] { "Patterns", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.outrider.v1.CommonProto.getDescriptor();
