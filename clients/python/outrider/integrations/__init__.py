@@ -2,8 +2,7 @@
 
 outrider.integrations.openai_agents   (extra: outrider-client[openai-agents])
 outrider.integrations.langchain       (extra: outrider-client[langchain])
-outrider.integrations.pydantic_ai     (extra: outrider-client[pydantic-ai])
-outrider.integrations.mcp             (extra: outrider-client[mcp])
+The MCP gateway (`outrider mcp-gateway`, extra: outrider[mcp]) uses the same guard.
 """
 
 from ._guard import AsyncToolGuard, ToolDecision, ToolGuard
