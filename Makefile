@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e clients/python -e '.[dev]'
+	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain]' -e '.[dev,mcp,openai-agents,langchain]'
 	touch $@
 
 venv: $(STAMP)
@@ -84,8 +84,9 @@ test: venv proto/node_modules/.bin/buf
 	$(MAKE) --no-print-directory docs
 	bash scripts/chromium.sh
 	bash scripts/jaeger.sh
+	bash scripts/grpc-tools.sh
 	bash scripts/postgres.sh start "$(PG_DIR)"
-	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1; \
+	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1 OUTRIDER_REQUIRE_GRPC_TOOLS=1; \
 	  $(PY) -m pytest tests -p no:cacheprovider; rc=$$?; \
 	  bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
 	$(MAKE) --no-print-directory conformance

@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.users import add_users_parser
 
     add_users_parser(sub, _config_flags)
+    from server.cli.gateway import add_gateway_parser
+
+    add_gateway_parser(sub)
 
     from server.cli.notifications import add_notifications_parser
 
@@ -95,6 +98,10 @@ def _config(args: argparse.Namespace) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp-gateway":  # its own config file (upstreams), not the sidecar's
+        from server.cli.gateway import run_gateway
+
+        return run_gateway(args)
     if args.command == "policy":  # works on a policy file alone: no configuration, no database
         from server.cli.policy import run_policy
 

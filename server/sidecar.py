@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from outrider.v1 import (
     access_service_pb2,
@@ -31,6 +30,7 @@ from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.convert import EdgeLimits
 from server.rpc.hygiene import HygieneInterceptor
 from server.rpc.recovery import RecoveryServicer
+from server.rpc.reflection import enable_reflection
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.security import check_exposure, server_credentials
 from server.rpc.supervisor import SupervisorServicer
@@ -149,7 +149,7 @@ async def build_server(
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
+    enable_reflection((*SERVICE_NAMES, "grpc.health.v1.Health"), server)  # v1 and v1alpha
 
     if credentials is None:
         port = server.add_insecure_port(config.listen)
