@@ -141,7 +141,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     access = AccessService(SqlTokenRepository(engine), clock, audit)
     access.load()
     users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
-    agents = AgentService(SqlAgentRepository(engine))
+    agents = AgentService(SqlAgentRepository(engine), settings=config.agents, audit=audit, clock=clock)
     agents.load()
     approvals = ApprovalService(
         SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics
@@ -244,6 +244,7 @@ async def build_server(
         RateLimiter(config.requests_per_second, config.burst),
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
+        containment_of=services.agents.containment_of,
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from server.domain.agents import AgentSettings, parse_agent_settings
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
@@ -33,6 +34,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
+_SECTIONS |= {"agents"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -70,6 +72,8 @@ class Config:
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
+    # Who owns agent records (self_registration, default_group, require_registration); docs/agent-threat-model.md.
+    agents: AgentSettings = field(default_factory=AgentSettings)
 
     def database_url(self) -> str:
         if self.db_url:
@@ -260,6 +264,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
+        agents=_parsed(src, data, "agents", parse_agent_settings),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")

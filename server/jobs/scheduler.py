@@ -35,6 +35,8 @@ def build_scheduler(
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
     if supervisor is not None:
+        # Kills, quarantines and reinstatements made by other processes (CLI, other sidecars).
+        scheduler.add_job(supervisor.agents.refresh, "interval", seconds=0.25, id="containment-refresh")
         # Guardrail changes stored by another process (a separate console, another sidecar).
         scheduler.add_job(supervisor.refresh, "interval", seconds=1.0, id="guardrail-refresh")
     return scheduler

@@ -140,7 +140,9 @@ class RecoveryFeature:
             callback_timeout=settings.callback_timeout,
             handoff_timeout=settings.handoff_timeout,
         )
-        self.cascade = CascadeService(repo, self.kills, emitter, clock, settings.cascade)
+        self.cascade = CascadeService(
+            repo, self.kills, emitter, clock, settings.cascade, observed_failing=self.health.is_unhealthy
+        )
         self._resume: asyncio.Task[int] | None = None
 
     def load(self) -> None:

@@ -10,6 +10,7 @@ from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
+from server.domain.agents import Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.recovery.codec import from_json, to_json
 from server.domain.recovery.events import (
@@ -40,7 +41,7 @@ from server.storage.recovery.tables import (
     RecoverySettingRow,
     SubstituteRow,
 )
-from server.storage.supervisor.repository import utc
+from server.storage.supervisor.repository import put_standing, utc
 
 
 def _int_token(token: str) -> int | None:
@@ -304,8 +305,21 @@ class SqlKillRepository:
         self.engine = engine
 
     def insert(self, kill: KillResult) -> bool:
+        """Record a kill intent and terminate its agent id in one transaction: from its commit on, every
+        credential of the agent is refused (in other processes once they see the containment counter)."""
         try:
             with Session(self.engine) as s, s.begin():
+                put_standing(
+                    s,
+                    Containment(
+                        kill.agent_id,
+                        Standing.TERMINATED,
+                        kill.kill_id,
+                        f"killed ({kill.reason.name.lower()}): {kill.request_details}"[:1024],
+                        kill.requested_by,
+                        kill.kill_time,
+                    ),
+                )
                 s.add(
                     _kill_row(
                         KillRow(
