@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -16,8 +18,11 @@ from outrider.v1 import recovery_pb2 as r
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as spb
-from tests.integration.harness import RunningSidecar
+from server.domain.agents import AgentSettings
+from tests.fakes import FakeClock
+from tests.integration.harness import RunningSidecar, make_config
 from tests.integration.recovery_sim import eventually
+from tests.integration.rpc import check, guardrail
 
 from .helpers import agent, refused
 
@@ -50,10 +55,15 @@ def test_a_killed_agent_is_refused_everywhere_until_reinstated(s: RunningSidecar
     for who in (me, fresh):
         for name, call in _calls(who, "w1").items():
             assert refused(call).reason == "AGENT_TERMINATED", name
+        blocked = who.stub.CheckAction(check("w1", "read"))
+        assert not blocked.allowed and blocked.guardrail == "kill-switch" and killed.kill_id in blocked.reason
+    # Operators checking on its behalf get the same answer.
+    assert s.stub.CheckAction(check("w1", "read")).guardrail == "kill-switch"
     # Reinstated by an operator: the same credentials work again (the kill unregistered the agent).
     lifted = s.recovery.ReinstateAgent(rpb.ReinstateAgentRequest(agent_id="w1", reason="fixed the prompt"))
     assert (lifted.previous_standing, lifted.kill_id) == ("terminated", killed.kill_id)
     assert me.access.WhoAmI(apb.WhoAmIRequest()).subject == "w1"
+    assert me.stub.CheckAction(check("w1", "read")).allowed
     info = refused(
         lambda: s.recovery.ReinstateAgent(rpb.ReinstateAgentRequest(agent_id="w1")), grpc.StatusCode.FAILED_PRECONDITION
     )
@@ -64,9 +74,12 @@ def test_a_killed_agent_is_refused_everywhere_until_reinstated(s: RunningSidecar
 
 def test_an_agent_that_never_registered_is_stoppable(s: RunningSidecar) -> None:
     me = s.as_agent("ghost")
+    assert me.stub.CheckAction(check("ghost", "read")).allowed  # CheckAction needs no registration
     killed = kill(s, "ghost")
     assert killed.agent_id == "ghost" and killed.kill_id.startswith("kill:")
     assert refused(lambda: me.access.WhoAmI(apb.WhoAmIRequest())).reason == "AGENT_TERMINATED"
+    blocked = me.stub.CheckAction(check("ghost", "read"))
+    assert (blocked.allowed, blocked.guardrail) == (False, "kill-switch") and killed.kill_id in blocked.reason
 
 
 def test_only_operators_reinstate_and_the_cli_reaches_running_sidecars(s: RunningSidecar) -> None:
@@ -92,3 +105,34 @@ def test_only_operators_reinstate_and_the_cli_reaches_running_sidecars(s: Runnin
         return True
 
     eventually(works, what="the sidecar seeing the CLI's reinstatement")  # it polls every 250 ms
+
+
+def test_an_ejected_agent_is_quarantined_not_freed(s: RunningSidecar, clock: FakeClock) -> None:
+    s.stub.AddGuardrail(guardrail("interns", "action_list", deny=["shell.*"], groups=["interns"]))
+    s.stub.RegisterAgent(agent("w1", "interns"))
+    me = s.as_agent("w1")
+    assert me.stub.CheckAction(check("w1", "read")).allowed
+    for _ in range(4):  # the builtin ladder: three restarts, then EJECT
+        s.recovery.TriggerRecovery(rpb.TriggerRecoveryRequest(agent_id="w1"))
+        clock.advance(5)
+    # Out of "interns" its deny list no longer applies: so nothing is allowed until an operator decides.
+    for action in ("shell.exec", "read"):
+        blocked = me.stub.CheckAction(check("w1", action))
+        assert (blocked.allowed, blocked.guardrail) == (False, "quarantine"), action
+    assert me.access.WhoAmI(apb.WhoAmIRequest()).subject == "w1"  # not killed: it may still talk
+    s.stub.RegisterAgent(agent("w1", "interns"))  # an operator places it in a group again
+    assert me.stub.CheckAction(check("w1", "read")).allowed
+    assert not me.stub.CheckAction(check("w1", "shell.exec")).allowed
+    actions = [r.action for r in s.services.audit.repo.iter_all() if r.subject == "w1"]
+    assert "agent.quarantine" in actions and "agent.release" in actions
+
+
+def test_require_registration_blocks_unregistered_agents(tmp_path: Path, clock: FakeClock) -> None:
+    config = replace(make_config(tmp_path), agents=AgentSettings(require_registration=True))
+    with RunningSidecar(config, clock=clock) as s:
+        me = s.as_agent("w1")
+        blocked = me.stub.CheckAction(check("w1", "read"))
+        assert (blocked.allowed, blocked.guardrail) == (False, "registration")
+        assert "not registered" in blocked.reason
+        me.stub.RegisterAgent(agent("w1"))
+        assert me.stub.CheckAction(check("w1", "read")).allowed

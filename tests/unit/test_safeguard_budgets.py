@@ -13,8 +13,7 @@ from server.domain.safeguards.budgets import BudgetSignal, Priority, Reservation
 from server.services.safeguards.budgets import BudgetService, describe
 from server.services.safeguards.settings import BudgetSettings
 from tests.fakes import FakeClock
-
-from .safeguard_fakes import MemoryAudit, MemorySafeguards
+from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
 WARN, STOP, RESUME = SignalType.SIGWARN, SignalType.SIGSTOP, SignalType.SIGRESUME
 
