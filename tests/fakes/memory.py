@@ -285,13 +285,18 @@ class MemoryApprovals:
     def __init__(self, counters: Counters) -> None:
         self.counters = counters
         self.rows: dict[str, Approval] = {}
-        self.consumed: dict[str, datetime] = {}
 
-    def insert(self, approval: Approval) -> None:
+    def insert(self, approval: Approval) -> bool:
         if approval.approval_id in self.rows:
             raise AlreadyExists(f"approval {approval.approval_id} exists", field="approval_id")
+        key = (approval.agent_id, approval.request_id, approval.digest, approval.attempt)
+        if approval.request_id and any(
+            (a.agent_id, a.request_id, a.digest, a.attempt) == key for a in self.rows.values()
+        ):
+            return False  # the unique index
         self.rows[approval.approval_id] = copy.deepcopy(approval)
         self.counters.bump("approvals")
+        return True
 
     def update(self, approval: Approval, expected_version: int) -> bool:
         current = self.rows.get(approval.approval_id)
@@ -301,8 +306,12 @@ class MemoryApprovals:
         self.counters.bump("approvals")
         return True
 
-    def mark_consumed(self, approval_id: str, when: Any) -> None:
-        self.consumed.setdefault(approval_id, when)
+    def mark_consumed(self, approval_id: str, when: Any) -> bool:
+        current = self.rows.get(approval_id)
+        if current is None or current.consume_time is not None:
+            return False
+        self.rows[approval_id] = replace(current, consume_time=when)
+        return True
 
     def get(self, approval_id: str) -> Approval | None:
         return copy.deepcopy(self.rows.get(approval_id))
@@ -316,7 +325,7 @@ class MemoryApprovals:
             for a in self.rows.values()
             if a.agent_id == agent_id and a.request_id == request_id and a.digest == digest
         ]
-        return copy.deepcopy(max(found, key=lambda a: a.create_time)) if found else None
+        return copy.deepcopy(max(found, key=lambda a: (a.attempt, a.create_time))) if found else None
 
     def pending(self, agent_id: str = "") -> list[Approval]:
         found = [

@@ -41,6 +41,7 @@ class Hitl(Guardrail):
                 "prevent_self_review",
                 "edits_require_approval",
                 "reversibility",
+                "on_reuse",
             },
         )
         self.patterns = opts.strings("patterns")
@@ -67,6 +68,12 @@ class Hitl(Guardrail):
         if not is_number(min_approvals) or min_approvals < 1 or not float(min_approvals).is_integer():
             raise InvalidArgument(f"{opts.where('min_approvals')}: must be a whole number >= 1", field="min_approvals")
         esc_timeout = opts.get("escalate_timeout")
+        # An approval grants one action: what a later identical request (same request id, action, context) gets.
+        on_reuse = opts.get("on_reuse", "block")
+        if on_reuse not in ("block", "ask_again"):
+            raise InvalidArgument(
+                f"{opts.where('on_reuse')}: must be 'block' or 'ask_again', got {on_reuse!r}", field="on_reuse"
+            )
         self.policy = ApprovalPolicy(
             approvers=opts.strings("approvers"),
             timeout=parse_duration(timeout, opts.where("timeout")) if timeout is not None else None,
@@ -76,6 +83,7 @@ class Hitl(Guardrail):
             min_approvals=int(min_approvals),
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
+            on_reuse=on_reuse,
         )
 
     def matches(self, action: str, level: str | None = None) -> bool:

@@ -10,7 +10,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
 from server.domain.agents import Standing, validate_agent_id
@@ -57,7 +57,7 @@ class Approvals(Protocol):
 
     async def wait(self, approval_id: str) -> Approval: ...
 
-    def mark_consumed(self, approval_id: str) -> None: ...
+    def mark_consumed(self, approval_id: str) -> bool: ...
 
 
 class NoApprovals:
@@ -71,7 +71,7 @@ class NoApprovals:
     async def wait(self, approval_id: str) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
 
-    def mark_consumed(self, approval_id: str) -> None:
+    def mark_consumed(self, approval_id: str) -> bool:
         raise FailedPrecondition("human approval is not configured in this process")
 
 
@@ -337,7 +337,12 @@ class CheckActionService:
             obs.approval_event(approval)
         if approval.state is not ApprovalState.APPROVED:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
-        await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id)
+        # An approval grants one action: delivered to exactly one call (the waiting one, or the first
+        # re-attach after a lost answer); every later identical request is told it was used.
+        if not await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id):
+            used = replace(approval, consume_time=approval.consume_time or self.clock.utcnow())
+            return Asked(used, GuardrailResult.blocked(rules.block_reason(used)))
+        approval = replace(approval, consume_time=self.clock.utcnow())
         if approval.edited_context is not None:
             edited = rules.merge_masked(approval.edited_context, call.context, MASK)
             if approval_digest(call.action, edited) != digest:
