@@ -159,7 +159,7 @@ def _check_config(config: Config) -> int:
 
 
 async def _serve(config: Config, port_file: str | None) -> int:
-    from server.bootstrap import build_server
+    from server.sidecar import build_server
 
     try:
         sidecar = await build_server(config)
