@@ -110,3 +110,13 @@ def test_registrations_and_record_changes_are_audited(s: RunningSidecar) -> None
         ("operator:test-operator", "agent.update"),
         ("operator:test-operator", "agent.deregister"),
     ]
+
+
+def test_the_production_example_uses_the_safe_settings() -> None:
+    from server.config import load_config
+
+    root = Path(__file__).resolve().parents[2]
+    production = load_config(str(root / "outrider.production.yaml"), env={}).agents
+    assert production.require_registration and production.self_registration is SelfRegistration.DENY
+    demo = load_config(str(root / "outrider.example.yaml"), env={}).agents
+    assert demo == AgentSettings()  # `make run` keeps the permissive defaults, stated in the file
