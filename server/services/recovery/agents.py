@@ -77,6 +77,10 @@ class AgentService:
         """The agent's `owner` label ("" when none): reviewers may not approve their own agents."""
         return self._owners.get(agent_id, "")
 
+    def contained(self) -> list[Containment]:
+        """Every terminated or quarantined agent id, by id (in memory)."""
+        return sorted(self._contained.values(), key=lambda c: c.agent_id)
+
     def containment_of(self, agent_id: str) -> Containment | None:
         """In-memory: the agent's TERMINATED or QUARANTINED standing, None when it may act."""
         return self._contained.get(agent_id)
