@@ -22,6 +22,7 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
+from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.ports import AuditSink, Clock, PolicySource
 from server.services.recovery.agents import AgentService
 from server.services.recovery.cascade import BreakerOpener, CascadeService
@@ -47,6 +48,7 @@ from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
@@ -74,6 +76,7 @@ def sql_repositories(engine: Engine) -> Repositories:
         budgets=safeguards,
         episodes=safeguards,
         leases=safeguards,
+        idempotency=SqlIdempotencyRepository(engine),
     )
 
 
@@ -185,6 +188,7 @@ def build_services(
         reversibility=reversibility,
         telemetry=telemetry,
         closers=closers,
+        idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
     )
     observe(telemetry, services)
     return services

@@ -74,6 +74,8 @@ class Config:
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
     # Who owns agent records (self_registration, default_group, require_registration); docs/agent-threat-model.md.
     agents: AgentSettings = field(default_factory=AgentSettings)
+    # How long the first answer to a mutating RPC's request_id is kept (server.idempotency_retention).
+    idempotency_retention: float = 24 * 3600.0
 
     def database_url(self) -> str:
         if self.db_url:
@@ -215,7 +217,10 @@ def check_listen(value: str, source: str, key: str) -> str:
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
     srv = _Reader(
-        src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes"}
+        src,
+        data,
+        "server",
+        {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes", "idempotency_retention"},
     )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
@@ -265,6 +270,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
         agents=_parsed(src, data, "agents", parse_agent_settings),
+        idempotency_retention=srv.get("idempotency_retention", _duration, 24 * 3600.0),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")

@@ -13,6 +13,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -50,6 +51,8 @@ class Repositories:
     budgets: BudgetRepository
     episodes: EpisodeRepository
     leases: LeaseRepository
+    # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
+    idempotency: IdempotencyRepository | None = None
 
 
 @dataclass
@@ -72,6 +75,8 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    # Durable request-id idempotency of mutating RPCs (issue 12).
+    idempotency: IdempotencyService | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

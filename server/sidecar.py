@@ -28,6 +28,7 @@ from server.config import Config
 from server.container import Services
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.idempotency import IdempotencyInterceptor
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.security import check_exposure, server_credentials
@@ -98,8 +99,10 @@ async def build_server(
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
+    # Inside authentication: the remembered answer is the caller's own.
+    remembered = [IdempotencyInterceptor(services.idempotency)] if services.idempotency else []
     server = grpc.aio.server(
-        interceptors=[*tracing, auth],
+        interceptors=[*tracing, auth, *remembered],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -155,7 +158,12 @@ async def build_server(
         from server.jobs.scheduler import add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
         scheduler = build_scheduler(
-            services.decisions, services.access, services.approvals, services.chain, agents=services.agents
+            services.decisions,
+            services.access,
+            services.approvals,
+            services.chain,
+            agents=services.agents,
+            idempotency=services.idempotency,
         )
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Integer
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Integer, LargeBinary
 from sqlmodel import Field, SQLModel
 
 from server.storage.columns import utc_column as _utc_column
@@ -81,3 +81,16 @@ class DecisionRow(SQLModel, table=True):
     create_time: datetime = _utc_column(index=True)
     request_id: str = Field(default="", max_length=256)
     trace_id: str = Field(default="", max_length=32)
+
+
+class IdempotencyRow(SQLModel, table=True):
+    """The first answer to a mutating RPC with a request id (migration 0012), kept for the retention."""
+
+    __tablename__ = "idempotency_keys"
+
+    key: str = Field(primary_key=True, max_length=64)  # SHA-256 of method, caller and request id
+    method: str = Field(max_length=160)
+    caller: str = Field(max_length=160)
+    request_digest: str = Field(max_length=64)
+    response: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    create_time: datetime = _utc_column(index=True)
