@@ -1,5 +1,5 @@
 """Durable idempotency for every mutating unary RPC with a `request_id` (issue 12): one interceptor, inside
-authentication, so the caller is known. CheckAction is left out: its request id attaches to an approval."""
+authentication, so the caller is known. CheckAction and IssueToken are left out (see _EXCLUDED)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from server.rpc.auth import current_principal
 from server.rpc.errors import abort
 from server.services.idempotency import IdempotencyService
 
-# Not remembered: CheckAction (the request id re-attaches to an approval, whose answer is delivered once).
-_EXCLUDED = {"/outrider.v1.SupervisorService/CheckAction"}
+# Not remembered: CheckAction (the request id re-attaches to an approval, whose answer is delivered once) and
+# IssueToken (its answer holds the secret, which is never stored).
+_EXCLUDED = {"/outrider.v1.SupervisorService/CheckAction", "/outrider.v1.AccessService/IssueToken"}
 
 
 def _methods() -> dict[str, MethodDescriptor]:

@@ -46,3 +46,17 @@ def test_request_ids_are_per_caller(s: RunningSidecar) -> None:
         for who in ("a", "b")
     ]
     assert [u.allocation.agent_id for u in used] == ["a", "b"]  # b never gets a's answer
+
+
+def test_a_token_secret_is_never_remembered(s: RunningSidecar) -> None:
+    from outrider.v1 import access_pb2
+    from outrider.v1 import access_service_pb2 as apb
+
+    root = s.as_operator("root", admin=True)
+    issued = root.access.IssueToken(
+        apb.IssueTokenRequest(kind=access_pb2.PRINCIPAL_KIND_AGENT, subject="w1", request_id="t-1")
+    )
+    db = Path(s.config.database_url().removeprefix("sqlite:///"))
+    assert issued.secret.encode() not in db.read_bytes()
+    wal = db.with_name(db.name + "-wal")
+    assert not wal.exists() or issued.secret.encode() not in wal.read_bytes()
