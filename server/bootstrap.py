@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
 from server.config import Config, ConfigError, load_config
@@ -23,6 +24,8 @@ from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
+from server.services.notifications.outbox import NotificationService
+from server.services.notifications.planner import NotificationPlanner
 from server.services.ports import AuditSink, Clock, PolicySource
 from server.services.recovery.agents import AgentService
 from server.services.recovery.cascade import BreakerOpener, CascadeService
@@ -49,6 +52,7 @@ from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.idempotency import SqlIdempotencyRepository
+from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
@@ -57,8 +61,9 @@ from server.telemetry.sdk import Telemetry, build_telemetry, observe
 log = logging.getLogger(__name__)
 
 
-def sql_repositories(engine: Engine) -> Repositories:
-    """The production repositories, all on one database engine."""
+def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None) -> Repositories:
+    """The production repositories, all on one database engine. With a `planner`, recovery events and
+    completed kills write the notifications they cause in their own transaction."""
     safeguards = SqlSafeguardRepository(engine)
     return Repositories(
         agents=SqlAgentRepository(engine),
@@ -70,13 +75,14 @@ def sql_repositories(engine: Engine) -> Repositories:
         approvals=SqlApprovalRepository(engine),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine),
-        recovery_events=SqlRecoveryEventRepository(engine),
-        kills=SqlKillRepository(engine),
+        recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
+        kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None),
         breakers=safeguards,
         budgets=safeguards,
         episodes=safeguards,
         leases=safeguards,
         idempotency=SqlIdempotencyRepository(engine),
+        notifications=SqlNotificationRepository(engine),
     )
 
 
@@ -95,13 +101,17 @@ def build_services(
     clock = clock or SystemClock()
     telemetry = telemetry or build_telemetry(config.telemetry)
     closers: list[Callable[[], None]] = [telemetry.shutdown]
+    n = config.notifications
+    planner = NotificationPlanner(n.routes, config.console_public_url, config.sensitive_keys, n.context_keys)
+    single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
     if repos is None:
         if config.db_url is None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_db_engine(config.database_url())
         migrate(engine)
         closers.append(engine.dispose)
-        repos = sql_repositories(engine)
+        repos = sql_repositories(engine, planner if n.enabled else None)
+        single_process = engine.dialect.name == "sqlite"
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
     audit = AuditTrail(repos.audit, clock, config.sensitive_keys)
@@ -111,7 +121,15 @@ def build_services(
     users = UserService(repos.users, repos.settings, clock, audit)
     agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock)
     agents.load()
-    approvals = ApprovalService(repos.approvals, clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics)
+    approvals = ApprovalService(
+        repos.approvals,
+        clock,
+        audit,
+        agents,
+        config.sensitive_keys,
+        metrics=telemetry.metrics,
+        notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
+    )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
@@ -162,6 +180,21 @@ def build_services(
         clock=clock,
     )
     recovery.load()
+    notifications = NotificationService(
+        repos.notifications,
+        clock,
+        n,
+        build_senders(n.channels),
+        planner,
+        audit,
+        pending_approvals=approvals.pending,
+        single_process=single_process,
+        metrics=telemetry.metrics,
+    )
+    # Wake the delivery worker when this process commits a change that may have written to the outbox;
+    # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).
+    approvals.subscribe(notifications.wake)
+    recovery.events.add_listener(lambda _event: notifications.wake())
     decisions.start()
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
@@ -169,6 +202,7 @@ def build_services(
         recovery.close,
         breakers.events.close,
         budgets.events.close,
+        notifications.stop,
     ]
     services = Services(
         config=config,
@@ -187,6 +221,7 @@ def build_services(
         leases=leases,
         reversibility=reversibility,
         telemetry=telemetry,
+        notifications=notifications,
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
     )

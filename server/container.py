@@ -14,6 +14,8 @@ from server.services.access.users import SettingsRepository, UserRepository, Use
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
+from server.services.notifications.outbox import NotificationService
+from server.services.notifications.ports import NotificationRepository
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -51,6 +53,7 @@ class Repositories:
     budgets: BudgetRepository
     episodes: EpisodeRepository
     leases: LeaseRepository
+    notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
     # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
     idempotency: IdempotencyRepository | None = None
 
@@ -75,6 +78,7 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    notifications: NotificationService
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None
     # Facts for /healthz and the console (e.g. `console_url`).

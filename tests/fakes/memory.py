@@ -22,12 +22,14 @@ from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, seal_chai
 from server.domain.errors import AlreadyExists, InvalidArgument
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.notifications.delivery import Notification
 from server.domain.pages import decode, encode, page_size
 from server.domain.recovery.events import EventFilter, RecoveryEvent, RecoveryEventType
 from server.domain.recovery.health import HealthCheckSpec
 from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
 from server.domain.recovery.ladder import HistoryFilter, RecoveryPolicy, RecoveryResult, RecoveryState
 from server.services.ports import Page
+from tests.fakes.notifications import MemoryNotifications
 from tests.fakes.safeguards import MemorySafeguards
 
 T = TypeVar("T")
@@ -282,11 +284,12 @@ class MemorySettings:
 
 
 class MemoryApprovals:
-    def __init__(self, counters: Counters) -> None:
+    def __init__(self, counters: Counters, outbox: MemoryNotifications) -> None:
         self.counters = counters
+        self.outbox = outbox  # written with the change, as the SQL repository does in one transaction
         self.rows: dict[str, Approval] = {}
 
-    def insert(self, approval: Approval) -> bool:
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
         if approval.approval_id in self.rows:
             raise AlreadyExists(f"approval {approval.approval_id} exists", field="approval_id")
         key = (approval.agent_id, approval.request_id, approval.digest, approval.attempt)
@@ -295,14 +298,16 @@ class MemoryApprovals:
         ):
             return False  # the unique index
         self.rows[approval.approval_id] = copy.deepcopy(approval)
+        self.outbox.add(outbox)
         self.counters.bump("approvals")
         return True
 
-    def update(self, approval: Approval, expected_version: int) -> bool:
+    def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         current = self.rows.get(approval.approval_id)
         if current is None or current.version != expected_version:
             return False
         self.rows[approval.approval_id] = copy.deepcopy(approval)
+        self.outbox.add(outbox)
         self.counters.bump("approvals")
         return True
 
@@ -561,6 +566,7 @@ class MemoryStore:
     recovery_events: MemoryRecoveryEvents = field(default_factory=MemoryRecoveryEvents)
     kills: MemoryKills = field(init=False)
     safeguards: MemorySafeguards = field(default_factory=MemorySafeguards)
+    notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -568,7 +574,7 @@ class MemoryStore:
     def __post_init__(self) -> None:
         self.guardrails = MemoryGuardrails(self.counters)
         self.tokens = MemoryTokens(self.counters)
-        self.approvals = MemoryApprovals(self.counters)
+        self.approvals = MemoryApprovals(self.counters, self.notifications)
         self.kills = MemoryKills(self.agents)
 
     def repositories(self) -> Repositories:
@@ -588,6 +594,7 @@ class MemoryStore:
             budgets=self.safeguards,
             episodes=self.safeguards,
             leases=self.safeguards,
+            notifications=self.notifications,
         )
 
 

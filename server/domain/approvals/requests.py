@@ -62,6 +62,7 @@ class ApprovalPolicy:
     prevent_self_review: bool = False
     edits_require_approval: bool = False
     on_reuse: str = "block"  # an identical request after the approval was used: "block" or "ask_again"
+    notify: tuple[str, ...] = ()  # notification channels that hear of this guardrail's requests
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ class Hitl(Guardrail):
                 "edits_require_approval",
                 "reversibility",
                 "on_reuse",
+                "notify",
             },
         )
         self.patterns = opts.strings("patterns")
@@ -84,6 +85,7 @@ class Hitl(Guardrail):
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
             on_reuse=on_reuse,
+            notify=opts.strings("notify"),
         )
 
     def matches(self, action: str, level: str | None = None) -> bool:

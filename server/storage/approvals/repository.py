@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -14,8 +14,10 @@ from sqlmodel import Session, col
 from server.domain import pages as pagination
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
 from server.domain.errors import InvalidArgument
+from server.domain.notifications.delivery import Notification
 from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
+from server.storage.notifications.repository import add_to_outbox
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -33,6 +35,7 @@ def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
         prevent_self_review=bool(raw.get("prevent_self_review", False)),
         edits_require_approval=bool(raw.get("edits_require_approval", False)),
         on_reuse=str(raw.get("on_reuse", "block")),
+        notify=tuple(raw.get("notify", ())),
     )
 
 
@@ -70,6 +73,7 @@ def _approval(r: ApprovalRow) -> Approval:
 def _values(a: Approval) -> dict[str, Any]:
     policy = asdict(a.policy)
     policy["approvers"], policy["escalate_to"] = list(a.policy.approvers), list(a.policy.escalate_to)
+    policy["notify"] = list(a.policy.notify)
     return {
         "agent_id": a.agent_id,
         "action": a.action,
@@ -108,12 +112,15 @@ class SqlApprovalRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def insert(self, approval: Approval) -> bool:
-        """False when an identical request (agent, request id, digest, attempt) exists: the unique index
-        makes concurrent identical CheckActions one request."""
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
+        """The request and the notifications it causes, in one transaction. False when an identical request
+        (agent, request id, digest, attempt) exists: the unique index makes concurrent identical CheckActions
+        one request."""
         try:
             with Session(self.engine) as s, s.begin():
                 s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
+                s.flush()
+                add_to_outbox(s, outbox)
                 _bump(s)
         except IntegrityError:
             if approval.request_id and self.find_attach(approval.agent_id, approval.request_id, approval.digest):
@@ -121,8 +128,9 @@ class SqlApprovalRepository:
             raise
         return True
 
-    def update(self, approval: Approval, expected_version: int) -> bool:
-        """Write `approval` only if nobody changed the row since `expected_version` was read."""
+    def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
+        """Write `approval` only if nobody changed the row since `expected_version` was read; the
+        notifications the change causes are written with it, or not at all."""
         with Session(self.engine) as s, s.begin():
             result = s.execute(
                 update(ApprovalRow)
@@ -132,6 +140,7 @@ class SqlApprovalRepository:
             )
             if not result.rowcount:  # type: ignore[attr-defined]
                 return False
+            add_to_outbox(s, outbox)
             _bump(s)
             return True
 
