@@ -30,11 +30,12 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
         )
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":
+            admin = getattr(args, "admin", None)  # callers building their own Namespace may leave it out
             if args.agent:
                 kind, subject = PrincipalKind.AGENT, args.agent
             else:
-                kind, subject = PrincipalKind.OPERATOR, args.admin or args.operator
-            secret, token = access.issue(kind, subject, args.description, actor, admin=bool(args.admin))
+                kind, subject = PrincipalKind.OPERATOR, admin or args.operator
+            secret, token = access.issue(kind, subject, args.description, actor, admin=bool(admin))
             what = "admin" if token.admin else kind.name.lower()
             print(f"# {token.token_id}: {what} {subject!r}. The secret is shown only now:", file=sys.stderr)
             print(secret)
