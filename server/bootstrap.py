@@ -24,6 +24,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
+from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
 from server.services.ports import AuditSink, Clock, PolicySource
@@ -52,6 +53,7 @@ from server.storage.access.users import SqlSessionRepository, SqlSettingsReposit
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
@@ -82,6 +84,7 @@ def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None)
         budgets=safeguards,
         episodes=safeguards,
         leases=safeguards,
+        idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
     )
 
@@ -130,7 +133,7 @@ def build_services(
     access = AccessService(repos.tokens, clock, audit)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
-    agents = AgentService(repos.agents)
+    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock)
     agents.load()
     approvals = ApprovalService(
         repos.approvals,
@@ -242,6 +245,7 @@ def build_services(
         telemetry=telemetry,
         notifications=notifications,
         closers=closers,
+        idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
     )
     observe(telemetry, services)
     return services
@@ -296,7 +300,9 @@ def _build_recovery(
         revoke_leases=revoke_leases,
         reversibility=reversibility,
     )
-    cascade = CascadeService(repos.recovery, kills, emitter, clock, settings.cascade, open_breaker)
+    cascade = CascadeService(
+        repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy
+    )
     return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 
 

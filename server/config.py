@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from server.domain.agents import AgentSettings, parse_agent_settings
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
@@ -37,6 +38,7 @@ _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
 _SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"plugins"}
+_SECTIONS |= {"agents"}
 _SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
@@ -99,6 +101,10 @@ class Config:
     audit_checkpoint_interval: float = 60.0  # seconds
     # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
     console_trusted_proxies: tuple[str, ...] = ()
+    # Who owns agent records (self_registration, default_group, require_registration); docs/agent-threat-model.md.
+    agents: AgentSettings = field(default_factory=AgentSettings)
+    # How long the first answer to a mutating RPC's request_id is kept (server.idempotency_retention).
+    idempotency_retention: float = 24 * 3600.0
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     console_public_url: str | None = None  # where reviewers reach the console (links in notifications)
 
@@ -278,6 +284,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             "max_string_length",
             "insecure",
             "max_message_bytes",
+            "idempotency_retention",
         },
     )
     auth = _Reader(src, data, "auth", {"enabled"})
@@ -365,6 +372,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         telemetry=telemetry,
         plugin_modules=plugins.get("allowed_modules", _module_list, ()),
         console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
+        agents=_parsed(src, data, "agents", parse_agent_settings),
+        idempotency_retention=srv.get("idempotency_retention", _duration, 24 * 3600.0),
         notifications=_parsed(src, data, "notifications", parse_notifications),
         console_public_url=con.get("public_url", _http_url, None),
     )

@@ -13,6 +13,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
@@ -55,6 +56,8 @@ class Repositories:
     episodes: EpisodeRepository
     leases: LeaseRepository
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
+    # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
+    idempotency: IdempotencyRepository | None = None
 
 
 @dataclass
@@ -79,6 +82,8 @@ class Services:
     reversibility: ReversibilityService
     telemetry: Telemetry
     notifications: NotificationService
+    # Durable request-id idempotency of mutating RPCs (issue 12).
+    idempotency: IdempotencyService | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -29,6 +29,7 @@ from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.convert import EdgeLimits
 from server.rpc.hygiene import HygieneInterceptor
+from server.rpc.idempotency import IdempotencyInterceptor
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.reflection import enable_reflection
 from server.rpc.safeguard import SafeguardServicer
@@ -99,12 +100,15 @@ async def build_server(
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
         peer_limiter=RateLimiter(config.unauthenticated_requests_per_second, config.unauthenticated_burst),
+        containment_of=services.agents.containment_of,
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
+    # Inside authentication: the remembered answer is the caller's own.
+    remembered = [IdempotencyInterceptor(services.idempotency)] if services.idempotency else []
     server = grpc.aio.server(
         # Hygiene before authentication: a request that does not parse is refused before anything reads it.
-        interceptors=[*tracing, HygieneInterceptor(), auth],
+        interceptors=[*tracing, HygieneInterceptor(), auth, *remembered],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -163,7 +167,14 @@ async def build_server(
     if with_scheduler:
         from server.jobs.scheduler import add_audit_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
-        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.chain)
+        scheduler = build_scheduler(
+            services.decisions,
+            services.access,
+            services.approvals,
+            services.chain,
+            agents=services.agents,
+            idempotency=services.idempotency,
+        )
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         add_audit_jobs(scheduler, services.audit)

@@ -29,11 +29,14 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
         access = AccessService(SqlTokenRepository(engine), clock, audit)
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":
-            kind, subject = (PrincipalKind.AGENT, args.agent) if args.agent else (PrincipalKind.OPERATOR, args.operator)
-            secret, token = access.issue(kind, subject, args.description, actor)
-            print(
-                f"# {token.token_id}: {kind.name.lower()} {subject!r}. The secret is shown only now:", file=sys.stderr
-            )
+            admin = getattr(args, "admin", None)  # callers building their own Namespace may leave it out
+            if args.agent:
+                kind, subject = PrincipalKind.AGENT, args.agent
+            else:
+                kind, subject = PrincipalKind.OPERATOR, admin or args.operator
+            secret, token = access.issue(kind, subject, args.description, actor, admin=bool(admin))
+            what = "admin" if token.admin else kind.name.lower()
+            print(f"# {token.token_id}: {what} {subject!r}. The secret is shown only now:", file=sys.stderr)
             print(secret)
         elif args.tokens_command == "revoke":
             token = access.revoke(args.token_id, actor)
@@ -45,10 +48,8 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
                 page = access.list("", args.all, 1000, token_page)
                 for t in page.items:
                     status = f"revoked {t.revoke_time:%Y-%m-%d %H:%M}" if t.revoke_time else "active"
-                    print(
-                        f"{t.token_id:<18} {t.kind.name.lower():<9} {t.subject:<30} "
-                        f"{t.create_time:%Y-%m-%d %H:%M:%S}  {status}"
-                    )
+                    label = "admin" if t.admin else t.kind.name.lower()
+                    print(f"{t.token_id:<18} {label:<9} {t.subject:<30} {t.create_time:%Y-%m-%d %H:%M:%S}  {status}")
                 token_page = page.next_page_token
                 if not token_page:
                     break

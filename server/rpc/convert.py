@@ -219,6 +219,7 @@ def approval_to_pb(a: Approval) -> supervisor_pb2.Approval:
         ],
         warnings=warnings_to_pb(a.warnings),
         edited_context=dict_to_struct(a.edited_context) if a.edited_context is not None else None,
+        consume_time=timestamp(a.consume_time),
     )
 
 

@@ -261,6 +261,14 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         )
         return pb.KillResponse(result=rc.kill_to_pb(result))
 
+    async def ReinstateAgent(self, request: pb.ReinstateAgentRequest, context: Ctx) -> pb.ReinstateAgentResponse:
+        lifted = await asyncio.to_thread(
+            self.agents.reinstate, request.agent_id, _text(request.reason, "reason"), current_principal().label
+        )
+        return pb.ReinstateAgentResponse(
+            agent_id=lifted.agent_id, previous_standing=lifted.standing.value, kill_id=lifted.kill_id
+        )
+
     async def GetKill(self, request: pb.GetKillRequest, context: Ctx) -> pb.GetKillResponse:
         result = await asyncio.to_thread(self.f.kills.get, request.kill_id)
         return pb.GetKillResponse(result=rc.kill_to_pb(result))
@@ -315,6 +323,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             request.detail,
             request_id=request.request_id,
             actor=current_principal().label,
+            reporter=current_principal().label,
         )
         return pb.ReportFailureResponse(
             failure=rc.failure_to_pb(failure), cascade=rc.cascade_to_pb(cascade) if cascade else None

@@ -268,6 +268,7 @@ def failure_to_pb(f: AgentFailure) -> pb.AgentFailure:
         detail=f.detail,
         source=f.source,
         failure_time=timestamp(f.failure_time),
+        reporter=f.reporter,
     )
 
 
@@ -281,6 +282,7 @@ def cascade_to_pb(c: Cascade) -> pb.Cascade:
         kill_id=c.kill_id,
         opened_breakers=list(c.opened_breakers),
         detect_time=timestamp(c.detect_time),
+        corroborated=c.corroborated,
     )
 
 

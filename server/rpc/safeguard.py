@@ -14,9 +14,9 @@ from google.protobuf import struct_pb2
 
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards import plans
-from server.domain.safeguards.leases import validate_key
+from server.domain.safeguards.leases import Scope, validate_key
 from server.rpc import convert
 from server.rpc import safeguard_convert as cv
 from server.rpc.auth import current_principal
@@ -293,6 +293,14 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Ctx) -> pb.AcquireLeaseResponse:
         key = validate_key(request.isolation_key.scope, request.isolation_key.id)
+        caller = _caller()
+        if caller is not None and key.scope is Scope.AGENT and key.id != caller:
+            # Taking another agent's AGENT-scope key would block that agent.
+            raise PermissionDenied(
+                f"agent credential {caller!r} may only take its own AGENT-scope key: isolation_key.id is {key.id!r}",
+                reason="NOT_YOUR_AGENT",
+                field="isolation_key.id",
+            )
         ttl = _positive_duration(request, "ttl")
         # Waiting ends with the caller's deadline or cancellation: gRPC cancels this coroutine.
         lease, waited = await self.leases.acquire(key, request.agent_id, ttl, request.request_id)

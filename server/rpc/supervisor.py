@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias
 
@@ -53,14 +54,22 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- agents ----------------------------------------------------------------------------
 
     async def RegisterAgent(self, request: pb.RegisterAgentRequest, context: Ctx) -> pb.RegisterAgentResponse:
-        a = request.agent
+        a, p = request.agent, current_principal()
         agent, created = await asyncio.to_thread(
-            self.agents.register, a.agent_id, a.group, list(a.capabilities), dict(a.labels)
+            functools.partial(
+                self.agents.register,
+                a.agent_id,
+                a.group,
+                list(a.capabilities),
+                dict(a.labels),
+                by_agent=not p.is_operator,
+                actor=p.label,
+            )
         )
         return pb.RegisterAgentResponse(agent=convert.agent_to_pb(agent), created=created)
 
     async def DeregisterAgent(self, request: pb.DeregisterAgentRequest, context: Ctx) -> pb.DeregisterAgentResponse:
-        await asyncio.to_thread(self.agents.deregister, request.agent_id)
+        await asyncio.to_thread(self.agents.deregister, request.agent_id, current_principal().label)
         return pb.DeregisterAgentResponse()
 
     async def GetAgent(self, request: pb.GetAgentRequest, context: Ctx) -> pb.GetAgentResponse:

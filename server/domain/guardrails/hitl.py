@@ -45,6 +45,7 @@ class Hitl(Guardrail):
                 "edits_require_approval",
                 "reversibility",
                 "case_sensitive",
+                "on_reuse",
                 "notify",
             },
         )
@@ -73,6 +74,12 @@ class Hitl(Guardrail):
         if not is_number(min_approvals) or min_approvals < 1 or not float(min_approvals).is_integer():
             raise InvalidArgument(f"{opts.where('min_approvals')}: must be a whole number >= 1", field="min_approvals")
         esc_timeout = opts.get("escalate_timeout")
+        # An approval grants one action: what a later identical request (same request id, action, context) gets.
+        on_reuse = opts.get("on_reuse", "block")
+        if on_reuse not in ("block", "ask_again"):
+            raise InvalidArgument(
+                f"{opts.where('on_reuse')}: must be 'block' or 'ask_again', got {on_reuse!r}", field="on_reuse"
+            )
         self.policy = ApprovalPolicy(
             approvers=opts.strings("approvers"),
             timeout=parse_duration(timeout, opts.where("timeout")) if timeout is not None else None,
@@ -82,6 +89,7 @@ class Hitl(Guardrail):
             min_approvals=int(min_approvals),
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
+            on_reuse=on_reuse,
             notify=opts.strings("notify"),
         )
 

@@ -39,11 +39,11 @@ ApprovalNotices = Callable[[EventKind, Approval, datetime], Sequence[Notificatio
 
 
 class ApprovalRepository(Protocol):
-    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None: ...
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool: ...
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool: ...
 
-    def mark_consumed(self, approval_id: str, when: Any) -> None: ...
+    def mark_consumed(self, approval_id: str, when: Any) -> bool: ...
 
     def get(self, approval_id: str) -> Approval | None: ...
 
@@ -111,12 +111,17 @@ class ApprovalService:
         warnings: tuple[tuple[str, str], ...],
     ) -> Approval:
         """The request for this call: the existing one when the agent retries (same request id and
-        digest), a new one otherwise. Reviewers never see duplicates."""
+        digest), a new one otherwise. Reviewers never see duplicates: concurrent identical requests are one
+        (a unique index). An approval already used is returned as it is (the caller answers "already used"),
+        unless the guardrail says `on_reuse: ask_again`: then a new request is opened."""
         digest = rules.approval_digest(call.action, call.context)
+        attempt = 0
         if request_id:
             existing = self.repo.find_attach(call.agent_id, request_id, digest)
             if existing is not None:
-                return existing
+                if not (existing.used and guardrail.policy.on_reuse == "ask_again"):
+                    return existing
+                attempt = existing.attempt + 1
         waiting = self.repo.count_pending(call.agent_id)
         if waiting >= self.max_pending_per_agent:
             raise ResourceExhausted(
@@ -137,8 +142,14 @@ class ApprovalService:
             owner=self.agents.owner_of(call.agent_id),
             warnings=warnings,
             now=self.clock.utcnow(),
+            attempt=attempt,
         )
-        self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval))
+        if not self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval)):
+            # An identical request won the race (another CheckAction, maybe another sidecar): that one.
+            winner = self.repo.find_attach(call.agent_id, request_id, digest)
+            if winner is None:
+                raise Unavailable("the approval request is being created concurrently; try again")
+            return winner
         self._changed()
         self.audit.record(
             f"agent:{call.agent_id}",
@@ -299,8 +310,12 @@ class ApprovalService:
             self._notify(new)
         return changed
 
-    def mark_consumed(self, approval_id: str) -> None:
-        self.repo.mark_consumed(approval_id, self.clock.utcnow())
+    def mark_consumed(self, approval_id: str) -> bool:
+        """Deliver the approval's one allowed answer: True for exactly one caller, in any process."""
+        if not self.repo.mark_consumed(approval_id, self.clock.utcnow()):
+            return False
+        self.audit.record("system", "approval.consume", approval_id, {})
+        return True
 
     def _change(self, approval_id: str, transition: Callable[[Approval], Approval]) -> Approval:
         for _ in range(_RETRIES):

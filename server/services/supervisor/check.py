@@ -18,10 +18,10 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
-from server.domain.agents import validate_id
+from server.domain.agents import Standing, validate_agent_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
@@ -38,6 +38,10 @@ from server.telemetry.metrics import Metrics
 log = logging.getLogger(__name__)
 
 MAX_ACTION = 1024
+# The built-in checks that run before the chain; their names are the `guardrail` of the decisions they block.
+KILL_SWITCH = "kill-switch"
+QUARANTINE = "quarantine"
+REGISTRATION = "registration"
 # An approver's edit re-runs the chain; an edit that needs approval again may re-run it again.
 MAX_EDIT_ROUNDS = 4
 
@@ -61,7 +65,7 @@ class Approvals(Protocol):
 
     async def wait(self, approval_id: str) -> Approval: ...
 
-    def mark_consumed(self, approval_id: str) -> None: ...
+    def mark_consumed(self, approval_id: str) -> bool: ...
 
 
 class NoApprovals:
@@ -75,7 +79,7 @@ class NoApprovals:
     async def wait(self, approval_id: str) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
 
-    def mark_consumed(self, approval_id: str) -> None:
+    def mark_consumed(self, approval_id: str) -> bool:
         raise FailedPrecondition("human approval is not configured in this process")
 
 
@@ -163,7 +167,7 @@ class CheckActionService:
         self.clock = clock
 
     def validate_check(self, agent_id: str, action: str, context_bytes: int) -> None:
-        validate_id(agent_id, "agent_id")
+        validate_agent_id(agent_id, "agent_id")
         if not action:
             raise InvalidArgument("action is required", field="action")
         if len(action) > MAX_ACTION:
@@ -230,7 +234,8 @@ class CheckActionService:
         effective: Mapping[str, Any] = context
         approved_edits: set[str] = set()
         approval: Approval | None = None
-        for _ in range(MAX_EDIT_ROUNDS):
+        gate = self._standing(agent_id, group)
+        for _ in range(MAX_EDIT_ROUNDS if gate is None else 0):
             call = ActionCall(agent_id, action, effective, binary_context, group)
             outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits, heavy)
             approval = outcome.approval or approval
@@ -239,11 +244,12 @@ class CheckActionService:
             self._release_permits(outcome.permit_ids)  # the re-run takes its own
             effective = outcome.edited
         else:
-            outcome = _Outcome(ChainRun(), approval)
-            outcome.run.record(
-                approval.guardrail if approval else "",
-                GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
-            )
+            outcome = _Outcome(ChainRun(), approval, gate)
+            if gate is None:
+                outcome.run.record(
+                    approval.guardrail if approval else "",
+                    GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
+                )
         verdict = outcome.verdict or outcome.run.verdict()
         decision_id = _new_decision_id()
         if not verdict.allowed:
@@ -281,6 +287,21 @@ class CheckActionService:
         return Checked(
             verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
         )
+
+    def _standing(self, agent_id: str, group: str | None) -> Verdict | None:
+        """Before the chain (in memory, no I/O): a killed agent, a quarantined one, or an unregistered one when
+        registration is required, is blocked whatever the chain would say."""
+        contained = self.agents.containment_of(agent_id)
+        if contained is not None and contained.standing is Standing.TERMINATED:
+            reason = f"agent {agent_id!r} was killed ({contained.kill_id}); an operator must reinstate it"
+            return Verdict(False, reason, Severity.BLOCK, KILL_SWITCH, ())
+        if contained is not None:
+            reason = f"agent {agent_id!r} was ejected and is quarantined until an operator places it in a group"
+            return Verdict(False, reason, Severity.BLOCK, QUARANTINE, ())
+        if group is None and self.agents.settings.require_registration:
+            reason = f"agent {agent_id!r} is not registered (agents.require_registration is on)"
+            return Verdict(False, reason, Severity.BLOCK, REGISTRATION, ())
+        return None
 
     async def _run_chain(
         self,
@@ -381,7 +402,12 @@ class CheckActionService:
             obs.approval_event(approval)
         if approval.state is not ApprovalState.APPROVED:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
-        await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id)
+        # An approval grants one action: delivered to exactly one call (the waiting one, or the first
+        # re-attach after a lost answer); every later identical request is told it was used.
+        if not await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id):
+            used = replace(approval, consume_time=approval.consume_time or self.clock.utcnow())
+            return Asked(used, GuardrailResult.blocked(rules.block_reason(used)))
+        approval = replace(approval, consume_time=self.clock.utcnow())
         if approval.edited_context is not None:
             edited = rules.merge_masked(approval.edited_context, call.context, MASK)
             if approval_digest(call.action, edited) != digest:

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -33,6 +34,7 @@ def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
         min_approvals=int(raw.get("min_approvals", 1)),
         prevent_self_review=bool(raw.get("prevent_self_review", False)),
         edits_require_approval=bool(raw.get("edits_require_approval", False)),
+        on_reuse=str(raw.get("on_reuse", "block")),
         notify=tuple(raw.get("notify", ())),
     )
 
@@ -63,6 +65,8 @@ def _approval(r: ApprovalRow) -> Approval:
         warnings=tuple((w[0], w[1]) for w in r.warnings),
         edited_context=dict(r.edited_context) if r.edited_context is not None else None,
         version=r.version,
+        consume_time=utc(r.consume_time) if r.consume_time else None,
+        attempt=r.attempt,
     )
 
 
@@ -100,6 +104,7 @@ def _values(a: Approval) -> dict[str, Any]:
         "approvers": list(a.approvers),
         "stage": a.stage,
         "version": a.version,
+        "attempt": a.attempt,
     }
 
 
@@ -107,13 +112,21 @@ class SqlApprovalRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None:
-        """The request and the notifications it causes, in one transaction."""
-        with Session(self.engine) as s, s.begin():
-            s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
-            s.flush()
-            add_to_outbox(s, outbox)
-            _bump(s)
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
+        """The request and the notifications it causes, in one transaction. False when an identical request
+        (agent, request id, digest, attempt) exists: the unique index makes concurrent identical CheckActions
+        one request."""
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
+                s.flush()
+                add_to_outbox(s, outbox)
+                _bump(s)
+        except IntegrityError:
+            if approval.request_id and self.find_attach(approval.agent_id, approval.request_id, approval.digest):
+                return False
+            raise
+        return True
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         """Write `approval` only if nobody changed the row since `expected_version` was read; the
@@ -131,14 +144,16 @@ class SqlApprovalRepository:
             _bump(s)
             return True
 
-    def mark_consumed(self, approval_id: str, when: datetime) -> None:
+    def mark_consumed(self, approval_id: str, when: datetime) -> bool:
+        """One statement, so exactly one caller (in any process) wins: True for it."""
         with Session(self.engine) as s, s.begin():
-            s.execute(
+            result = s.execute(
                 update(ApprovalRow)
                 .where(col(ApprovalRow.approval_id) == approval_id)
                 .where(col(ApprovalRow.consume_time).is_(None))
                 .values(consume_time=when)
             )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, approval_id: str) -> Approval | None:
         with Session(self.engine) as s:
@@ -159,7 +174,7 @@ class SqlApprovalRepository:
             .where(col(ApprovalRow.agent_id) == agent_id)
             .where(col(ApprovalRow.request_id) == request_id)
             .where(col(ApprovalRow.digest) == digest)
-            .order_by(col(ApprovalRow.create_time).desc())
+            .order_by(col(ApprovalRow.attempt).desc(), col(ApprovalRow.create_time).desc())
             .limit(1)
         )
         with Session(self.engine) as s:

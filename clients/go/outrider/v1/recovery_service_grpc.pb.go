@@ -37,6 +37,7 @@ const (
 	RecoveryService_GetRecoveryHistory_FullMethodName        = "/outrider.v1.RecoveryService/GetRecoveryHistory"
 	RecoveryService_GetRetryCount_FullMethodName             = "/outrider.v1.RecoveryService/GetRetryCount"
 	RecoveryService_Kill_FullMethodName                      = "/outrider.v1.RecoveryService/Kill"
+	RecoveryService_ReinstateAgent_FullMethodName            = "/outrider.v1.RecoveryService/ReinstateAgent"
 	RecoveryService_GetKill_FullMethodName                   = "/outrider.v1.RecoveryService/GetKill"
 	RecoveryService_ListKills_FullMethodName                 = "/outrider.v1.RecoveryService/ListKills"
 	RecoveryService_RegisterSubstitute_FullMethodName        = "/outrider.v1.RecoveryService/RegisterSubstitute"
@@ -166,9 +167,21 @@ type RecoveryServiceClient interface {
 	// A retry with the same request_id returns the same kill. Operator only.
 	// INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
 	// saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-	// timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-	// agent is already in progress.
+	// timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+	// Any agent id may be killed, registered or not (an agent that acted
+	// without registering is stopped too). The id is TERMINATED in the same
+	// transaction as the kill record: from then on every RPC made with its
+	// credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+	// CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+	// kill id in the reason, until an operator calls ReinstateAgent.
 	Kill(ctx context.Context, in *KillRequest, opts ...grpc.CallOption) (*KillResponse, error)
+	// Lifts a kill's termination or an EJECT's quarantine: the agent's
+	// credentials work again and CheckAction runs the chain for it. A killed
+	// agent was unregistered: an operator registers it again (RegisterAgent).
+	// Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+	// FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+	// quarantined.
+	ReinstateAgent(ctx context.Context, in *ReinstateAgentRequest, opts ...grpc.CallOption) (*ReinstateAgentResponse, error)
 	// One kill, complete or in progress. NOT_FOUND: unknown kill id.
 	GetKill(ctx context.Context, in *GetKillRequest, opts ...grpc.CallOption) (*GetKillResponse, error)
 	// Durable kill history (survives restarts), newest first, with filters.
@@ -402,6 +415,16 @@ func (c *recoveryServiceClient) Kill(ctx context.Context, in *KillRequest, opts 
 	return out, nil
 }
 
+func (c *recoveryServiceClient) ReinstateAgent(ctx context.Context, in *ReinstateAgentRequest, opts ...grpc.CallOption) (*ReinstateAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReinstateAgentResponse)
+	err := c.cc.Invoke(ctx, RecoveryService_ReinstateAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *recoveryServiceClient) GetKill(ctx context.Context, in *GetKillRequest, opts ...grpc.CallOption) (*GetKillResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetKillResponse)
@@ -628,9 +651,21 @@ type RecoveryServiceServer interface {
 	// A retry with the same request_id returns the same kill. Operator only.
 	// INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
 	// saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-	// timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-	// agent is already in progress.
+	// timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+	// Any agent id may be killed, registered or not (an agent that acted
+	// without registering is stopped too). The id is TERMINATED in the same
+	// transaction as the kill record: from then on every RPC made with its
+	// credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+	// CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+	// kill id in the reason, until an operator calls ReinstateAgent.
 	Kill(context.Context, *KillRequest) (*KillResponse, error)
+	// Lifts a kill's termination or an EJECT's quarantine: the agent's
+	// credentials work again and CheckAction runs the chain for it. A killed
+	// agent was unregistered: an operator registers it again (RegisterAgent).
+	// Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+	// FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+	// quarantined.
+	ReinstateAgent(context.Context, *ReinstateAgentRequest) (*ReinstateAgentResponse, error)
 	// One kill, complete or in progress. NOT_FOUND: unknown kill id.
 	GetKill(context.Context, *GetKillRequest) (*GetKillResponse, error)
 	// Durable kill history (survives restarts), newest first, with filters.
@@ -734,6 +769,9 @@ func (UnimplementedRecoveryServiceServer) GetRetryCount(context.Context, *GetRet
 }
 func (UnimplementedRecoveryServiceServer) Kill(context.Context, *KillRequest) (*KillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Kill not implemented")
+}
+func (UnimplementedRecoveryServiceServer) ReinstateAgent(context.Context, *ReinstateAgentRequest) (*ReinstateAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReinstateAgent not implemented")
 }
 func (UnimplementedRecoveryServiceServer) GetKill(context.Context, *GetKillRequest) (*GetKillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetKill not implemented")
@@ -1099,6 +1137,24 @@ func _RecoveryService_Kill_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RecoveryService_ReinstateAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReinstateAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RecoveryServiceServer).ReinstateAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RecoveryService_ReinstateAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RecoveryServiceServer).ReinstateAgent(ctx, req.(*ReinstateAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RecoveryService_GetKill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetKillRequest)
 	if err := dec(in); err != nil {
@@ -1346,6 +1402,10 @@ var RecoveryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Kill",
 			Handler:    _RecoveryService_Kill_Handler,
+		},
+		{
+			MethodName: "ReinstateAgent",
+			Handler:    _RecoveryService_ReinstateAgent_Handler,
 		},
 		{
 			MethodName: "GetKill",

@@ -160,8 +160,21 @@ class RecoveryServiceStub:
     A retry with the same request_id returns the same kill. Operator only.
     INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
     saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-    timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-    agent is already in progress.
+    timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+    Any agent id may be killed, registered or not (an agent that acted
+    without registering is stopped too). The id is TERMINATED in the same
+    transaction as the kill record: from then on every RPC made with its
+    credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+    CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+    kill id in the reason, until an operator calls ReinstateAgent.
+    """
+    ReinstateAgent: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.ReinstateAgentRequest, _recovery_service_pb2.ReinstateAgentResponse]
+    """Lifts a kill's termination or an EJECT's quarantine: the agent's
+    credentials work again and CheckAction runs the chain for it. A killed
+    agent was unregistered: an operator registers it again (RegisterAgent).
+    Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+    FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+    quarantined.
     """
     GetKill: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.GetKillRequest, _recovery_service_pb2.GetKillResponse]
     """One kill, complete or in progress. NOT_FOUND: unknown kill id."""
@@ -344,8 +357,21 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     A retry with the same request_id returns the same kill. Operator only.
     INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
     saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-    timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-    agent is already in progress.
+    timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+    Any agent id may be killed, registered or not (an agent that acted
+    without registering is stopped too). The id is TERMINATED in the same
+    transaction as the kill record: from then on every RPC made with its
+    credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+    CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+    kill id in the reason, until an operator calls ReinstateAgent.
+    """
+    ReinstateAgent: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.ReinstateAgentRequest, _recovery_service_pb2.ReinstateAgentResponse]  # type: ignore[assignment]
+    """Lifts a kill's termination or an EJECT's quarantine: the agent's
+    credentials work again and CheckAction runs the chain for it. A killed
+    agent was unregistered: an operator registers it again (RegisterAgent).
+    Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+    FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+    quarantined.
     """
     GetKill: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.GetKillRequest, _recovery_service_pb2.GetKillResponse]  # type: ignore[assignment]
     """One kill, complete or in progress. NOT_FOUND: unknown kill id."""
@@ -633,8 +659,27 @@ class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
         A retry with the same request_id returns the same kill. Operator only.
         INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
         saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-        timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-        agent is already in progress.
+        timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+        Any agent id may be killed, registered or not (an agent that acted
+        without registering is stopped too). The id is TERMINATED in the same
+        transaction as the kill record: from then on every RPC made with its
+        credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+        CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+        kill id in the reason, until an operator calls ReinstateAgent.
+        """
+
+    @_abc_1.abstractmethod
+    def ReinstateAgent(
+        self,
+        request: _recovery_service_pb2.ReinstateAgentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_recovery_service_pb2.ReinstateAgentResponse, _abc.Awaitable[_recovery_service_pb2.ReinstateAgentResponse]]:
+        """Lifts a kill's termination or an EJECT's quarantine: the agent's
+        credentials work again and CheckAction runs the chain for it. A killed
+        agent was unregistered: an operator registers it again (RegisterAgent).
+        Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+        FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+        quarantined.
         """
 
     @_abc_1.abstractmethod
