@@ -62,6 +62,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "agent_id": SELF, "action": DATA, "context": DATA, "request_id": DATA, "binary_context": DATA,
         "wait_mode": DATA,
     },
+    "ExplainAction": {"agent_id": SELF, "action": DATA, "context": DATA, "binary_context": DATA},
     "ListDecisions": {
         "agent_id": SELF, "action": FILTER, "outcome": FILTER, "guardrail": FILTER, "start_time": FILTER,
         "end_time": FILTER, "page_size": DATA, "page_token": DATA,
