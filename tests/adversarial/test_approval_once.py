@@ -25,7 +25,8 @@ PENDING = supervisor_pb2.APPROVAL_STATE_PENDING
 
 @pytest.fixture
 def s_any_db(tmp_path: Path, db_url: str, clock: FakeClock) -> Iterator[RunningSidecar]:
-    with RunningSidecar(make_config(tmp_path, db_url=db_url), clock=clock) as sidecar:
+    # 40 calls of one agent at once: above the default per-agent in-flight cap, which is not what is tested here.
+    with RunningSidecar(make_config(tmp_path, db_url=db_url, max_inflight_per_agent=64), clock=clock) as sidecar:
         yield sidecar
 
 
