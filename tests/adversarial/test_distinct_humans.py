@@ -68,7 +68,8 @@ def test_one_operator_cannot_be_two_reviewers(s: RunningSidecar) -> None:
 
 def test_admin_credentials_come_from_the_host(s: RunningSidecar) -> None:
     cli = subprocess.run(
-        [sys.executable, "-m", "server", "tokens", "issue", "--admin", "root", "--db-url", s.config.database_url()],
+        [sys.executable, "-m", "server", "tokens", "issue", "--admin", "root", "--db-url", s.config.database_url(),
+         "--data-dir", str(s.config.data_dir)],  # the sidecar's data dir: the same audit key
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert cli.returncode == 0, cli.stderr
