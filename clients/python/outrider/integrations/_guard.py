@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -93,6 +94,9 @@ def arguments_context(tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]
     return dict(arguments)
 
 
+_GRANTED_KEPT = 1024
+
+
 class _Base:
     def __init__(
         self,
@@ -107,6 +111,23 @@ class _Base:
         self.context = context or arguments_context
         # Keys the context builder adds; stripped from an approver's edit before it becomes arguments.
         self.reserved = reserved
+        # An approval grants one action and the sidecar answers "allowed" for it once: a framework that
+        # checks the same tool call twice (a pause hook, then an input guardrail) gets that answer again
+        # from here instead of "already used". Keyed by request id and context; bounded.
+        self._granted: OrderedDict[tuple[str, str], ToolDecision] = OrderedDict()
+
+    def _key(self, request_id: str, context: Mapping[str, Any]) -> tuple[str, str]:
+        return request_id, json.dumps(normalize(dict(context)), sort_keys=True, default=str)
+
+    def _recall(self, request_id: str, context: Mapping[str, Any]) -> ToolDecision | None:
+        return self._granted.get(self._key(request_id, context)) if request_id else None
+
+    def _remember(self, d: ToolDecision, context: Mapping[str, Any]) -> ToolDecision:
+        if d.allowed and d.approval_id and d.request_id:
+            self._granted[self._key(d.request_id, context)] = d
+            while len(self._granted) > _GRANTED_KEPT:
+                self._granted.popitem(last=False)
+        return d
 
     def decision(
         self, r: CheckResult, arguments: Mapping[str, Any], context: Mapping[str, Any], rid: str
@@ -150,6 +171,8 @@ class AsyncToolGuard(_Base):
     ) -> ToolDecision:
         args = dict(arguments or {})
         context = self.context(tool, args)
+        if (granted := self._recall(request_id, context)) is not None:
+            return granted
         action = self.action(tool)
         r = await self.client.check_action(self.agent_id, action, context, request_id=request_id, wait=False)
         if r.pending and wait > 0:
@@ -157,7 +180,7 @@ class AsyncToolGuard(_Base):
                 r = await self.client.check_action(
                     self.agent_id, action, context, request_id=request_id, wait=True, approval_timeout=wait
                 )
-        return self.decision(r, args, context, request_id)
+        return self._remember(self.decision(r, args, context, request_id), context)
 
     async def wait(
         self, tool: str, arguments: Mapping[str, Any] | None, request_id: str, timeout: float | None = None
@@ -165,10 +188,12 @@ class AsyncToolGuard(_Base):
         """Until the approval behind `request_id` is decided (re-attaching, never asking twice)."""
         args = dict(arguments or {})
         context = self.context(tool, args)
+        if (granted := self._recall(request_id, context)) is not None:
+            return granted
         r = await self.client.check_action(
             self.agent_id, self.action(tool), context, request_id=request_id, wait=True, approval_timeout=timeout
         )
-        return self.decision(r, args, context, request_id)
+        return self._remember(self.decision(r, args, context, request_id), context)
 
 
 class ToolGuard(_Base):
@@ -183,6 +208,8 @@ class ToolGuard(_Base):
     ) -> ToolDecision:
         args = dict(arguments or {})
         context = self.context(tool, args)
+        if (granted := self._recall(request_id, context)) is not None:
+            return granted
         action = self.action(tool)
         r = self.client.check_action(self.agent_id, action, context, request_id=request_id, wait=False)
         if r.pending and wait > 0:
@@ -190,17 +217,19 @@ class ToolGuard(_Base):
                 r = self.client.check_action(
                     self.agent_id, action, context, request_id=request_id, wait=True, approval_timeout=wait
                 )
-        return self.decision(r, args, context, request_id)
+        return self._remember(self.decision(r, args, context, request_id), context)
 
     def wait(
         self, tool: str, arguments: Mapping[str, Any] | None, request_id: str, timeout: float | None = None
     ) -> ToolDecision:
         args = dict(arguments or {})
         context = self.context(tool, args)
+        if (granted := self._recall(request_id, context)) is not None:
+            return granted
         r = self.client.check_action(
             self.agent_id, self.action(tool), context, request_id=request_id, wait=True, approval_timeout=timeout
         )
-        return self.decision(r, args, context, request_id)
+        return self._remember(self.decision(r, args, context, request_id), context)
 
 
 __all__ = ["AsyncToolGuard", "ToolDecision", "ToolGuard", "arguments_context", "normalize"]
