@@ -179,7 +179,7 @@ async def build_server(
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         add_audit_jobs(scheduler, services.audit)
         scheduler.start()
-        sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
+        sidecar._closers.append(lambda: scheduler.shutdown(wait=True))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)
     if config.console_enabled if with_console is None else with_console:
         stop_console = start_console(services)

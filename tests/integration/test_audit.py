@@ -357,8 +357,10 @@ def cli(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def test_cli_verify_ok_then_broken(db_url: str, engine: Engine, capsys: pytest.CaptureFixture[str]) -> None:
-    config = Config(db_url=db_url)
+def test_cli_verify_ok_then_broken(
+    db_url: str, engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = Config(db_url=db_url, data_dir=tmp_path)  # no audit key or checkpoints from the working directory
     fill(trail(engine), 3)
     assert run_audit(cli(["audit", "verify", "--db-url", db_url]), config) == 0
     assert capsys.readouterr().out == "audit chain OK: 3 records\n"
