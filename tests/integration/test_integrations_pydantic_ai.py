@@ -191,3 +191,22 @@ def test_inline_handler_waits_within_the_run(sidecar: RunningSidecar) -> None:
 
     assert run(sidecar, script, body) == "done"
     assert RAN == [{"env": "prod", "version": "4"}]
+
+
+def test_resume_approved_by_the_app_before_any_decision_still_waits(sidecar: RunningSidecar) -> None:
+    """An app that answers ToolApproved itself while the request is pending does not get the tool run."""
+    sidecar.stub.AddGuardrail(guardrail("", "hitl", patterns=["deploy"]))
+    script = Script("pc8", {"env": "prod", "version": "5"})
+
+    async def body(client: AsyncClient, script: Script) -> Any:
+        a = agent(client, script)
+        first = await a.run("deploy 5")
+        own = first.output.build_results(approve_all=True, metadata=first.output.metadata)
+        second = await a.run(message_history=first.all_messages(), deferred_tool_results=own)
+        return first.output.metadata["pc8"]["outrider"]["approval_id"], second.output
+
+    approval_id, output = run(sidecar, script, body)
+    assert RAN == []
+    assert isinstance(output, DeferredToolRequests)  # paused again, on the same request
+    assert output.metadata["pc8"]["outrider"]["approval_id"] == approval_id
+    assert len(sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals) == 1
