@@ -12,6 +12,7 @@ from console.approvals import bp as approvals_bp
 from console.auth import bp as auth_bp
 from console.guardrails import bp as guardrails_bp
 from console.overview import bp as overview_bp
+from console.sidecars import bp as sidecars_bp
 from console.sse import bp as sse_bp
 from console.sse import init_app as init_sse
 from console.tokens import bp as tokens_bp
@@ -28,7 +29,7 @@ def create_app(services: Any, *, max_streams: int = 64) -> Flask:
     security.init_app(app, services.users.session_secret())
     web.init_app(app)
     init_sse(app, max_streams)
-    for bp in (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, sse_bp):
+    for bp in (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, sidecars_bp, sse_bp):
         app.register_blueprint(bp)
     for live_page in (agents, breakers, budgets):  # each registers its blueprint and its live topic
         live_page.init_app(app)

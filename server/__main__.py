@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.users import add_users_parser
 
     add_users_parser(sub, _config_flags)
+
+    from server.cli.fleet import add_fleet_parser
+
+    add_fleet_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -108,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.users import run_users
 
         return run_users(args, config)
+    if args.command == "fleet":
+        from server.cli.fleet import run_fleet
+
+        return run_fleet(args, config)
     if args.command == "console":
         from server.cli.console import run_console
 

@@ -42,6 +42,7 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
+from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.ports import Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -59,7 +60,9 @@ from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine, lock_sqlite_for_serving, migrate
+from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
@@ -95,6 +98,8 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    fleet: SidecarService
+    changes: ChangeLog
     health: dict[str, Any] = field(default_factory=dict)
 
 
@@ -136,6 +141,10 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = create_db_engine(config.database_url())
     migrate(engine)
+    sidecar_id = new_sidecar_id()
+    # The one listener of this process: every cache below subscribes to it before it starts.
+    changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval)
+    fleet = SidecarService(SqlSidecarRepository(engine), clock, config.fleet, sidecar_id)
     audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
     decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
     access = AccessService(SqlTokenRepository(engine), clock, audit)
@@ -212,8 +221,11 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         leases=leases,
         reversibility=reversibility,
         telemetry=telemetry,
+        fleet=fleet,
+        changes=changes,
     )
     observe(telemetry, services)
+    changes.start()
     closers: list[Callable[[], None]] = [
         telemetry.shutdown,
         engine.dispose,
@@ -222,6 +234,7 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         recovery.close,
         breakers.events.close,
         budgets.events.close,
+        changes.stop,
     ]
     return services, closers
 
@@ -237,7 +250,14 @@ async def build_server(
     """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
     credentials = _server_credentials(config)
     _warn_about_security(config)
-    services, closers = await asyncio.to_thread(build_services, config, clock)
+    # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
+    release_sqlite = lock_sqlite_for_serving(config.database_url())
+    try:
+        services, closers = await asyncio.to_thread(build_services, config, clock)
+    except BaseException:
+        release_sqlite()
+        raise
+    closers.insert(0, release_sqlite)
     services.recovery.start(asyncio.get_running_loop())
     auth = AuthInterceptor(
         services.access,
@@ -294,13 +314,16 @@ async def build_server(
         raise OSError(f"cannot listen on {config.listen}")
     await server.start()
     sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
+    await asyncio.to_thread(services.fleet.register, sidecar.target)
+    sidecar._closers.insert(1, services.fleet.stop)  # closed after the scheduler, before the engine
 
     if with_scheduler:
-        from server.jobs.scheduler import add_recovery_jobs, add_safeguard_jobs, build_scheduler
+        from server.jobs.scheduler import add_fleet_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
         scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.supervisor)
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
+        add_fleet_jobs(scheduler, services.fleet)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
     if config.console_enabled if with_console is None else with_console:

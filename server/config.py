@@ -17,6 +17,7 @@ from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
+from server.services.fleet.settings import FleetSettings, parse_fleet
 from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
 from server.services.supervisor.decision_log import DecisionLogSettings
@@ -33,6 +34,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
+_SECTIONS |= {"fleet"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -70,6 +72,7 @@ class Config:
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
+    fleet: FleetSettings = field(default_factory=FleetSettings)  # see docs/fleet.md
 
     def database_url(self) -> str:
         if self.db_url:
@@ -260,6 +263,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
+        fleet=_parsed(src, data, "fleet", parse_fleet),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")

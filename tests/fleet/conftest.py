@@ -1,0 +1,36 @@
+"""The fleet suite: several real sidecar processes on the PostgreSQL that `make test` runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PG_URL, REQUIRE_PG, _drop_pg_database, _fresh_pg_database
+
+from .harness import Fleet
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database (the fleet suite needs one; `make test` starts the server)."""
+    if not PG_URL:
+        if REQUIRE_PG:
+            pytest.fail("OUTRIDER_TEST_PG_URL is not set but PostgreSQL is required (run `make test`)")
+        pytest.skip("no PostgreSQL: run through `make test`, which starts one")
+    url, name = _fresh_pg_database()
+    try:
+        yield url
+    finally:
+        _drop_pg_database(name)
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, pg_url: str) -> Iterator[Fleet]:
+    """Sidecars A, B and C on one database."""
+    f = Fleet(tmp_path, pg_url)
+    try:
+        yield f
+    finally:
+        f.close()
