@@ -64,6 +64,7 @@ from server.storage.db import create_db_engine, lock_sqlite_for_serving, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.budgets import SqlBudgetLedger
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -158,7 +159,9 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     safeguards, sg = SqlSafeguardRepository(engine), config.safeguards
     breakers = BreakerService(safeguards, clock, sg.breakers, audit, [LoggingBreakerListener()])
-    budgets = BudgetService(safeguards, clock, sg.budgets, audit, [LoggingSignalSink()])
+    budgets = BudgetService(
+        SqlBudgetLedger(engine, changes), clock, sg.budgets, audit, [LoggingSignalSink()], changes=changes
+    )
     episodes = EpisodeService(safeguards, clock, sg.max_episodes)
     leases = LeaseService(safeguards, clock, sg.leases, audit)
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
@@ -315,7 +318,7 @@ async def build_server(
     await server.start()
     sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
     await asyncio.to_thread(services.fleet.register, sidecar.target)
-    sidecar._closers.insert(1, services.fleet.stop)  # closed after the scheduler, before the engine
+    sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
         from server.jobs.scheduler import add_fleet_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler

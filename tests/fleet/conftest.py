@@ -12,9 +12,7 @@ from tests.conftest import PG_URL, REQUIRE_PG, _drop_pg_database, _fresh_pg_data
 from .harness import Fleet
 
 
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database (the fleet suite needs one; `make test` starts the server)."""
+def _pg() -> Iterator[str]:
     if not PG_URL:
         if REQUIRE_PG:
             pytest.fail("OUTRIDER_TEST_PG_URL is not set but PostgreSQL is required (run `make test`)")
@@ -24,6 +22,24 @@ def pg_url() -> Iterator[str]:
         yield url
     finally:
         _drop_pg_database(name)
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database (the fleet suite needs one; `make test` starts the server)."""
+    yield from _pg()
+
+
+@pytest.fixture(scope="module")
+def shared_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    """Sidecars A, B and C shared by a module's tests (starting three processes is the slow part): each
+    test uses its own agent ids and keys."""
+    for url in _pg():
+        f = Fleet(tmp_path_factory.mktemp("fleet"), url)
+        try:
+            yield f
+        finally:
+            f.close()
 
 
 @pytest.fixture

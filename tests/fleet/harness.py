@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import grpc
@@ -32,6 +33,15 @@ def operator_token(tmp: Path, db_url: str) -> str:
     r = cli(tmp, db_url, "tokens", "issue", "--operator", "ops")
     assert r.returncode == 0, r.stderr
     return r.stdout.strip()
+
+
+def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Poll a condition the fleet reaches on its own (bounded)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not reached within {timeout}s")
+        time.sleep(0.005)
 
 
 class SidecarProc:

@@ -61,6 +61,7 @@ class Allocation:
     reserved: int = 0
     warned: bool = False
     stopped: bool = False
+    version: int = 0  # the stored row's change count: a cache keeps the newest it has seen
 
     @property
     def remaining(self) -> int:
@@ -83,6 +84,7 @@ class GlobalBudget:
     warned: bool = False
     stopped: bool = False
     source: str = "config"  # "config" (follows the file) or "runtime" (SetGlobalBudget)
+    version: int = 0  # the stored row's change count
 
     @property
     def remaining(self) -> int:
