@@ -119,12 +119,12 @@ def in_process(sink_port: int, calls: int, rounds: int) -> dict[str, float]:
                 path = Path(tmp) / f"outrider-{i}.yaml"
                 path.write_text(ca.POLICY + telemetry.replace("SINK", str(sink_port)) + "\n")
                 overrides = {"data_dir": Path(tmp) / f"data-{i}", "console_enabled": False}
-                services, close = build_services(load_config(str(path), overrides, env={}))
-                closers += close
+                services = build_services(load_config(str(path), overrides, env={}))
+                closers.append(services.close)
                 services.agents.register(ca.AGENT, ca.GROUP, [], {})
 
-                async def handler(request: object, c: object, supervisor: Any = services.supervisor) -> object:
-                    return await supervisor.check_action(ca.AGENT, ca.ACTION, ca.CONTEXT, {}, "")
+                async def handler(request: object, c: object, checks: Any = services.checks) -> object:
+                    return await checks.check_action(ca.AGENT, ca.ACTION, ca.CONTEXT, {}, "")
 
                 behavior: Any = handler
                 if services.telemetry.tracing:  # the wrapper every RPC runs through

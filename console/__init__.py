@@ -17,14 +17,18 @@ from console.sse import bp as sse_bp
 from console.sse import init_app as init_sse
 from console.tokens import bp as tokens_bp
 from console.users import bp as users_bp
+from server.config import Config
+from server.container import Services
 
 
-def create_app(services: Any, *, max_streams: int = 64) -> Flask:
-    """The console over `services`; at most `max_streams` live (SSE) connections at once."""
+def create_app(services: Services, config: Config | None = None, *, max_streams: int = 64) -> Flask:
+    """The console over `services` (and `config`, by default the services' own); at most `max_streams` live
+    (SSE) connections at once."""
+    config = config or services.config
     app = Flask(__name__)
     app.config["SERVICES"] = services
     # Form posts are small; this bounds what an anonymous client can make the console parse.
-    app.config["MAX_CONTENT_LENGTH"] = 2 * services.config.max_context_bytes + (64 << 10)
+    app.config["MAX_CONTENT_LENGTH"] = 2 * config.max_context_bytes + (64 << 10)
     HTMX(app)
     security.init_app(app, services.users.session_secret())
     web.init_app(app)
@@ -37,7 +41,7 @@ def create_app(services: Any, *, max_streams: int = 64) -> Flask:
 
     @app.context_processor
     def _globals() -> dict[str, Any]:
-        return {"auth_enabled": services.config.auth_enabled}
+        return {"auth_enabled": config.auth_enabled}
 
     @app.after_request
     def _security_headers(response: Any) -> Any:

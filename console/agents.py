@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Flask, render_template, request
 from werkzeug.wrappers import Response
@@ -14,6 +14,7 @@ from console import sse
 from console.actions import alone, require_sidecar
 from console.security import current_user, require_role
 from console.web import is_htmx, page, services, status_of
+from server.container import Services
 from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument, OutriderError
 from server.domain.recovery.kill import KillReason
@@ -35,10 +36,10 @@ KILL_WAIT_SECONDS = 60.0
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    sse.watch(app, TOPIC, indicator(app.config["SERVICES"]))
+    sse.watch(app, TOPIC, indicator(cast(Services, app.config["SERVICES"])))
 
 
-def indicator(s: Any) -> sse.Indicator:
+def indicator(s: Services) -> sse.Indicator:
     """In-memory only (read four times a second): events, registrations, attachments, health results."""
     r = s.recovery
 

@@ -4,7 +4,7 @@ admins allocate."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Flask, render_template, request, url_for
 from werkzeug.wrappers import Response
@@ -13,6 +13,7 @@ from console import sse
 from console.actions import alone, run
 from console.security import current_user, require_role
 from console.web import page, services
+from server.container import Services
 from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument
 from server.domain.recovery.events import EventFilter, RecoveryEventType
@@ -32,7 +33,7 @@ PRIORITIES = [p.name for p in Priority]
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    sse.watch(app, TOPIC, sse.events_or_every(app.config["SERVICES"], REFRESH_SECONDS))
+    sse.watch(app, TOPIC, sse.events_or_every(cast(Services, app.config["SERVICES"]), REFRESH_SECONDS))
 
 
 def recent_signals() -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ bp = Blueprint("guardrails", __name__)
 def _state() -> dict[str, Any]:
     s = services()
     return {
-        "guardrails": s.supervisor.list_guardrails(),
+        "guardrails": s.chain.list_guardrails(),
         "kinds": KINDS,
         "alone": bool(s.health.get("console_alone")),
     }
@@ -45,7 +45,7 @@ def add() -> Any:
             ) from None
         if not isinstance(options, dict):
             raise InvalidArgument("options must be a JSON object ({...})", field="options")
-        _, position = services().supervisor.add_guardrail(name, kind, options, current_user().label)
+        _, position = services().chain.add_guardrail(name, kind, options, current_user().label)
         return f"Added guardrail {name!r} ({kind}); it runs at position {position + 1}."
 
     return act("guardrails.html", "_guardrails.html", _state, action, url_for("guardrails.index"))
@@ -56,7 +56,7 @@ def add() -> Any:
 def remove() -> Any:
     def action() -> str:
         name = request.form.get("name", "")
-        removed = services().supervisor.remove_guardrail(name, current_user().label)
+        removed = services().chain.remove_guardrail(name, current_user().label)
         return f"Removed guardrail {name!r}" + (f" ({removed} entries)." if removed > 1 else ".")
 
     return act("guardrails.html", "_guardrails.html", _state, action, url_for("guardrails.index"))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template
+from flask import Blueprint, jsonify, render_template
 from flask_htmx import HTMX
 
+from console import web
+from server.container import Services
 from server.domain.guardrails.decisions import DecisionFilter
 
 bp = Blueprint("overview", __name__)
 
 
-def _services() -> Any:
-    return current_app.config["SERVICES"]
+def _services() -> Services:
+    return web.services()
 
 
 @bp.get("/")
@@ -33,7 +35,7 @@ def healthz() -> Any:
     return jsonify(
         status="SERVING",
         agents=s.agents.count(),
-        guardrails=len(s.supervisor.list_guardrails()),
+        guardrails=len(s.chain.list_guardrails()),
         decision_log={"written": stats.written, "dropped": stats.dropped, "failed": stats.failed},
     )
 
@@ -42,7 +44,7 @@ def _state() -> dict[str, Any]:
     s = _services()
     page = s.decisions.list(DecisionFilter(), 25, "")
     return {
-        "guardrails": s.supervisor.list_guardrails(),
+        "guardrails": s.chain.list_guardrails(),
         "agents": s.agents.list("", 100, "").items,
         "decisions": page.items,
         "stats": s.decisions.stats,

@@ -16,10 +16,11 @@ from datetime import timedelta
 from functools import wraps
 from typing import Any, TypeVar, cast
 
-from flask import Flask, abort, current_app, g, redirect, request, session, url_for
+from flask import Flask, abort, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.wrappers import Response
 
+from console import web
 from server.domain.access.users import Role, User
 
 SESSION_LIFETIME = timedelta(hours=12)
@@ -100,7 +101,7 @@ def _load_user() -> None:
     g.user = None
     name, stamp = session.get("user"), session.get("stamp")
     if isinstance(name, str) and isinstance(stamp, str):
-        g.user = current_app.config["SERVICES"].users.session_user(name, stamp)
+        g.user = web.services().users.session_user(name, stamp)
         if g.user is None:  # disabled, removed, or the password changed: the session is over
             session.pop("user", None)
             session.pop("stamp", None)

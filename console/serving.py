@@ -15,6 +15,7 @@ from cheroot import wsgi
 
 from console import create_app
 from console.sse import EXTENSION
+from server.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ class RunningConsole:
             self.thread.join(5)
 
 
-def start(services: Any, listen: str, *, background: bool = True) -> RunningConsole:
+def start(services: Services, listen: str, *, background: bool = True) -> RunningConsole:
     """Bind `listen` (HOST:PORT; port 0 picks a free one) and serve; in a thread unless `background` is False
     (then call `.server.serve()` yourself)."""
     host, _, port = listen.rpartition(":")

@@ -23,6 +23,7 @@ from werkzeug.wrappers import Response
 
 from console.approvals import detail_context, pending_context, pending_key
 from console.web import services
+from server.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -143,14 +144,14 @@ class VersionHub:
 
 
 def init_app(app: Flask, max_streams: int = 64) -> None:
-    s = app.config["SERVICES"]
+    s: Services = app.config["SERVICES"]
     h = app.extensions[EXTENSION] = VersionHub(lambda: s.approvals.version(), max_streams)
     # Changes made in this process wake the streams at once; the poll covers other processes.
     s.approvals.subscribe(h.poke)
     s.recovery.events.add_listener(lambda _event: h.poke())  # recovery, breaker and budget events
 
 
-def events_or_every(services: Any, seconds: float) -> Indicator:
+def events_or_every(services: Services, seconds: float) -> Indicator:
     """Changes with every recovery event, and at least every `seconds` (for counts that move without one)."""
     events = services.recovery.events
 
@@ -183,7 +184,7 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
     h = hub()
     if not h.subscribe(topic):
         return Response("too many live connections; retrying", 503, {"Retry-After": "5"})
-    name, stamp = session.get("user"), session.get("stamp")
+    name, stamp = session.get("user") or "", session.get("stamp") or ""
     users = services().users
 
     def generate() -> Iterator[str]:

@@ -5,11 +5,12 @@ the Prometheus `/metrics` endpoint, answered before the console's sign-in like `
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Flask, render_template, request
 
 from console.web import page, services
+from server.container import Services
 from server.telemetry.prometheus import CONTENT_TYPE
 
 bp = Blueprint("traces", __name__)
@@ -69,7 +70,7 @@ def _is_trace_id(text: str) -> bool:
 class _MetricsEndpoint:
     """WSGI middleware: GET /metrics answers the Prometheus text; anything else goes to the console."""
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], services: Any) -> None:
+    def __init__(self, app: Callable[..., Iterable[bytes]], services: Services) -> None:
         self.app, self.services = app, services
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
@@ -92,4 +93,4 @@ def _headers(body: bytes) -> list[tuple[str, str]]:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.wsgi_app = _MetricsEndpoint(app.wsgi_app, app.config["SERVICES"])  # type: ignore[method-assign]
+    app.wsgi_app = _MetricsEndpoint(app.wsgi_app, cast(Services, app.config["SERVICES"]))  # type: ignore[method-assign]

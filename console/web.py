@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app, flash, redirect, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from server.container import Services
 from server.domain import errors as e
 
 # Domain errors as HTTP statuses (the console's twin of server/rpc/errors.py).
@@ -25,8 +26,8 @@ _STATUS: list[tuple[type[e.OutriderError], int]] = [
 ]
 
 
-def services() -> Any:
-    return current_app.config["SERVICES"]
+def services() -> Services:
+    return cast(Services, current_app.config["SERVICES"])
 
 
 def is_htmx() -> bool:

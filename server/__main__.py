@@ -167,7 +167,7 @@ async def _serve(config: Config, port_file: str | None) -> int:
     def _reload() -> None:
         async def run() -> None:
             try:
-                count, path = await asyncio.to_thread(sidecar.services.supervisor.reload)
+                count, path = await asyncio.to_thread(sidecar.services.chain.reload)
             except OutriderError as exc:
                 log.error("policy reload failed; the old chain stays", extra={"error": exc.message})
             else:

@@ -8,12 +8,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
+from sqlalchemy.engine import Engine
 
 from outrider.v1 import (
     access_service_pb2,
@@ -26,8 +26,9 @@ from outrider.v1 import (
     supervisor_service_pb2_grpc,
 )
 from server.adapters.policy_file import FilePolicySource
+from server.adapters.probes import NetworkProbes
 from server.config import Config, ConfigError, load_config
-from server.domain.approvals.requests import Reviewer
+from server.container import Repositories, Services
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.safeguards.breakers import BreakerState
@@ -35,25 +36,34 @@ from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.recovery import RecoveryServicer
 from server.rpc.safeguard import SafeguardServicer
+from server.rpc.security import check_exposure, server_credentials
 from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
 from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
+from server.services.approvals.reviewers import reviewer_for
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
-from server.services.ports import Clock
+from server.services.ports import AuditSink, Clock, PolicySource
 from server.services.recovery.agents import AgentService
+from server.services.recovery.cascade import BreakerOpener, CascadeService
+from server.services.recovery.control_channel import ControlChannelHub
+from server.services.recovery.events import EventAuditor, RecoveryEventLog
 from server.services.recovery.feature import RecoveryFeature
-from server.services.recovery.kills import compensation_from
+from server.services.recovery.health_checks import HealthCheckService, Probes
+from server.services.recovery.kills import KillHook, KillService, ReversibilityLookup, compensation_from
+from server.services.recovery.ladder import RecoveryService
+from server.services.recovery.substitutes import SubstituteRegistry
 from server.services.safeguards.breakers import BreakerService, CascadeReporter, LoggingBreakerListener
 from server.services.safeguards.budgets import BudgetService, LoggingSignalSink
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.events import SafeguardEventBridge
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
-from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.plugins import load_plugin_class
 from server.storage.access.tokens import SqlTokenRepository
@@ -77,31 +87,6 @@ SERVICE_NAMES = (
     safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
     access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
-
-
-@dataclass
-class Services:
-    """What the adapters (gRPC, console, jobs) may call."""
-
-    config: Config
-    agents: AgentService
-    supervisor: SupervisorService
-    decisions: DecisionLog
-    access: AccessService
-    audit: AuditTrail
-    approvals: ApprovalService
-    users: UserService
-    recovery: RecoveryFeature
-    breakers: BreakerService
-    budgets: BudgetService
-    episodes: EpisodeService
-    leases: LeaseService
-    reversibility: ReversibilityService
-    telemetry: Telemetry
-    fleet: SidecarService
-    changes: ChangeLog
-    health: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -134,84 +119,132 @@ class Sidecar:
         log.info("sidecar stopped")
 
 
-def build_services(config: Config, clock: Clock | None = None) -> tuple[Services, list[Callable[[], None]]]:
-    """Storage, migrations and every service, loaded and ready; plus what to close, in order."""
+def sql_repositories(engine: Engine, changes: ChangeLog) -> Repositories:
+    """The production repositories, all on one database engine; `changes` is this sidecar's one listener
+    (and the counters and NOTIFY its writers use)."""
+    safeguards = SqlSafeguardRepository(engine)
+    return Repositories(
+        agents=SqlAgentRepository(engine),
+        guardrails=SqlGuardrailRepository(engine),
+        decisions=SqlDecisionRepository(engine),
+        tokens=SqlTokenRepository(engine),
+        users=SqlUserRepository(engine),
+        settings=SqlSettingsRepository(engine),
+        approvals=SqlApprovalRepository(engine),
+        audit=SqlAuditRepository(engine),
+        recovery=SqlRecoveryRepository(engine),
+        recovery_events=SqlRecoveryEventRepository(engine),
+        kills=SqlKillRepository(engine),
+        breakers=safeguards,
+        budgets=SqlBudgetLedger(engine, changes),
+        episodes=safeguards,
+        leases=safeguards,
+        sidecars=SqlSidecarRepository(engine),
+        changes=changes,
+    )
+
+
+def build_services(
+    config: Config,
+    *,
+    repos: Repositories | None = None,
+    clock: Clock | None = None,
+    probes: Probes | None = None,
+    policy: PolicySource | None = None,
+    telemetry: Telemetry | None = None,
+) -> Services:
+    """Every service, loaded and ready, by constructor injection. Without `repos`, the SQL repositories on
+    the configured database (migrated first); tests pass in-memory ones, a fake clock and fake probes.
+    `services.close()` releases what was built, in reverse order."""
     clock = clock or SystemClock()
-    telemetry = build_telemetry(config.telemetry)
-    if config.db_url is None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(config.database_url())
-    migrate(engine)
+    telemetry = telemetry or build_telemetry(config.telemetry)
+    closers: list[Callable[[], None]] = [telemetry.shutdown]
     sidecar_id = new_sidecar_id()
-    # The one listener of this process: every cache below subscribes to it before it starts.
-    changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval)
-    fleet = SidecarService(SqlSidecarRepository(engine), clock, config.fleet, sidecar_id)
-    audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-    decisions = DecisionLog(SqlDecisionRepository(engine), clock, config.decision_log, audit)
-    access = AccessService(SqlTokenRepository(engine), clock, audit)
+    if repos is None:
+        if config.db_url is None:
+            config.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = create_db_engine(config.database_url())
+        migrate(engine)
+        closers.append(engine.dispose)
+        repos = sql_repositories(engine, ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval))
+    if policy is None and config.config_path is not None:
+        policy = FilePolicySource(config.config_path)
+    audit = AuditTrail(repos.audit, clock, config.sensitive_keys)
+    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
+    access = AccessService(repos.tokens, clock, audit)
     access.load()
-    users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
-    agents = AgentService(SqlAgentRepository(engine))
+    users = UserService(repos.users, repos.settings, clock, audit)
+    agents = AgentService(repos.agents)
     agents.load()
-    approvals = ApprovalService(
-        SqlApprovalRepository(engine), clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics
-    )
-    plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
-    safeguards, sg = SqlSafeguardRepository(engine), config.safeguards
-    breakers = BreakerService(safeguards, clock, sg.breakers, audit, [LoggingBreakerListener()])
-    budgets = BudgetService(
-        SqlBudgetLedger(engine, changes), clock, sg.budgets, audit, [LoggingSignalSink()], changes=changes
-    )
-    episodes = EpisodeService(safeguards, clock, sg.max_episodes)
-    leases = LeaseService(safeguards, clock, sg.leases, audit)
+    approvals = ApprovalService(repos.approvals, clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics)
+    sg = config.safeguards
+    episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
+    leases = LeaseService(repos.leases, clock, sg.leases, audit)
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
+    recovery = _build_recovery(
+        config,
+        repos,
+        agents=agents,
+        audit=audit,
+        clock=clock,
+        probes=probes,
+        cancel_approvals=lambda kill: approvals.cancel_agent(
+            kill.agent_id, kill.requested_by, f"agent killed ({kill.kill_id})"
+        ),
+        revoke_leases=lambda kill: leases.revoke_agent_leases(kill.agent_id, kill.requested_by),
+        reversibility=compensation_from(reversibility.assess),
+        # The breakers are built next (their listeners report to cascade detection): resolved at call time.
+        open_breaker=lambda key, reason: breakers.trip(key, reason).state is BreakerState.OPEN,
+    )
+    bridge = SafeguardEventBridge(recovery.events, recovery.hub)
+    breakers = BreakerService(
+        repos.breakers,
+        clock,
+        sg.breakers,
+        audit,
+        [LoggingBreakerListener(), CascadeReporter(recovery.cascade.report_failure_threadsafe), bridge],
+    )
+    budgets = BudgetService(
+        repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge], changes=repos.changes
+    )
     for loadable in (breakers, budgets, episodes, leases):
         loadable.load()
-    supervisor = SupervisorService(
-        agents=agents,
-        repo=SqlGuardrailRepository(engine),
-        decisions=decisions,
-        policy=FilePolicySource(config.config_path) if config.config_path else None,
-        clock=clock,
-        load_plugin=load_plugin_class,
+    plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    deps = GuardrailDeps(breakers=breakers, budgets=budgets)
+    sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
+    chain = ChainStore(repos.guardrails, policy, audit, load_plugin_class, deps, sections)
+    chain.load()
+    checks = CheckActionService(
+        chain,
+        agents,
+        decisions,
+        approvals,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
-        audit=audit,
-        sensitive_keys=config.sensitive_keys,
-        approvals=approvals,
+        release_permit=breakers.release,
         assess_level=reversibility.level_of,
-        guardrail_deps=GuardrailDeps(breakers=breakers, budgets=budgets),
+        sensitive_keys=config.sensitive_keys,
         tracer=telemetry.tracer,
         metrics=telemetry.metrics,
-    )
-    supervisor.load()
-    recovery = RecoveryFeature(
-        SqlRecoveryRepository(engine),
-        SqlRecoveryEventRepository(engine),
-        SqlKillRepository(engine),
-        agents=agents,
-        audit=audit,
         clock=clock,
-        settings=config.recovery,
     )
     recovery.load()
-    recovery.kills.register_approval_canceller(
-        lambda kill: approvals.cancel_agent(kill.agent_id, kill.requested_by, f"agent killed ({kill.kill_id})")
-    )
-    recovery.kills.register_lease_revoker(lambda kill: leases.revoke_agent_leases(kill.agent_id, kill.requested_by))
-    recovery.kills.set_reversibility(compensation_from(reversibility.assess))
-    if config.config_path is not None:
-        supervisor.reload_hooks.append(_policy_sections(config.config_path, recovery, reversibility))
-    recovery.cascade.set_breaker_opener(lambda key, reason: breakers.trip(key, reason).state is BreakerState.OPEN)
-    breakers.add_listener(CascadeReporter(recovery.cascade.report_failure_threadsafe))
-    bridge = SafeguardEventBridge(recovery.events, recovery.hub)
-    breakers.add_listener(bridge)
-    budgets.add_sink(bridge)
     decisions.start()
+    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id)
+    repos.changes.start()  # every cache has subscribed by now
+    closers += [
+        lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
+        decisions.stop,
+        recovery.close,
+        breakers.events.close,
+        budgets.events.close,
+        repos.changes.stop,
+    ]
     services = Services(
         config=config,
         agents=agents,
-        supervisor=supervisor,
+        chain=chain,
+        checks=checks,
         decisions=decisions,
         access=access,
         audit=audit,
@@ -225,21 +258,63 @@ def build_services(config: Config, clock: Clock | None = None) -> tuple[Services
         reversibility=reversibility,
         telemetry=telemetry,
         fleet=fleet,
-        changes=changes,
+        closers=closers,
     )
     observe(telemetry, services)
-    changes.start()
-    closers: list[Callable[[], None]] = [
-        telemetry.shutdown,
-        engine.dispose,
-        lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
-        decisions.stop,
-        recovery.close,
-        breakers.events.close,
-        budgets.events.close,
-        changes.stop,
-    ]
-    return services, closers
+    return services
+
+
+def _build_recovery(
+    config: Config,
+    repos: Repositories,
+    *,
+    agents: AgentService,
+    audit: AuditSink,
+    clock: Clock,
+    probes: Probes | None,
+    cancel_approvals: KillHook,
+    revoke_leases: KillHook,
+    reversibility: ReversibilityLookup,
+    open_breaker: BreakerOpener,
+) -> RecoveryFeature:
+    """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
+    settings = config.recovery
+    hub = ControlChannelHub(clock)
+    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
+    emitter = EventAuditor(events, audit)
+    health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes())
+    substitutes = SubstituteRegistry(repos.kills, agents, clock, audit)
+    recovery = RecoveryService(
+        repos.recovery,
+        hub,
+        agents,
+        health,
+        substitutes,
+        emitter,
+        clock,
+        file_policies=settings.policies,
+        command_timeout=settings.command_timeout,
+        monitor_interval=settings.monitor_interval,
+        # The kill switch is built next and needs the ladder: resolved at call time.
+        is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
+    )
+    kills = KillService(
+        repos.kills,
+        hub,
+        agents,
+        health,
+        recovery,
+        substitutes,
+        emitter,
+        clock,
+        callback_timeout=settings.callback_timeout,
+        handoff_timeout=settings.handoff_timeout,
+        cancel_approvals=cancel_approvals,
+        revoke_leases=revoke_leases,
+        reversibility=reversibility,
+    )
+    cascade = CascadeService(repos.recovery, kills, emitter, clock, settings.cascade, open_breaker)
+    return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 
 
 async def build_server(
@@ -251,16 +326,16 @@ async def build_server(
     with_scheduler: bool = True,
 ) -> Sidecar:
     """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
-    credentials = _server_credentials(config)
-    _warn_about_security(config)
+    credentials = server_credentials(config)
+    check_exposure(config)
     # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
     release_sqlite = lock_sqlite_for_serving(config.database_url())
     try:
-        services, closers = await asyncio.to_thread(build_services, config, clock)
+        services = await asyncio.to_thread(build_services, config, clock=clock)
     except BaseException:
         release_sqlite()
         raise
-    closers.insert(0, release_sqlite)
+    services.closers.insert(0, release_sqlite)
     services.recovery.start(asyncio.get_running_loop())
     auth = AuthInterceptor(
         services.access,
@@ -285,7 +360,12 @@ async def build_server(
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(
-            services.supervisor, services.agents, services.decisions, services.approvals, reviewer_for(services)
+            services.chain,
+            services.checks,
+            services.agents,
+            services.decisions,
+            services.approvals,
+            reviewer_for(services.users),
         ),
         server,
     )
@@ -316,14 +396,14 @@ async def build_server(
     if not config.listen.startswith("unix:") and port == 0:
         raise OSError(f"cannot listen on {config.listen}")
     await server.start()
-    sidecar = Sidecar(config, services, server, health, config.listen, port, closers)
+    sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
     await asyncio.to_thread(services.fleet.register, sidecar.target)
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
         from server.jobs.scheduler import add_fleet_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
 
-        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.supervisor)
+        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.chain)
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         add_fleet_jobs(scheduler, services.fleet)
@@ -359,62 +439,6 @@ def _policy_sections(
         return apply
 
     return prepare
-
-
-def reviewer_for(services: Services) -> Callable[[str], Reviewer]:
-    """An operator deciding over gRPC reviews as the console user of the same name (its role and groups,
-    so `group:NAME` approvers work over gRPC too); an operator with no such user reviews as an approver."""
-
-    def lookup(name: str) -> Reviewer:
-        user = services.users.get(name)
-        if user is None:
-            return Reviewer(name, "approver")
-        if user.disabled:
-            return Reviewer(name, "viewer")
-        return Reviewer(name, str(user.role.value), frozenset(user.groups))
-
-    return lookup
-
-
-def _server_credentials(config: Config) -> grpc.ServerCredentials | None:
-    """TLS when a certificate is configured; mTLS when a client CA is too."""
-    if config.tls_cert_file is None and config.tls_key_file is None:
-        if config.tls_client_ca_file is not None:
-            raise ConfigError("configuration", "tls.client_ca_file", "mTLS needs tls.cert_file and tls.key_file too")
-        return None
-    if config.tls_cert_file is None or config.tls_key_file is None:
-        raise ConfigError("configuration", "tls", "give both tls.cert_file and tls.key_file")
-
-    def read(path: Path, key: str) -> bytes:
-        try:
-            return path.read_bytes()
-        except OSError as exc:
-            raise ConfigError("configuration", key, f"cannot read {path}: {exc.strerror or exc}") from exc
-
-    cert, key = read(config.tls_cert_file, "tls.cert_file"), read(config.tls_key_file, "tls.key_file")
-    ca = read(config.tls_client_ca_file, "tls.client_ca_file") if config.tls_client_ca_file else None
-    return grpc.ssl_server_credentials([(key, cert)], root_certificates=ca, require_client_auth=ca is not None)
-
-
-def _warn_about_security(config: Config) -> None:
-    """Binding beyond loopback without TLS needs --insecure; authentication off is loud."""
-    host = config.listen.rpartition(":")[0]
-    exposed = not config.listen.startswith("unix:") and host not in LOOPBACK_HOSTS
-    if exposed and config.tls_cert_file is None:
-        if not config.insecure:
-            raise ConfigError(
-                "configuration",
-                "server.listen",
-                f"{config.listen} is not a loopback address and TLS is off: configure tls.cert_file/tls.key_file, "
-                "or pass --insecure (server.insecure: true) to accept plaintext credentials on the network",
-            )
-        log.warning("INSECURE: serving plaintext gRPC on a non-loopback address", extra={"listen": config.listen})
-    if not config.auth_enabled:
-        log.warning(
-            "AUTHENTICATION IS DISABLED: every caller is treated as an operator. Development only; "
-            "never expose this sidecar",
-            extra={"auth_enabled": False},
-        )
 
 
 def start_console(services: Services) -> Callable[[], None]:

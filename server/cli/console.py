@@ -24,7 +24,7 @@ def run_console(config: Config, url_file: str | None = None) -> int:
     from server.bootstrap import build_services
 
     try:
-        services, closers = build_services(config)
+        services = build_services(config)
     except (OutriderError, ConfigError, OSError) as exc:
         text = exc.message if isinstance(exc, OutriderError) else str(exc)
         print(f"outrider: cannot start the console: {text}", file=sys.stderr)
@@ -52,8 +52,4 @@ def run_console(config: Config, url_file: str | None = None) -> int:
         console.stop()
         return 0
     finally:
-        for close in reversed(closers):
-            try:
-                close()
-            except Exception:
-                log.exception("error while shutting down")
+        services.close()

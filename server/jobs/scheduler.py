@@ -15,7 +15,7 @@ from server.services.recovery.feature import RecoveryFeature
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
 from server.services.safeguards.leases import LeaseService
-from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.decision_log import DecisionLog
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ def build_scheduler(
     decisions: DecisionLog,
     access: AccessService,
     approvals: ApprovalService,
-    supervisor: SupervisorService | None = None,
+    chain: ChainStore | None = None,
     prune_interval: float = 60.0,
 ) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1})
@@ -35,9 +35,9 @@ def build_scheduler(
     # Approval timeouts and escalations, and decisions taken by other processes (a separate console).
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
-    if supervisor is not None:
+    if chain is not None:
         # Guardrail changes stored by another process (a separate console, another sidecar).
-        scheduler.add_job(supervisor.refresh, "interval", seconds=1.0, id="guardrail-refresh")
+        scheduler.add_job(chain.refresh, "interval", seconds=1.0, id="guardrail-refresh")
     return scheduler
 
 

@@ -126,3 +126,20 @@ def approval_to_pb(a: Approval) -> supervisor_pb2.Approval:
         warnings=warnings_to_pb(a.warnings),
         edited_context=dict_to_struct(a.edited_context) if a.edited_context is not None else None,
     )
+
+
+def duration(seconds: float | None) -> duration_pb2.Duration | None:
+    """Seconds as a Duration; None stays unset."""
+    if seconds is None:
+        return None
+    d = duration_pb2.Duration()
+    d.FromNanoseconds(round(seconds * 1e9))
+    return d
+
+
+def seconds(message: Any, name: str) -> float | None:
+    """The Duration field `name` of `message` in seconds; None when unset."""
+    if not message.HasField(name):
+        return None
+    d: duration_pb2.Duration = getattr(message, name)
+    return d.ToNanoseconds() / 1e9

@@ -16,6 +16,7 @@ from server.domain.recovery.cascade import CascadeAction
 from server.domain.recovery.events import EventFilter
 from server.domain.recovery.kill import KillFilter, KillReason
 from server.domain.recovery.ladder import HistoryFilter, RecoveryAction, RecoveryTrigger
+from server.rpc import convert
 from server.rpc import recovery_convert as rc
 from server.rpc.auth import current_principal
 from server.rpc.convert import timestamp
@@ -75,7 +76,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             yield pb.AttachResponse(
                 accepted=recovery_pb2.AttachAccepted(
                     agent_id=agent_id,
-                    heartbeat_interval=rc.duration(spec.heartbeat_interval if spec else None),
+                    heartbeat_interval=convert.duration(spec.heartbeat_interval if spec else None),
                     server_time=timestamp(self.f.hub.clock.utcnow()),
                 )
             )
@@ -118,7 +119,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         spec = self.f.health.spec(agent_id)
         return pb.HeartbeatResponse(
             receive_time=timestamp(self.f.hub.clock.utcnow()),
-            heartbeat_interval=rc.duration(spec.heartbeat_interval if spec else None),
+            heartbeat_interval=convert.duration(spec.heartbeat_interval if spec else None),
         )
 
     # ---- health checks -----------------------------------------------------------------------
@@ -136,7 +137,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         return pb.RemoveHealthCheckResponse()
 
     async def StartMonitoring(self, request: pb.StartMonitoringRequest, context: Ctx) -> pb.StartMonitoringResponse:
-        interval = rc.seconds(request, "interval")
+        interval = convert.seconds(request, "interval")
         state = await asyncio.to_thread(self.f.recovery.start_monitoring, interval, current_principal().label)
         return pb.StartMonitoringResponse(state=rc.monitoring_to_pb(state))
 
@@ -192,7 +193,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             p.group,
             p.max_retries if p.HasField("max_retries") else None,
             p.escalate_after if p.HasField("escalate_after") else None,
-            rc.seconds(p, "cooldown"),
+            convert.seconds(p, "cooldown"),
             _enum(RecoveryAction, p.default_action, "policy.default_action"),
             current_principal().label,
         )
@@ -252,8 +253,8 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             reason,
             [rc.step_from_pb(s) for s in request.in_flight_steps],
             _text(request.details, "details"),
-            callback_timeout=rc.seconds(request, "callback_timeout"),
-            handoff_timeout=rc.seconds(request, "handoff_timeout"),
+            callback_timeout=convert.seconds(request, "callback_timeout"),
+            handoff_timeout=convert.seconds(request, "handoff_timeout"),
             request_id=request.request_id,
             actor=current_principal().label,
         )
@@ -327,7 +328,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             raise InvalidArgument("policy.threshold must be 1 or more", field="policy.threshold")
         policy = await asyncio.to_thread(
             self.f.cascade.set_policy,
-            rc.seconds(p, "window"),
+            convert.seconds(p, "window"),
             p.threshold or None,
             _enum(CascadeAction, p.action, "policy.action"),
             _enum(KillReason, p.kill_reason, "policy.kill_reason"),

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from google.protobuf import duration_pb2, json_format
+from google.protobuf import json_format
 
 from outrider.v1 import recovery_pb2 as pb
 from outrider.v1 import safeguard_pb2
@@ -27,24 +27,7 @@ from server.domain.recovery.kill import (
     SubstituteScope,
 )
 from server.domain.recovery.ladder import AgentRecoveryStatus, Escalation, RecoveryPolicy, RecoveryResult
-from server.rpc.convert import agent_to_pb, dict_to_struct, from_timestamp, struct_to_dict, timestamp
-
-
-def duration(seconds: float | None) -> duration_pb2.Duration | None:
-    if seconds is None:
-        return None
-    d = duration_pb2.Duration()
-    d.FromNanoseconds(round(seconds * 1e9))
-    return d
-
-
-def seconds(message: Any, name: str) -> float | None:
-    """A Duration field in seconds; None when unset."""
-    if not message.HasField(name):
-        return None
-    d: duration_pb2.Duration = getattr(message, name)
-    return float(d.seconds) + d.nanos / 1e9
-
+from server.rpc.convert import agent_to_pb, dict_to_struct, duration, from_timestamp, seconds, struct_to_dict, timestamp
 
 # ---- health checks --------------------------------------------------------------------------------
 

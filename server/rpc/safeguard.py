@@ -20,6 +20,7 @@ from server.domain.safeguards.leases import validate_key
 from server.rpc import convert
 from server.rpc import safeguard_convert as cv
 from server.rpc.auth import current_principal
+from server.rpc.convert import seconds
 from server.rpc.errors import translate_errors
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
@@ -53,8 +54,8 @@ def _finite(message: struct_pb2.Value | struct_pb2.Struct, field: str) -> None:
             stack.extend(m.list_value.values)
 
 
-def _positive_duration(d: Any, present: bool, field: str) -> float | None:
-    value = cv.seconds(d, present)
+def _positive_duration(message: Any, field: str) -> float | None:
+    value = seconds(message, field)
     if value is not None and value <= 0:
         raise InvalidArgument(f"{field} must be a positive duration", field=field)
     return value
@@ -232,7 +233,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         return pb.SetGlobalBudgetResponse(global_budget=cv.global_pb(glob))
 
     async def Reserve(self, request: pb.ReserveRequest, context: Ctx) -> pb.ReserveResponse:
-        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        ttl = _positive_duration(request, "ttl")
         done = await asyncio.to_thread(
             self.budgets.reserve, request.agent_id, request.estimate, ttl, request.request_id
         )
@@ -289,13 +290,13 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Ctx) -> pb.AcquireLeaseResponse:
         key = validate_key(request.isolation_key.scope, request.isolation_key.id)
-        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        ttl = _positive_duration(request, "ttl")
         # Waiting ends with the caller's deadline or cancellation: gRPC cancels this coroutine.
         lease, waited = await self.leases.acquire(key, request.agent_id, ttl, request.request_id)
-        return pb.AcquireLeaseResponse(lease=cv.lease_pb(lease), wait_duration=cv.duration(waited))
+        return pb.AcquireLeaseResponse(lease=cv.lease_pb(lease), wait_duration=convert.duration(waited))
 
     async def RenewLease(self, request: pb.RenewLeaseRequest, context: Ctx) -> pb.RenewLeaseResponse:
-        ttl = _positive_duration(request.ttl, request.HasField("ttl"), "ttl")
+        ttl = _positive_duration(request, "ttl")
         lease = await asyncio.to_thread(self.leases.renew, request.lease_id, ttl, _caller())
         return pb.RenewLeaseResponse(lease=cv.lease_pb(lease))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import duration_pb2, struct_pb2
+from google.protobuf import struct_pb2
 
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
@@ -14,20 +14,7 @@ from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import Lease
 from server.domain.safeguards.plans import Violation
 from server.domain.safeguards.reversibility import Assessment, CompensatingAction, Rule
-from server.rpc.convert import dict_to_struct, timestamp
-
-
-def duration(seconds: float | None) -> duration_pb2.Duration | None:
-    if seconds is None:
-        return None
-    d = duration_pb2.Duration()
-    d.FromNanoseconds(round(seconds * 1e9))
-    return d
-
-
-def seconds(d: duration_pb2.Duration, present: bool) -> float | None:
-    """A request's duration: None when unset; negative or zero ones are the caller's to refuse."""
-    return d.ToNanoseconds() / 1e9 if present else None
+from server.rpc.convert import dict_to_struct, duration, timestamp
 
 
 def value(v: Any) -> struct_pb2.Value:

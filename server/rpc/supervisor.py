@@ -17,7 +17,8 @@ from server.rpc.errors import translate_errors
 from server.services.approvals.requests import ApprovalService
 from server.services.observability import current_trace_id
 from server.services.recovery.agents import AgentService
-from server.services.supervisor.chain import SupervisorService
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 
 # grpc ships no type stubs: the servicer context is untyped.
@@ -28,13 +29,15 @@ Ctx: TypeAlias = Any
 class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     def __init__(
         self,
-        supervisor: SupervisorService,
+        chain: ChainStore,
+        checks: CheckActionService,
         agents: AgentService,
         decisions: DecisionLog,
         approvals: ApprovalService,
         reviewer_for: Callable[[str], Reviewer],
     ) -> None:
-        self.supervisor = supervisor
+        self.chain = chain
+        self.checks = checks
         self.agents = agents
         self.decisions = decisions
         self.approvals = approvals
@@ -68,8 +71,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
         # Checked before converting, so an oversized context costs no parsing.
-        self.supervisor.validate_check(request.agent_id, request.action, request.context.ByteSize())
-        checked = await self.supervisor.check_action(
+        self.checks.validate_check(request.agent_id, request.action, request.context.ByteSize())
+        checked = await self.checks.check_action(
             request.agent_id,
             request.action,
             convert.struct_to_dict(request.context),
@@ -99,21 +102,19 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(
-            self.supervisor.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options), current_principal().label
+            self.chain.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options), current_principal().label
         )
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
     async def RemoveGuardrail(self, request: pb.RemoveGuardrailRequest, context: Ctx) -> pb.RemoveGuardrailResponse:
-        removed = await asyncio.to_thread(self.supervisor.remove_guardrail, request.name, current_principal().label)
+        removed = await asyncio.to_thread(self.chain.remove_guardrail, request.name, current_principal().label)
         return pb.RemoveGuardrailResponse(removed_count=removed)
 
     async def ListGuardrails(self, request: pb.ListGuardrailsRequest, context: Ctx) -> pb.ListGuardrailsResponse:
-        return pb.ListGuardrailsResponse(
-            guardrails=[convert.guardrail_to_pb(s) for s in self.supervisor.list_guardrails()]
-        )
+        return pb.ListGuardrailsResponse(guardrails=[convert.guardrail_to_pb(s) for s in self.chain.list_guardrails()])
 
     async def ReloadPolicy(self, request: pb.ReloadPolicyRequest, context: Ctx) -> pb.ReloadPolicyResponse:
-        count, source = await asyncio.to_thread(self.supervisor.reload, current_principal().label)
+        count, source = await asyncio.to_thread(self.chain.reload, current_principal().label)
         return pb.ReloadPolicyResponse(guardrail_count=count, source=source)
 
     async def ListDecisions(self, request: pb.ListDecisionsRequest, context: Ctx) -> pb.ListDecisionsResponse:
@@ -189,7 +190,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         self, request: pb.AddApprovalPatternRequest, context: Ctx
     ) -> pb.AddApprovalPatternResponse:
         patterns = await asyncio.to_thread(
-            self.supervisor.change_approval_pattern,
+            self.chain.change_approval_pattern,
             request.guardrail,
             request.pattern,
             True,
@@ -201,7 +202,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         self, request: pb.RemoveApprovalPatternRequest, context: Ctx
     ) -> pb.RemoveApprovalPatternResponse:
         patterns = await asyncio.to_thread(
-            self.supervisor.change_approval_pattern,
+            self.chain.change_approval_pattern,
             request.guardrail,
             request.pattern,
             False,

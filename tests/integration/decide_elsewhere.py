@@ -15,7 +15,7 @@ from server.domain.approvals.requests import Reviewer
 
 def main() -> None:
     data_dir, approval_id, verdict, reviewer = sys.argv[1:5]
-    services, closers = build_services(Config(data_dir=Path(data_dir), console_enabled=False))
+    services = build_services(Config(data_dir=Path(data_dir), console_enabled=False))
     try:
         services.approvals.decide(
             approval_id,
@@ -24,8 +24,7 @@ def main() -> None:
             "" if verdict == "approve" else f"rejected elsewhere by {reviewer}",
         )
     finally:
-        for close in reversed(closers):
-            close()
+        services.close()
 
 
 if __name__ == "__main__":

@@ -508,14 +508,14 @@ def test_admin_manages_guardrails(sidecar: RunningSidecar, app: Flask) -> None:
     token = sign_in(c, "ada")
     r = htmx_post(c, "/guardrails", token, name="cap", kind="cost_cap", options='{"max": 100}')
     assert r.status_code == 200 and "Added guardrail" in r.text and r.text.lstrip().startswith('<div id="guardrails">')
-    assert [g.name for g in sidecar.services.supervisor.list_guardrails()] == ["hitl", "cap"]
+    assert [g.name for g in sidecar.services.chain.list_guardrails()] == ["hitl", "cap"]
     r = htmx_post(c, "/guardrails", token, name="bad", kind="cost_cap", options='{"max": "lots"}')
     assert r.status_code == 400 and 'id="guardrails"' in r.text
     r = htmx_post(c, "/guardrails", token, name="bad", kind="cost_cap", options="{")
     assert r.status_code == 400 and "options" in r.text
     r = htmx_post(c, "/guardrails/remove", token, name="cap")
     assert r.status_code == 200 and "Removed guardrail" in r.text
-    assert [g.name for g in sidecar.services.supervisor.list_guardrails()] == ["hitl"]
+    assert [g.name for g in sidecar.services.chain.list_guardrails()] == ["hitl"]
     assert htmx_post(c, "/guardrails/remove", token, name="cap").status_code == 404
     actors = {(rec.actor, rec.action) for rec in sidecar.services.audit.repo.iter_all()}
     assert {("reviewer:ada", "guardrail.add"), ("reviewer:ada", "guardrail.remove")} <= actors

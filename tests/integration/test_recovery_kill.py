@@ -179,12 +179,12 @@ def test_kill_unregisters_everywhere_and_runs_the_hooks(s: RunningSidecar, clock
     s.recovery.RegisterSubstitute(rpb.RegisterSubstituteRequest(group="g", agent_id="victim"))
     seen: list[str] = []
     kills = s.services.recovery.kills
-    kills.register_lease_revoker(lambda notice: seen.append(notice.agent_id) or 3)
+    kills.on_kill(lambda notice: seen.append(notice.agent_id) or 3, counts="leases")
 
     async def cancel(notice: Any) -> int:
         return 2
 
-    kills.register_approval_canceller(cancel)
+    kills.on_kill(cancel, counts="approvals")
     kills.on_kill(lambda notice: 1 / 0)  # a failing hook counts nothing and stops nothing
     result = kill(s, "victim")
     assert seen == ["victim"] and (result.revoked_lease_count, result.cancelled_approval_count) == (3, 2)

@@ -64,6 +64,6 @@ def test_the_cascade_detector_opens_the_failing_agents_breakers(sidecar: Running
 
 
 def test_hitl_sees_the_reversibility_level(sidecar: RunningSidecar) -> None:
-    level = sidecar.services.supervisor.assess_level
+    level = sidecar.services.checks.assess_level
     assert level("drop_table", {}) == "IRREVERSIBLE" and level("write_file", {}) == "FULLY_REVERSIBLE"
     assert level("teleport", {}) == "UNKNOWN"

@@ -197,7 +197,7 @@ def test_log_lines_inside_a_span_carry_its_trace_and_span_ids(tmp_path: Path) ->
 
     handler = Keep()
     handler.addFilter(TraceContextFilter())
-    logger = logging.getLogger("server.services.supervisor.chain")
+    logger = logging.getLogger("server.services.supervisor.check")
     logger.addHandler(handler)
     level = logger.level
     logger.setLevel(logging.INFO)

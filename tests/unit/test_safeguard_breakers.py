@@ -15,8 +15,7 @@ from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerSta
 from server.services.safeguards.breakers import BreakerService, CascadeReporter
 from server.services.safeguards.settings import BreakerSettings
 from tests.fakes import FakeClock
-
-from .safeguard_fakes import MemoryAudit, MemorySafeguards
+from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
 CLOSED, OPEN, HALF_OPEN = BreakerState.CLOSED, BreakerState.OPEN, BreakerState.HALF_OPEN
 S, F = Outcome.SUCCESS, Outcome.FAILURE

@@ -20,8 +20,7 @@ from server.storage.db import create_db_engine
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.budgets import SqlBudgetLedger
 from tests.fakes import FakeClock
-
-from .safeguard_fakes import MemoryAudit
+from tests.fakes.safeguards import MemoryAudit
 
 
 def ledger() -> SqlBudgetLedger:

@@ -13,8 +13,7 @@ from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope, Slo
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.settings import LeaseSettings
 from tests.fakes import FakeClock
-
-from .safeguard_fakes import MemoryAudit, MemorySafeguards
+from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
 USER = IsolationKey(Scope.USER, "alice")
 

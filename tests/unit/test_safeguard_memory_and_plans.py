@@ -20,8 +20,7 @@ from server.domain.safeguards.reversibility import BUILTIN, Effectiveness, Level
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.settings import parse_safeguards
 from tests.fakes import FakeClock
-
-from .safeguard_fakes import MemorySafeguards
+from tests.fakes.safeguards import MemorySafeguards
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -20,6 +20,11 @@ class ChangeFeed(Protocol):
 
     def subscribe(self, topic: str, on_change: Callable[[str], None], on_resync: Callable[[], None]) -> None: ...
 
+    def start(self) -> None:
+        """Start listening (after every cache subscribed)."""
+
+    def stop(self) -> None: ...
+
 
 class SidecarRepository(Protocol):
     def register(self, sidecar: Sidecar) -> None: ...

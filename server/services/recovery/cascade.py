@@ -35,8 +35,7 @@ from server.services.recovery.ports import RecoveryRepository
 
 log = logging.getLogger(__name__)
 
-# Opens (trips) the breaker with this key for the given reason; True when it opened. The breakers feature
-# registers it with `set_breaker_opener`.
+# Opens (trips) the breaker with this key for the given reason; True when it opened (the breakers feature).
 BreakerOpener = Callable[[str, str], bool]
 _POLICY_KEY = "cascade_policy"
 _REQUESTS_KEPT = 1000
@@ -51,6 +50,7 @@ class CascadeService:
         events: EventAuditor,
         clock: Clock,
         file_policy: CascadePolicy | None = None,
+        open_breaker: BreakerOpener | None = None,
     ) -> None:
         self.repo = repo
         self.kills = kills
@@ -60,7 +60,7 @@ class CascadeService:
         self._policy = CascadePolicy()
         self._window = CascadeWindow()
         self._lock = threading.Lock()
-        self._opener: BreakerOpener | None = None
+        self._opener = open_breaker
         self._recent: OrderedDict[str, tuple[AgentFailure, Cascade | None]] = OrderedDict()
 
     def load(self) -> None:
@@ -114,9 +114,6 @@ class CascadeService:
             {"window": policy.window, "threshold": policy.threshold, "action": policy.action.name},
         )
         return policy
-
-    def set_breaker_opener(self, opener: BreakerOpener) -> None:
-        self._opener = opener
 
     async def report_failure(
         self,

@@ -5,9 +5,10 @@ services.recovery.events       the durable event log (RecoveryEventLog): add_lis
 services.recovery.health       health checks (HealthCheckService)
 services.recovery.recovery     policies, the ladder, monitoring, history, status (RecoveryService)
 services.recovery.substitutes  substitute lists (SubstituteRegistry)
-services.recovery.kills        the kill switch (KillService): on_kill / register_approval_canceller /
-                               register_lease_revoker / set_reversibility hooks for other features
-services.recovery.cascade      cascade detection (CascadeService): set_breaker_opener, report_failure
+services.recovery.kills        the kill switch (KillService); on_kill for observers
+services.recovery.cascade      cascade detection (CascadeService): report_failure
+
+The composition root (server/bootstrap.py) builds the parts and hands them in.
 """
 
 from __future__ import annotations
@@ -30,15 +31,14 @@ from server.domain.recovery.ladder import (
     parse_policies,
 )
 from server.domain.values import parse_duration
-from server.services.ports import AuditSink, Clock, Page
-from server.services.recovery.agents import AgentService
+from server.services.ports import Page
 from server.services.recovery.cascade import CascadeService
 from server.services.recovery.control_channel import ControlChannelHub
-from server.services.recovery.events import EventAuditor, RecoveryEventLog
-from server.services.recovery.health_checks import HealthCheckService, Probes
+from server.services.recovery.events import RecoveryEventLog
+from server.services.recovery.health_checks import HealthCheckService
 from server.services.recovery.kills import KillService
 from server.services.recovery.ladder import DEFAULT_MONITOR_INTERVAL, RecoveryService
-from server.services.recovery.ports import KillRepository, MonitorScheduler, RecoveryEventRepository, RecoveryRepository
+from server.services.recovery.ports import MonitorScheduler
 from server.services.recovery.substitutes import SubstituteRegistry
 
 log = logging.getLogger(__name__)
@@ -96,52 +96,19 @@ def parse_recovery_settings(raw: Any) -> RecoverySettings:
     )
 
 
+@dataclass
 class RecoveryFeature:
-    def __init__(
-        self,
-        repo: RecoveryRepository,
-        event_repo: RecoveryEventRepository,
-        kill_repo: KillRepository,
-        *,
-        agents: AgentService,
-        audit: AuditSink,
-        clock: Clock,
-        settings: RecoverySettings | None = None,
-        probes: Probes | None = None,
-    ) -> None:
-        settings = settings or RecoverySettings()
-        self.settings = settings
-        self.hub = ControlChannelHub(clock)
-        self.events = RecoveryEventLog(event_repo, repo, clock, settings.event_max_rows)
-        emitter = EventAuditor(self.events, audit)
-        self.health = HealthCheckService(repo, self.hub, agents, clock, audit, probes)
-        self.substitutes = SubstituteRegistry(kill_repo, agents, clock, audit)
-        self.recovery = RecoveryService(
-            repo,
-            self.hub,
-            agents,
-            self.health,
-            self.substitutes,
-            emitter,
-            clock,
-            file_policies=settings.policies,
-            command_timeout=settings.command_timeout,
-            monitor_interval=settings.monitor_interval,
-        )
-        self.kills = KillService(
-            kill_repo,
-            self.hub,
-            agents,
-            self.health,
-            self.recovery,
-            self.substitutes,
-            emitter,
-            clock,
-            callback_timeout=settings.callback_timeout,
-            handoff_timeout=settings.handoff_timeout,
-        )
-        self.cascade = CascadeService(repo, self.kills, emitter, clock, settings.cascade)
-        self._resume: asyncio.Task[int] | None = None
+    """The recovery feature's services, built by the composition root."""
+
+    settings: RecoverySettings
+    hub: ControlChannelHub
+    events: RecoveryEventLog
+    health: HealthCheckService
+    substitutes: SubstituteRegistry
+    recovery: RecoveryService
+    kills: KillService
+    cascade: CascadeService
+    _resume: asyncio.Task[int] | None = None
 
     def load(self) -> None:
         """At start-up (blocking): everything stored, the policy file's policies applied."""

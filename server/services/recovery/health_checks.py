@@ -9,12 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import urllib.error
-import urllib.request
 from typing import Protocol
-
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from server.domain.agents import validate_id
 from server.domain.errors import NotFound
@@ -39,38 +34,11 @@ _PROBE_GRACE = 1.0
 
 
 class Probes(Protocol):
+    """The outbound network checks (server/adapters/probes.py; tests pass their own)."""
+
     async def grpc(self, target: str, service: str, timeout: float) -> tuple[bool, str]: ...
 
     async def http(self, url: str, timeout: float) -> tuple[bool, str]: ...
-
-
-class NetworkProbes:
-    """The real grpc.health.v1 and HTTP probes (proxies from the environment are not used)."""
-
-    async def grpc(self, target: str, service: str, timeout: float) -> tuple[bool, str]:
-        async with grpc.aio.insecure_channel(target) as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
-            try:
-                resp = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
-            except grpc.aio.AioRpcError as exc:
-                return False, f"grpc {exc.code().name}: {exc.details() or ''}".rstrip(": ")
-        if resp.status == health_pb2.HealthCheckResponse.SERVING:
-            return True, ""
-        return False, f"grpc health {health_pb2.HealthCheckResponse.ServingStatus.Name(resp.status)}"
-
-    async def http(self, url: str, timeout: float) -> tuple[bool, str]:
-        status = await asyncio.to_thread(_http_get, url, timeout)
-        return (True, "") if 200 <= status < 300 else (False, f"HTTP {status}")
-
-
-def _http_get(url: str, timeout: float) -> int:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    request = urllib.request.Request(url, method="GET", headers={"User-Agent": "outrider-health-check/1"})
-    try:
-        with opener.open(request, timeout=timeout) as resp:
-            return int(resp.status)
-    except urllib.error.HTTPError as exc:
-        return int(exc.code)
 
 
 class HealthCheckService:
@@ -81,14 +49,14 @@ class HealthCheckService:
         agents: AgentService,
         clock: Clock,
         audit: AuditSink,
-        probes: Probes | None = None,
+        probes: Probes,
     ) -> None:
         self.repo = repo
         self.hub = hub
         self.agents = agents
         self.clock = clock
         self.audit = audit
-        self.probes: Probes = probes or NetworkProbes()
+        self.probes = probes
         self._lock = threading.Lock()
         self._checks: dict[str, HealthCheckSpec] = {}
         self._added: dict[str, float] = {}

@@ -107,7 +107,13 @@ class KillService:
         *,
         callback_timeout: float = 5.0,
         handoff_timeout: float = 5.0,
+        cancel_approvals: KillHook | None = None,
+        revoke_leases: KillHook | None = None,
+        reversibility: ReversibilityLookup | None = None,
     ) -> None:
+        """`cancel_approvals` and `revoke_leases` (the approvals and leases features) run at the end of every
+        kill and return how many they cancelled or revoked; `reversibility` gives a step's compensating
+        actions."""
         self.repo = repo
         self.hub = hub
         self.agents = agents
@@ -121,27 +127,18 @@ class KillService:
         self._reserved: set[str] = set()  # agents with a kill in progress
         self._by_kill: dict[str, asyncio.Task[KillResult]] = {}
         self._hooks: list[_Hook] = []
-        self._reversibility: ReversibilityLookup | None = None
-        recovery.is_being_killed = self.is_being_killed
+        if cancel_approvals is not None:
+            self.on_kill(cancel_approvals, counts="approvals", name="cancel approvals")
+        if revoke_leases is not None:
+            self.on_kill(revoke_leases, counts="leases", name="revoke leases")
+        self._reversibility = reversibility
 
-    # ---- hooks other features register ------------------------------------------------------------
+    # ---- observers -------------------------------------------------------------------------------
 
     def on_kill(self, callback: KillHook, *, counts: HookCounts = None, name: str = "") -> None:
         """Run `callback(notice)` at the end of every kill; with `counts`, its result adds to the KillResult's
         cancelled_approval_count ("approvals") or revoked_lease_count ("leases")."""
         self._hooks.append(_Hook(name or getattr(callback, "__qualname__", "hook"), callback, counts))
-
-    def register_approval_canceller(self, cancel: KillHook) -> None:
-        """The approvals feature: cancel the killed agent's pending approvals, return how many."""
-        self.on_kill(cancel, counts="approvals", name="cancel approvals")
-
-    def register_lease_revoker(self, revoke: KillHook) -> None:
-        """The leases feature (issue 8): revoke the killed agent's leases, return how many."""
-        self.on_kill(revoke, counts="leases", name="revoke leases")
-
-    def set_reversibility(self, lookup: ReversibilityLookup) -> None:
-        """The reversibility feature: compensating actions of an action (None when it has no assessment)."""
-        self._reversibility = lookup
 
     # ---- reads ---------------------------------------------------------------------------------
 

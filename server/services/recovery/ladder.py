@@ -36,8 +36,8 @@ from server.domain.recovery.ladder import (
 )
 from server.domain.values import digest
 from server.services import observability as obs
+from server.services import pages
 from server.services.ports import Clock, Page
-from server.services.recovery import paging as recovery_paging
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import ControlChannelHub
 from server.services.recovery.events import EventAuditor
@@ -74,6 +74,7 @@ class RecoveryService:
         file_policies: Sequence[RecoveryPolicy] = (),
         command_timeout: float = 30.0,
         monitor_interval: float = DEFAULT_MONITOR_INTERVAL,
+        is_being_killed: Callable[[str], bool] = lambda agent_id: False,
     ) -> None:
         self.repo = repo
         self.hub = hub
@@ -91,8 +92,8 @@ class RecoveryService:
         self._agent_locks: dict[str, asyncio.Lock] = {}
         self._monitor: MonitorScheduler | None = None
         self._monitoring = MonitoringState()
-        # Set by the kill switch: agents being killed are never promoted.
-        self.is_being_killed: Callable[[str], bool] = lambda agent_id: False
+        # The kill switch's: agents being killed are never promoted.
+        self.is_being_killed = is_being_killed
 
     def load(self) -> None:
         """Stored policies (the file's replace them when its `recovery.policies` changed), states, monitoring."""
@@ -146,7 +147,7 @@ class RecoveryService:
 
     def list_policies(self, page_size: int, page_token: str) -> Page[RecoveryPolicy]:
         policies = sorted(self._policies.values(), key=lambda p: p.group)
-        return recovery_paging.page(policies, lambda p: p.group, page_size, page_token)
+        return pages.page(policies, lambda p: p.group, page_size, page_token)
 
     # ---- the ladder -----------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from server.domain.agents import DEFAULT_GROUP, validate_id
 from server.domain.errors import AlreadyExists, NotFound
 from server.domain.recovery.kill import Substitute, SubstituteScope
+from server.services import pages
 from server.services.ports import AuditSink, Clock, Page
-from server.services.recovery import paging as recovery_paging
 from server.services.recovery.agents import AgentService
 from server.services.recovery.ports import KillRepository
 
@@ -103,4 +103,4 @@ class SubstituteRegistry:
     def list(self, scope: SubstituteScope, scope_id: str, page_size: int, page_token: str) -> Page[Substitute]:
         key = scope_key(scope, scope_id)
         entries = [replace(s, position=i) for i, s in enumerate(self._lists.get(key, []))]
-        return recovery_paging.page(entries, lambda s: s.position, page_size, page_token)
+        return pages.page(entries, lambda s: s.position, page_size, page_token)

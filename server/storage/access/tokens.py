@@ -7,10 +7,10 @@ from datetime import datetime
 from sqlalchemy import Engine, select, update
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.access.principals import PrincipalKind, Token
 from server.domain.errors import InvalidArgument
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.access.tables import TokenRow
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow

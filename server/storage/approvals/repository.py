@@ -10,10 +10,10 @@ from typing import Any
 from sqlalchemy import Engine, select, update
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
 from server.domain.errors import InvalidArgument
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.approvals.tables import ApprovalRow
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow

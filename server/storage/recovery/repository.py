@@ -10,6 +10,7 @@ from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
 from server.domain.recovery.codec import from_json, to_json
 from server.domain.recovery.events import (
@@ -29,7 +30,6 @@ from server.domain.recovery.ladder import (
     RecoveryState,
 )
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.recovery.tables import (
     HealthCheckRow,
     KillRow,

@@ -13,12 +13,12 @@ from typing import Any
 from sqlalchemy import Engine, delete, select
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.safeguards.tables import (
     BreakerRow,
     EpisodeRow,

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine, delete, func, insert, select
 from sqlmodel import Session, col
 
+from server.domain import pages as pagination
 from server.domain.agents import Agent
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.services.ports import Page
-from server.storage import pagination
 from server.storage.supervisor.tables import AgentRow, DecisionRow, GuardrailRow, PolicyStateRow
 from server.storage.tables import CounterRow
 

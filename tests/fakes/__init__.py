@@ -1,4 +1,4 @@
-"""Fakes for unit tests: a clock you move by hand. (Storage is real everywhere: SQLite is cheap.)"""
+"""Fakes for tests: a clock you move by hand (here), in-memory repositories (`safeguards.py`, `memory.py`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Opaque page tokens: base64 of a JSON cursor, so clients cannot depend on their shape."""
+"""Page sizes and opaque page tokens (base64 of a JSON cursor, so clients cannot depend on their shape): the one
+encoding every list RPC uses, whether storage or memory serves the page."""
 
 from __future__ import annotations
 

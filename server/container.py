@@ -1,0 +1,92 @@
+"""What the composition root builds and the adapters receive: the typed `Services` and the `Repositories`
+behind them. The rpc servicers, the console and the jobs get a `Services`; tests build one on fakes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.config import Config
+from server.services.access.credentials import AccessService
+from server.services.access.users import SettingsRepository, UserRepository, UserService
+from server.services.approvals.requests import ApprovalRepository, ApprovalService
+from server.services.audit import AuditRepository, AuditTrail
+from server.services.fleet.ports import ChangeFeed, SidecarRepository
+from server.services.fleet.sidecars import SidecarService
+from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
+from server.services.recovery.agents import AgentService
+from server.services.recovery.feature import RecoveryFeature
+from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
+from server.services.safeguards.breakers import BreakerRepository, BreakerService
+from server.services.safeguards.budgets import BudgetLedger, BudgetService
+from server.services.safeguards.episodes import EpisodeRepository, EpisodeService
+from server.services.safeguards.leases import LeaseRepository, LeaseService
+from server.services.safeguards.reversibility import ReversibilityService
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.check import CheckActionService
+from server.services.supervisor.decision_log import DecisionLog
+from server.telemetry.sdk import Telemetry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Repositories:
+    """Every port the services need from storage: SQL in production (`server.storage.sql_repositories`),
+    in memory in unit tests (`tests/fakes`)."""
+
+    agents: AgentRepository
+    guardrails: GuardrailRepository
+    decisions: DecisionRepository
+    tokens: TokenRepository
+    users: UserRepository
+    settings: SettingsRepository
+    approvals: ApprovalRepository
+    audit: AuditRepository
+    recovery: RecoveryRepository
+    recovery_events: RecoveryEventRepository
+    kills: KillRepository
+    breakers: BreakerRepository
+    budgets: BudgetLedger
+    episodes: EpisodeRepository
+    leases: LeaseRepository
+    sidecars: SidecarRepository
+    changes: ChangeFeed  # the sidecar's one notification listener (server/storage/fleet/changes.py)
+
+
+@dataclass
+class Services:
+    """What the adapters (gRPC, console, jobs) may call."""
+
+    config: Config
+    agents: AgentService
+    chain: ChainStore
+    checks: CheckActionService
+    decisions: DecisionLog
+    access: AccessService
+    audit: AuditTrail
+    approvals: ApprovalService
+    users: UserService
+    recovery: RecoveryFeature
+    breakers: BreakerService
+    budgets: BudgetService
+    episodes: EpisodeService
+    leases: LeaseService
+    reversibility: ReversibilityService
+    telemetry: Telemetry
+    fleet: SidecarService
+    # Facts for /healthz and the console (e.g. `console_url`).
+    health: dict[str, Any] = field(default_factory=dict)
+    # What to close at shutdown, in order (blocking; from a worker thread).
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close in the reverse order of building."""
+        for close in reversed(self.closers):
+            try:
+                close()
+            except Exception:
+                log.exception("error while shutting down")
+        self.closers.clear()

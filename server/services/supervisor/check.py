@@ -1,0 +1,335 @@
+"""The CheckAction use case: run the chain on one action call, ask a human where a hitl guardrail says so,
+take circuit-breaker permits, and record the decision."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from server.domain.agents import validate_id
+from server.domain.approvals import requests as rules
+from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
+from server.domain.errors import FailedPrecondition, InvalidArgument
+from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
+from server.domain.guardrails.hitl import Hitl
+from server.domain.masking import MASK, mask
+from server.services import observability as obs
+from server.services.ports import Clock
+from server.services.recovery.agents import AgentService
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.decision_log import DecisionLog
+from server.telemetry.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+MAX_ACTION = 1024
+# An approver's edit re-runs the chain; an edit that needs approval again may re-run it again.
+MAX_EDIT_ROUNDS = 4
+
+
+_ID_PREFIX = secrets.token_hex(8)
+_ID_COUNTER = itertools.count(1)
+
+
+def _new_decision_id() -> str:
+    """32 hex characters: a random per-process prefix and a counter, unique without a syscall per call
+    (uuid4's os.urandom releases and re-takes the GIL on the hot path)."""
+    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
+
+
+class Approvals(Protocol):
+    """Human approval, as CheckAction uses it (services/approvals/requests.py)."""
+
+    def request(
+        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+    ) -> Approval: ...
+
+    async def wait(self, approval_id: str) -> Approval: ...
+
+    def mark_consumed(self, approval_id: str) -> None: ...
+
+
+class NoApprovals:
+    """The null object for a process without human approval: a matching hitl guardrail fails closed."""
+
+    def request(
+        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+    ) -> Approval:
+        raise FailedPrecondition("human approval is not configured in this process")
+
+    async def wait(self, approval_id: str) -> Approval:
+        raise FailedPrecondition("human approval is not configured in this process")
+
+    def mark_consumed(self, approval_id: str) -> None:
+        raise FailedPrecondition("human approval is not configured in this process")
+
+
+# The reversibility level of an action (SafeguardService), for hitl's `reversibility: true`.
+LevelOf = Callable[[str, dict[str, Any]], str | None]
+
+
+def no_levels(action: str, context: dict[str, Any]) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    verdict: Verdict
+    decision_id: str
+    approval: Approval | None = None
+    # The context finally checked, when an approver edited it (None: the agent's own).
+    effective_context: Mapping[str, Any] | None = None
+    permit_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What asking a human gave one pass over the chain.
+
+    `result` is the guardrail's answer when the pass goes on; `pending` ends the pass with the request still
+    open (non-blocking CheckAction); `edited` ends it because an approver's edit must re-run the chain."""
+
+    approval: Approval | None = None
+    result: GuardrailResult | None = None
+    pending: Verdict | None = None
+    edited: Mapping[str, Any] | None = None
+
+
+@dataclass
+class _Outcome:
+    """One pass over the chain."""
+
+    run: ChainRun
+    approval: Approval | None = None
+    verdict: Verdict | None = None  # set when the pass ends early with a pending approval
+    edited: Mapping[str, Any] | None = None  # set when an approver's edit must re-run the chain
+    permit_ids: list[str] = field(default_factory=list)  # circuit-breaker permits the `breaker` kind took
+
+
+class CheckActionService:
+    def __init__(
+        self,
+        chain: ChainStore,
+        agents: AgentService,
+        decisions: DecisionLog,
+        approvals: Approvals,
+        *,
+        plugin_executor: Executor,
+        max_context_bytes: int,
+        release_permit: Callable[[str], object],
+        assess_level: LevelOf = no_levels,
+        sensitive_keys: tuple[str, ...] = (),
+        tracer: obs.Tracer = obs.NO_TRACER,
+        metrics: Metrics,
+        clock: Clock,
+    ) -> None:
+        self.chain = chain
+        self.agents = agents
+        self.decisions = decisions
+        self.approvals = approvals
+        self.plugin_executor = plugin_executor
+        self.max_context_bytes = max_context_bytes
+        self.release_permit = release_permit
+        self.assess_level = assess_level
+        self.sensitive_keys = sensitive_keys
+        # Spans per guardrail and for approval waits (when the CheckAction span records), and metrics.
+        self.tracer = tracer
+        self.metrics = metrics
+        self.clock = clock
+
+    def validate_check(self, agent_id: str, action: str, context_bytes: int) -> None:
+        validate_id(agent_id, "agent_id")
+        if not action:
+            raise InvalidArgument("action is required", field="action")
+        if len(action) > MAX_ACTION:
+            raise InvalidArgument(f"action must be at most {MAX_ACTION} characters", field="action")
+        if context_bytes > self.max_context_bytes:
+            raise InvalidArgument(
+                f"context is {context_bytes} bytes, over the limit of {self.max_context_bytes}", field="context"
+            )
+
+    async def check_action(
+        self,
+        agent_id: str,
+        action: str,
+        context: Mapping[str, Any],
+        binary_context: Mapping[str, bytes],
+        request_id: str,
+        trace_id: str = "",
+        wait: bool = True,
+    ) -> Checked:
+        """Run the chain. A hitl guardrail that matches makes this wait for a person (or, with
+        `wait=False`, return at once with the request pending); an approver's edit re-runs the whole
+        chain on the edited context."""
+        started = time.perf_counter()
+        group = self.agents.group_of(agent_id)
+        effective: Mapping[str, Any] = context
+        approved_edits: set[str] = set()
+        approval: Approval | None = None
+        for _ in range(MAX_EDIT_ROUNDS):
+            call = ActionCall(agent_id, action, effective, binary_context, group)
+            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits)
+            approval = outcome.approval or approval
+            if outcome.edited is None:
+                break
+            self._release_permits(outcome.permit_ids)  # the re-run takes its own
+            effective = outcome.edited
+        else:
+            outcome = _Outcome(ChainRun(), approval)
+            outcome.run.record(
+                approval.guardrail if approval else "",
+                GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
+            )
+        verdict = outcome.verdict or outcome.run.verdict()
+        decision_id = _new_decision_id()
+        if not verdict.allowed:
+            # A block is a significant event: one log line, with secrets masked out of the context.
+            log.info(
+                "action blocked",
+                extra={
+                    "decision_id": decision_id,
+                    "agent_id": agent_id,
+                    "action": action,
+                    "guardrail": verdict.guardrail,
+                    "reason": verdict.reason,
+                    "context": mask(dict(effective), self.sensitive_keys),
+                },
+            )
+        latency_us = int((time.perf_counter() - started) * 1e6)
+        self.decisions.submit(decision_id, agent_id, action, effective, verdict, latency_us, request_id, trace_id)
+        permit_id = self._keep_permit(outcome.permit_ids, verdict.allowed)
+        result = "allowed" if verdict.allowed else ("pending" if approval and not approval.closed else "blocked")
+        self.metrics.decision(result, verdict.guardrail, latency_us / 1e6)
+        if obs.recording():
+            obs.annotate(
+                agent_id=agent_id,
+                action=action,
+                decision_id=decision_id,
+                outcome=result,
+                allowed=verdict.allowed,
+                guardrail=verdict.guardrail,
+                severity=verdict.severity.name,
+                reason=verdict.reason,
+                warnings=len(verdict.warnings),
+                approval_id=approval.approval_id if approval else None,
+                request_id=request_id,
+            )
+        return Checked(
+            verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
+        )
+
+    async def _run_chain(
+        self, call: ActionCall, request_id: str, trace_id: str, wait: bool, approved_edits: set[str]
+    ) -> _Outcome:
+        now = self.clock.monotonic()
+        out = _Outcome(ChainRun())
+        run = out.run
+        traced = obs.recording()
+        for guardrail in self.chain.order:
+            span = obs.start_guardrail(self.tracer, guardrail) if traced else None
+            try:
+                if guardrail.needs_approval and self._needs_approval(guardrail, call):
+                    with obs.approval_wait(self.tracer, span):
+                        asked = await self._ask(
+                            cast(Hitl, guardrail), call, request_id, trace_id, wait, approved_edits, run
+                        )
+                    out.approval = asked.approval or out.approval
+                    if asked.result is None:  # pending (non-blocking) or re-run on an edited context
+                        out.verdict, out.edited = asked.pending, asked.edited
+                        obs.end_guardrail(span, pending=asked.edited is None)
+                        return out
+                    result = asked.result
+                elif guardrail.needs_isolation:
+                    result = await self._isolated(guardrail, call, now)
+                else:
+                    result = guardrail.check(call, now)
+            except Exception as exc:
+                message = str(exc) or type(exc).__name__
+                obs.end_guardrail(span, error=message)
+                log.warning("guardrail raised", extra={"guardrail": guardrail.name, "error": message})
+                if run.record_error(guardrail.name, message):
+                    break
+                continue
+            except BaseException:  # cancelled: the agent went away (its span still ends)
+                obs.end_guardrail(span, cancelled=True)
+                raise
+            obs.end_guardrail(span, result)
+            if result.severity is Severity.WARNING:
+                log.info(
+                    "guardrail warning",
+                    extra={
+                        "guardrail": guardrail.name,
+                        "agent_id": call.agent_id,
+                        "action": call.action,
+                        "reason": result.reason,
+                    },
+                )
+            if result.permit_id:
+                out.permit_ids.append(result.permit_id)
+            if run.record(guardrail.name, result):
+                break
+        return out
+
+    def _keep_permit(self, permit_ids: list[str], allowed: bool) -> str:
+        """The permit returned with an allowed decision; a blocked call will not run, so its permits go back."""
+        keep = permit_ids[-1] if allowed and permit_ids else ""
+        self._release_permits([p for p in permit_ids if p != keep])
+        return keep
+
+    def _release_permits(self, permit_ids: list[str]) -> None:
+        for permit_id in permit_ids:
+            self.release_permit(permit_id)
+
+    def _needs_approval(self, guardrail: Guardrail, call: ActionCall) -> bool:
+        hitl = cast(Hitl, guardrail)
+        level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
+        return hitl.matches(call.action, level)
+
+    async def _ask(
+        self,
+        hitl: Hitl,
+        call: ActionCall,
+        request_id: str,
+        trace_id: str,
+        wait: bool,
+        approved_edits: set[str],
+        run: ChainRun,
+    ) -> Asked:
+        digest = approval_digest(call.action, call.context)
+        if digest in approved_edits and not hitl.policy.edits_require_approval:
+            return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
+        approval = await asyncio.to_thread(self.approvals.request, call, hitl, request_id, trace_id, run.warnings)
+        obs.approval_event(approval, "approval.created")
+        if not approval.closed:
+            if not wait:
+                obs.approval_event(approval, "approval.pending")
+                pending = Verdict(False, rules.block_reason(approval), Severity.BLOCK, hitl.name, run.warnings)
+                return Asked(approval, pending=pending)
+            approval = await self.approvals.wait(approval.approval_id)
+            obs.approval_event(approval)
+        if approval.state is not ApprovalState.APPROVED:
+            return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
+        await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id)
+        if approval.edited_context is not None:
+            edited = rules.merge_masked(approval.edited_context, call.context, MASK)
+            if approval_digest(call.action, edited) != digest:
+                approved_edits.add(approval_digest(call.action, edited))
+                return Asked(approval, edited=edited)
+        return Asked(approval, GuardrailResult.allow(f"Approved by {approval.decided_by}"))
+
+    async def _isolated(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
+        """Run user code on a worker thread under the guardrail's time limit."""
+        timeout: float = getattr(guardrail, "timeout", 1.0)
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.plugin_executor, guardrail.check, call, now)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{guardrail.name} did not answer within {timeout:g}s") from None
