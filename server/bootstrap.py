@@ -130,7 +130,7 @@ def sql_repositories(engine: Engine, changes: ChangeLog) -> Repositories:
         tokens=SqlTokenRepository(engine),
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
-        approvals=SqlApprovalRepository(engine),
+        approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine),
         recovery_events=SqlRecoveryEventRepository(engine),
@@ -176,7 +176,9 @@ def build_services(
     users = UserService(repos.users, repos.settings, clock, audit)
     agents = AgentService(repos.agents)
     agents.load()
-    approvals = ApprovalService(repos.approvals, clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics)
+    approvals = ApprovalService(
+        repos.approvals, clock, audit, agents, config.sensitive_keys, metrics=telemetry.metrics, changes=repos.changes
+    )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)

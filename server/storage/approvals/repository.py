@@ -13,8 +13,10 @@ from sqlmodel import Session, col
 from server.domain import pages as pagination
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
 from server.domain.errors import InvalidArgument
+from server.services.approvals.requests import TOPIC
 from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
+from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -100,13 +102,19 @@ def _values(a: Approval) -> dict[str, Any]:
 
 
 class SqlApprovalRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # announces each new request and decision to the other sidecars (NOTIFY)
+
+    def _announce(self, s: Session, approval_id: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), TOPIC, approval_id)
 
     def insert(self, approval: Approval) -> None:
         with Session(self.engine) as s, s.begin():
             s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
             _bump(s)
+            self._announce(s, approval.approval_id)
 
     def update(self, approval: Approval, expected_version: int) -> bool:
         """Write `approval` only if nobody changed the row since `expected_version` was read."""
@@ -120,6 +128,7 @@ class SqlApprovalRepository:
             if not result.rowcount:  # type: ignore[attr-defined]
                 return False
             _bump(s)
+            self._announce(s, approval.approval_id)
             return True
 
     def mark_consumed(self, approval_id: str, when: datetime) -> None:
