@@ -152,8 +152,10 @@ class ChangeLog:
         next_poll = time.monotonic() + self.poll_interval
         while not self._stop.is_set():
             wait = max(0.0, min(_WAIT_SLICE, next_poll - time.monotonic()))
-            for n in conn.notifies(timeout=wait):
-                self._deliver(n.channel, n.payload)
+            batch = list(conn.notifies(timeout=wait, stop_after=1))
+            if batch:  # whatever else arrived meanwhile, so a burst on one key costs one reload
+                batch += conn.notifies(timeout=0)
+            self._deliver_batch(batch)
             self._listen(conn)  # topics subscribed since
             if time.monotonic() >= next_poll:
                 self._poll(conn)
@@ -167,6 +169,33 @@ class ChangeLog:
             with self._lock:
                 self._topics[name].listening = True
                 self._topics[name].seen = -1
+
+    def _deliver_batch(self, batch: list[psycopg.Notify]) -> None:
+        """Deliver in order, but each (channel, key) once, at its last position: handlers read the state
+        back, so one read after the newest change covers the earlier ones."""
+        last: dict[tuple[str, str], int] = {}
+        for i, n in enumerate(batch):
+            last[(n.channel, n.payload.split(" ", 2)[-1])] = i
+        for i, n in enumerate(batch):
+            if last[(n.channel, n.payload.split(" ", 2)[-1])] == i:
+                self._deliver(n.channel, n.payload)
+            else:
+                self._seen_only(n.channel, n.payload)
+
+    def _seen_only(self, channel: str, payload: str) -> None:
+        """Count a notification a later one in the same batch supersedes (keeps gap detection exact)."""
+        self.stats.notifications += 1
+        try:
+            version = int(payload.split(" ", 1)[0])
+        except ValueError:
+            return
+        with self._lock:
+            t = self._topics.get(channel.removeprefix(CHANNEL_PREFIX))
+            if t is not None:
+                if t.seen >= 0 and version > t.seen + 1:
+                    t.seen = -1  # a gap: the next poll resynchronises
+                else:
+                    t.seen = max(t.seen, version)
 
     def _deliver(self, channel: str, payload: str) -> None:
         self.stats.notifications += 1
@@ -200,8 +229,7 @@ class ChangeLog:
         counters = {str(topic): int(str(v)) for topic, v in conn.execute("SELECT topic, version FROM fleet_changes")}
         lagging = self._lagging(counters)
         if lagging:
-            for n in conn.notifies(timeout=_LATE_NOTIFY_GRACE):
-                self._deliver(n.channel, n.payload)
+            self._deliver_batch(list(conn.notifies(timeout=_LATE_NOTIFY_GRACE)))
             lagging = self._lagging(counters)
         for name in lagging:
             with self._lock:

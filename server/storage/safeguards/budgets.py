@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, case, delete, insert, select, update
@@ -40,6 +40,7 @@ from server.storage.supervisor.repository import utc
 TOPIC = "budgets"
 GLOBAL_KEY = "global"
 _EXPIRE_BATCH = 500
+_PRUNE_EVERY = timedelta(seconds=60)
 
 A, G, R = AllocationRow, GlobalBudgetRow, ReservationRow
 _A_COLS = (
@@ -134,6 +135,7 @@ class SqlBudgetLedger:
         self.engine = engine
         self.changes = changes
         self._insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
+        self._next_prune = datetime.min.replace(tzinfo=UTC)
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -408,8 +410,10 @@ class SqlBudgetLedger:
                     g_row = self._global_delta(conn, now, released=per_agent[agent_id])
                     if a_row is not None:
                         signals += self._settle_flags(conn, agent_id, a_row, g_row, evaluate).signals
-            ended = col(R.state) != ReservationState.OPEN.value
-            conn.execute(delete(R).where(ended, col(R.end_time) < now - keep_ended))
+            if now >= self._next_prune:  # ended reservations are kept for Settle repeats, then go
+                self._next_prune = now + _PRUNE_EVERY
+                ended = col(R.state) != ReservationState.OPEN.value
+                conn.execute(delete(R).where(ended, col(R.end_time) < now - keep_ended))
         return len(due), signals
 
     # ---- helpers ---------------------------------------------------------------------------
