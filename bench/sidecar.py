@@ -23,9 +23,9 @@ from typing import Any
 import grpc
 
 from bench._proc import emit, self_usage
-from server.bootstrap import Sidecar, build_server
 from server.config import load_config
 from server.logs import setup_logging
+from server.sidecar import Sidecar, build_server
 
 ECHO_SERVICE = "outrider.bench.Echo"
 ECHO_METHOD = f"/{ECHO_SERVICE}/Echo"

@@ -11,6 +11,7 @@ from console import agents, breakers, budgets, security, traces, web
 from console.approvals import bp as approvals_bp
 from console.auth import bp as auth_bp
 from console.guardrails import bp as guardrails_bp
+from console.notifications import bp as notifications_bp
 from console.overview import bp as overview_bp
 from console.sidecars import bp as sidecars_bp
 from console.sse import bp as sse_bp
@@ -33,7 +34,8 @@ def create_app(services: Services, config: Config | None = None, *, max_streams:
     security.init_app(app, services.users.session_secret())
     web.init_app(app)
     init_sse(app, max_streams)
-    for bp in (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, sidecars_bp, sse_bp):
+    pages = (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, notifications_bp, sidecars_bp)
+    for bp in (*pages, sse_bp):
         app.register_blueprint(bp)
     for live_page in (agents, breakers, budgets):  # each registers its blueprint and its live topic
         live_page.init_app(app)

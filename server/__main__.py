@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.fleet import add_fleet_parser
 
     add_fleet_parser(sub, _config_flags)
+    from server.cli.notifications import add_notifications_parser
+
+    add_notifications_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -116,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.fleet import run_fleet
 
         return run_fleet(args, config)
+    if args.command == "notifications":
+        from server.cli.notifications import run_notifications
+
+        return run_notifications(args, config)
     if args.command == "console":
         from server.cli.console import run_console
 
@@ -142,7 +149,7 @@ def _check_config(config: Config) -> int:
 
 
 async def _serve(config: Config, port_file: str | None) -> int:
-    from server.bootstrap import build_server
+    from server.sidecar import build_server
 
     try:
         sidecar = await build_server(config)

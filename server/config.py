@@ -18,6 +18,7 @@ from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
 from server.services.fleet.settings import FleetSettings, parse_fleet
+from server.services.notifications.settings import NotificationSettings, parse_notifications
 from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
 from server.services.supervisor.decision_log import DecisionLogSettings
@@ -35,6 +36,7 @@ _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
 _SECTIONS |= {"fleet"}
+_SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -73,6 +75,8 @@ class Config:
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
     fleet: FleetSettings = field(default_factory=FleetSettings)  # see docs/fleet.md
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
+    console_public_url: str | None = None  # where reviewers reach the console (links in notifications)
 
     def database_url(self) -> str:
         if self.db_url:
@@ -220,7 +224,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
     lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
     aud = _Reader(src, data, "audit", {"sensitive_keys"})
-    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "public_url"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
@@ -264,6 +268,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
         fleet=_parsed(src, data, "fleet", parse_fleet),
+        notifications=_parsed(src, data, "notifications", parse_notifications),
+        console_public_url=con.get("public_url", _http_url, None),
     )
     check_listen(cfg.listen, src, "server.listen")
     check_listen(cfg.console_listen, src, "console.listen")
@@ -287,6 +293,7 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
     ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
     ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
+    ("OUTRIDER_CONSOLE_PUBLIC_URL", "console_public_url", _http_url),
 ]
 
 

@@ -15,6 +15,8 @@ from server.services.approvals.requests import ApprovalRepository, ApprovalServi
 from server.services.audit import AuditRepository, AuditTrail
 from server.services.fleet.ports import ChangeFeed, SidecarRepository
 from server.services.fleet.sidecars import SidecarService
+from server.services.notifications.outbox import NotificationService
+from server.services.notifications.ports import NotificationRepository
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -54,6 +56,7 @@ class Repositories:
     leases: LeaseRepository
     sidecars: SidecarRepository
     changes: ChangeFeed  # the sidecar's one notification listener (server/storage/fleet/changes.py)
+    notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Services:
     reversibility: ReversibilityService
     telemetry: Telemetry
     fleet: SidecarService
+    notifications: NotificationService
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -92,6 +92,11 @@ class Metrics:
         self._budget_signals = m.create_counter(
             "outrider.budget.signals", "{signal}", "Budget signals sent (SIGWARN, SIGSTOP, SIGRESUME), by type"
         )
+        self._notification_attempts = m.create_counter(
+            "outrider.notification.attempts",
+            "{attempt}",
+            "Notification delivery attempts by channel and outcome (delivered, retry, failed)",
+        )
 
     # ---- events --------------------------------------------------------------------------------
 
@@ -143,6 +148,10 @@ class Metrics:
     def budget_signal(self, signal: str, scope: str) -> None:
         if self.enabled:
             self._budget_signals.add(1, {"signal": signal, "scope": scope})
+
+    def notification_attempt(self, channel: str, outcome: str) -> None:
+        if self.enabled:
+            self._notification_attempts.add(1, {"channel": channel, "outcome": outcome})
 
     # BreakerService listener and BudgetService signal sink (called on their event threads).
 
@@ -214,6 +223,14 @@ def observe_services(metrics: Metrics, services: Any) -> None:
             "",
             "1 for the state each circuit breaker is in, 0 for the others",
             lambda: _breaker_states(breakers),
+        )
+    notifications = getattr(services, "notifications", None)
+    if notifications is not None:
+        metrics.gauge(
+            "outrider.notifications.outbox",
+            "{notification}",
+            "Notifications in the outbox by state (pending, delivered, failed)",
+            lambda: [(float(n), {"state": s.value.lower()}) for s, n in notifications.counts().items()],
         )
     budgets = getattr(services, "budgets", None)
     if budgets is not None:

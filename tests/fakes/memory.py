@@ -22,6 +22,7 @@ from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, seal_chai
 from server.domain.errors import AlreadyExists, InvalidArgument
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.notifications.delivery import Notification
 from server.domain.pages import decode, encode, page_size
 from server.domain.recovery.events import EventFilter, RecoveryEvent, RecoveryEventType
 from server.domain.recovery.health import HealthCheckSpec
@@ -29,6 +30,7 @@ from server.domain.recovery.kill import KillFilter, KillResult, Substitute, Subs
 from server.domain.recovery.ladder import HistoryFilter, RecoveryPolicy, RecoveryResult, RecoveryState
 from server.services.ports import Page
 from tests.fakes.fleet import MemoryBudgetLedger, MemorySidecars, SilentChangeFeed
+from tests.fakes.notifications import MemoryNotifications
 from tests.fakes.safeguards import MemorySafeguards
 
 T = TypeVar("T")
@@ -252,22 +254,25 @@ class MemorySettings:
 
 
 class MemoryApprovals:
-    def __init__(self, counters: Counters) -> None:
+    def __init__(self, counters: Counters, outbox: MemoryNotifications) -> None:
         self.counters = counters
+        self.outbox = outbox  # written with the change, as the SQL repository does in one transaction
         self.rows: dict[str, Approval] = {}
         self.consumed: dict[str, datetime] = {}
 
-    def insert(self, approval: Approval) -> None:
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None:
         if approval.approval_id in self.rows:
             raise AlreadyExists(f"approval {approval.approval_id} exists", field="approval_id")
         self.rows[approval.approval_id] = copy.deepcopy(approval)
+        self.outbox.add(outbox)
         self.counters.bump("approvals")
 
-    def update(self, approval: Approval, expected_version: int) -> bool:
+    def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         current = self.rows.get(approval.approval_id)
         if current is None or current.version != expected_version:
             return False
         self.rows[approval.approval_id] = copy.deepcopy(approval)
+        self.outbox.add(outbox)
         self.counters.bump("approvals")
         return True
 
@@ -519,6 +524,7 @@ class MemoryStore:
     safeguards: MemorySafeguards = field(default_factory=MemorySafeguards)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
     sidecars: MemorySidecars = field(default_factory=MemorySidecars)
+    notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -526,7 +532,7 @@ class MemoryStore:
     def __post_init__(self) -> None:
         self.guardrails = MemoryGuardrails(self.counters)
         self.tokens = MemoryTokens(self.counters)
-        self.approvals = MemoryApprovals(self.counters)
+        self.approvals = MemoryApprovals(self.counters, self.notifications)
 
     def repositories(self) -> Repositories:
         return Repositories(
@@ -547,6 +553,7 @@ class MemoryStore:
             leases=self.safeguards,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
+            notifications=self.notifications,
         )
 
 

@@ -16,9 +16,9 @@ from outrider.v1 import (
     safeguard_service_pb2_grpc,
     supervisor_service_pb2_grpc,
 )
-from server.bootstrap import Sidecar, build_server
 from server.config import Config
 from server.domain.access.principals import PrincipalKind
+from server.sidecar import Sidecar, build_server
 
 from .creds import with_token
 

@@ -23,9 +23,12 @@ from outrider import (
     Client,
     Command,
     CommandRejected,
+    CommandType,
     Handoff,
+    KillReason,
     NotFoundError,
     Signal,
+    SignalType,
     heartbeat,
 )
 from outrider.v1 import recovery_pb2 as r
@@ -101,6 +104,7 @@ def test_restart_commands_reach_the_callbacks_and_are_acked(sidecar: RunningSide
         first = restart(sidecar, "a1")
         assert acked(sidecar, first) == (CommandOutcome.SUCCESS, "")
         assert [(g.command_id, g.type, g.reason) for g in got] == [(first, "RESTART", "test")]
+        assert got[0].type is CommandType.RESTART  # an enum that still equals the old string
         no_cooldown(sidecar, r.RECOVERY_ACTION_RESTART_CLEAN)
         clean = restart(sidecar, "a1")
         assert acked(sidecar, clean) == (CommandOutcome.FAILURE, "RuntimeError: disk full")
@@ -151,6 +155,7 @@ def test_kill_with_a_handoff_to_a_substitute_agent(sidecar: RunningSidecar) -> N
         ("sub", r.HANDOFF_STATUS_FAILED, "handoff failure: callback returned False")
     ]
     assert s2.status == r.HANDOFF_STATUS_COMPENSATED
+    assert kills[0].type is CommandType.KILL and kills[0].kill and kills[0].kill.reason is KillReason.RING_BREACH
     assert [(k.type, k.kill.kill_id, k.kill.reason, k.kill.details) for k in kills if k.kill] == [
         ("KILL", result.kill_id, "RING_BREACH", "escape attempt")
     ]
@@ -295,6 +300,8 @@ def test_budget_signals_reach_on_signal(sidecar: RunningSidecar, op: Client) -> 
         ("SIGRESUME", "a1", False, 0, 200),
         ("SIGWARN", "", True, 100, 110),
     ]
+    assert [g.type for g in got] == [SignalType.SIGWARN, SignalType.SIGSTOP, SignalType.SIGRESUME, SignalType.SIGWARN]
+    assert all(isinstance(g.type, SignalType) for g in got)
 
 
 def test_async_agent(sidecar: RunningSidecar) -> None:

@@ -24,16 +24,19 @@ from outrider import (
     AsyncBudget,
     AsyncClient,
     AsyncIsolator,
+    BreakerState,
     Budget,
     BudgetExhaustedError,
     CircuitOpenError,
     Client,
     DeadlineExceededError,
+    DegradationStrategy,
     FailedPreconditionError,
     InvalidArgumentError,
     Isolator,
     NotFoundError,
     PermissionDeniedError,
+    Priority,
     UnavailableError,
     async_lease,
     lease,
@@ -98,6 +101,7 @@ def test_seed_sequence_with_exact_counts_and_states(s: RunningSidecar, op: Clien
         # The failure that reaches the threshold opens the circuit and returns the degraded value.
         assert iso.execute("a1:db", failing, fallback) == "degraded"
         assert seen(iso, "a1:db") == ("OPEN", 3) and failing.ran == 3
+        assert iso.state("a1:db") is BreakerState.OPEN
         # While OPEN: the degraded value, without running the call; no fallback gives None.
         assert iso.execute("a1:db", failing, fallback) == "degraded"
         assert iso.execute("a1:db", failing) is None
@@ -148,7 +152,8 @@ def test_cached_serves_the_last_success_and_skip_serves_none(op: Client, clock: 
     assert iso.breaker("a1:weather").has_cached_result
     assert iso.execute("a1:weather", failing, lambda: "fallback ignored") == report  # ints stay ints
     assert iso.execute("a1:weather", failing) == report and failing.ran == 2  # OPEN: cached, not run
-    iso.configure("a1:quiet", failure_threshold=1, strategy="skip")
+    quiet = iso.configure("a1:quiet", failure_threshold=1, strategy=DegradationStrategy.SKIP)  # an enum or a name
+    assert quiet.strategy is DegradationStrategy.SKIP and quiet.state is BreakerState.CLOSED
     assert iso.execute("a1:quiet", failing, lambda: "fallback ignored") is None
     assert iso.execute("a1:quiet", failing) is None and failing.ran == 3
 
@@ -433,7 +438,8 @@ async def _acquire_async(c: AsyncClient) -> int:
 
 
 def test_budget_reserve_settles_with_the_actual_amount(s: RunningSidecar, op: Client) -> None:
-    Budget(op, "a1").allocate(1000)
+    assert Budget(op, "a1").allocate(1000).priority is Priority.NORMAL
+    assert Budget(op, "a9").allocate(10, priority=Priority.CRITICAL).priority == "CRITICAL"
     with agent_client(s, "a1") as c:
         b = Budget(c, "a1")
         assert (b.can_consume(1000), b.can_consume(1001), b.remaining()) == (True, False, 1000)

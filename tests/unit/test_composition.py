@@ -145,3 +145,32 @@ def test_health_checks_use_the_injected_probes(store: MemoryStore, tmp_path: Pat
         assert probes.calls == ["http http://svc.invalid/health"]
     finally:
         s.close()
+
+
+def test_an_approval_round_writes_its_notifications_to_the_outbox(
+    store: MemoryStore, tmp_path: Path, clock: FakeClock
+) -> None:
+    from dataclasses import replace
+
+    from server.domain.notifications.delivery import NotificationFilter
+    from server.services.notifications.settings import parse_notifications
+
+    notifications = parse_notifications(
+        {
+            "channels": [{"name": "hooks", "kind": "webhook", "url": "http://127.0.0.1:9/x", "secret": "s"}],
+            "routes": {"approval.decided": ["hooks"]},
+        },
+        env={},
+    )
+    config = replace(_config(tmp_path), notifications=notifications, console_public_url="https://c.example")
+    services = build_services(config, repos=store.repositories(), clock=clock, probes=FakeProbes())
+    try:
+        services.chain.add_guardrail("review", "hitl", {"patterns": ["deploy"], "notify": ["hooks"]})
+        pending = asyncio.run(services.checks.check_action("a1", "deploy web", {"v": 1}, {}, "req-1", wait=False))
+        assert pending.approval is not None
+        services.approvals.decide(pending.approval.approval_id, Reviewer("alice", "approver"), True, "ok")
+        rows = services.notifications.list(NotificationFilter()).items
+        assert sorted(r.kind for r in rows) == ["approval.created", "approval.decided"]
+        assert {r.document["link"] for r in rows} == {f"https://c.example/approvals/{pending.approval.approval_id}"}
+    finally:
+        services.close()

@@ -18,7 +18,7 @@ with Client() as client:
     except BudgetExhaustedError as err:
         print(f"reserve 500: refused ({err.why})")
     used = budget.consume(260)  # 910: past 90%
-    print(f"consume 260: warnings={list(used.warnings)} signals={[s.type for s in used.signals]}")
+    print(f"consume 260: warnings={list(used.warnings)} signals={[str(s.type) for s in used.signals]}")
     print(f"can consume 100 more: {budget.can_consume(100)}")
     used = budget.consume(100)  # never refused: usage beyond the budget is recorded
-    print(f"consume 100: over_budget={used.over_budget} signals={[s.type for s in used.signals]}")
+    print(f"consume 100: over_budget={used.over_budget} signals={[str(s.type) for s in used.signals]}")

@@ -1,4 +1,4 @@
-"""Outrider Python client: generated `outrider.v1` stubs, and a typed client with the seeds' helpers.
+"""Outrider Python client: generated `outrider.v1` stubs, and a typed client with the source libraries' helpers.
 
 from outrider import Client
 with Client(token="otr_...") as c:
@@ -6,6 +6,8 @@ with Client(token="otr_...") as c:
     if not r.allowed:
         print(r.reason)
 
+`Client` and `AsyncClient` share one core (`_base.BaseClient`); errors form one tree (errors.py), with a
+`TransportError` branch for "the sidecar gave no answer"; answers use string enums (enums.py).
 Helpers: Isolator (circuit breakers), lease (execution slots), Budget (tokens), Agent (the control
 channel), retry, sandboxed; each with an asyncio twin where it pays (AsyncIsolator, async_lease,
 AsyncBudget, AsyncAgent).
@@ -17,6 +19,18 @@ from .agent_aio import AsyncAgent
 from .aio import AsyncClient
 from .budgets import Allocation, AsyncBudget, Budget, Reservation, Signal, Usage, budget
 from .client import Client
+from .enums import (
+    ApprovalState,
+    BreakerState,
+    CommandType,
+    DegradationStrategy,
+    KillReason,
+    Priority,
+    Scope,
+    Severity,
+    SignalType,
+    StopReason,
+)
 from .errors import (
     AlreadyExistsError,
     BudgetExhaustedError,
@@ -29,6 +43,9 @@ from .errors import (
     OutriderError,
     PermissionDeniedError,
     ResourceExhaustedError,
+    SidecarTimeoutError,
+    SidecarUnreachableError,
+    TransportError,
     UnauthenticatedError,
     UnavailableError,
     UnimplementedError,
@@ -43,10 +60,12 @@ __all__ = [
     "Agent",
     "Allocation",
     "AlreadyExistsError",
+    "ApprovalState",
     "AsyncAgent",
     "AsyncBudget",
     "AsyncClient",
     "AsyncIsolator",
+    "BreakerState",
     "BreakerStatus",
     "Budget",
     "BudgetExhaustedError",
@@ -55,7 +74,9 @@ __all__ = [
     "Client",
     "Command",
     "CommandRejected",
+    "CommandType",
     "DeadlineExceededError",
+    "DegradationStrategy",
     "FailedPreconditionError",
     "Handoff",
     "HeldLease",
@@ -63,13 +84,22 @@ __all__ = [
     "InvalidArgumentError",
     "Isolator",
     "KillOrder",
+    "KillReason",
     "NotFoundError",
     "OutriderError",
     "PermissionDeniedError",
+    "Priority",
     "Reservation",
     "ResourceExhaustedError",
     "SandboxResult",
+    "Scope",
+    "Severity",
+    "SidecarTimeoutError",
+    "SidecarUnreachableError",
     "Signal",
+    "SignalType",
+    "StopReason",
+    "TransportError",
     "UnauthenticatedError",
     "UnavailableError",
     "UnimplementedError",

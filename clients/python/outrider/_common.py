@@ -1,4 +1,4 @@
-"""What the sync and asyncio clients share: connection settings, results, conversions."""
+"""Connection settings, results and conversions the sync and asyncio clients share (no I/O)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 from google.protobuf import duration_pb2, json_format, struct_pb2
 
+from .enums import ApprovalState, Severity, from_proto
 from .v1 import common_pb2, supervisor_pb2, supervisor_service_pb2
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -69,18 +70,18 @@ class CheckResult:
 
     allowed: bool
     reason: str
-    severity: str  # "INFO", "WARNING" or "BLOCK"
+    severity: Severity  # INFO, WARNING or BLOCK (equal to the strings "INFO" ... too)
     guardrail: str
     decision_id: str
     warnings: tuple[Warning_, ...] = ()
     approval_id: str = ""
-    approval_state: str = ""  # "PENDING", "APPROVED", "REJECTED", "EXPIRED", "CANCELLED" or ""
+    approval_state: ApprovalState = ApprovalState.NONE  # PENDING, APPROVED, ...; NONE ("") if no person was asked
     effective_context: dict[str, Any] = field(default_factory=dict)
     permit_id: str = ""
 
     @property
     def pending(self) -> bool:
-        return self.approval_state == "PENDING"
+        return self.approval_state is ApprovalState.PENDING
 
 
 def to_struct(value: Mapping[str, Any] | None) -> struct_pb2.Struct:
@@ -91,7 +92,8 @@ def to_struct(value: Mapping[str, Any] | None) -> struct_pb2.Struct:
 
 
 def from_struct(s: struct_pb2.Struct) -> dict[str, Any]:
-    return json_format.MessageToDict(s)
+    """A Struct as JSON would parse it: 3 comes back as 3, not 3.0 (see `from_value`)."""
+    return {k: from_value(v) for k, v in s.fields.items()}
 
 
 def check_request(
@@ -117,14 +119,14 @@ def check_result(r: supervisor_service_pb2.CheckActionResponse) -> CheckResult:
     return CheckResult(
         allowed=r.allowed,
         reason=r.reason,
-        severity=common_pb2.Severity.Name(r.severity).removeprefix("SEVERITY_"),
+        severity=from_proto(Severity, common_pb2.Severity, r.severity),
         guardrail=r.guardrail,
         decision_id=r.decision_id,
         warnings=tuple(Warning_(w.guardrail, w.reason) for w in r.warnings),
         approval_id=r.approval.approval_id if has_approval else "",
-        approval_state=supervisor_pb2.ApprovalState.Name(r.approval.state).removeprefix("APPROVAL_STATE_")
+        approval_state=from_proto(ApprovalState, supervisor_pb2.ApprovalState, r.approval.state)
         if has_approval
-        else "",
+        else ApprovalState.NONE,
         effective_context=from_struct(r.effective_context),
         permit_id=r.permit_id,
     )

@@ -1,8 +1,10 @@
-"""What the sync and asyncio `Agent` share: commands as plain values, the callbacks' answers as acks,
-duplicate tracking, and how a stream's end is handled. No I/O here."""
+"""What the sync and asyncio `Agent` share (`BaseAgent`): commands as plain values, the callbacks' answers
+as acks, duplicate tracking, and the attach/re-attach loop's decisions (how a stream's end is handled, the
+backoff before the next). No I/O here: the flavours hold the stream and run the callbacks."""
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import socket
@@ -12,13 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._common import CLIENT_NAME, from_value
+import grpc
+
+from ._common import CLIENT_NAME, from_value, seconds
 from .budgets import Signal, signal_from
-from .errors import OutriderError
+from .enums import CommandType, KillReason, StopReason, from_proto
+from .errors import OutriderError, from_rpc_error
 from .retry import backoff_delay
 from .v1 import recovery_pb2 as rpb
 from .v1 import recovery_service_pb2 as pb
 from .v1 import safeguard_pb2 as spb
+
+log = logging.getLogger("outrider")
 
 SUCCESS = rpb.COMMAND_OUTCOME_SUCCESS
 FAILURE = rpb.COMMAND_OUTCOME_FAILURE
@@ -45,7 +52,7 @@ class CommandRejected(Exception):
 @dataclass(frozen=True)
 class KillOrder:
     kill_id: str
-    reason: str  # "BEHAVIORAL_DRIFT", "RATE_LIMIT", "RING_BREACH", "MANUAL", "QUARANTINE_TIMEOUT", "SESSION_TIMEOUT"
+    reason: KillReason  # BEHAVIORAL_DRIFT, RATE_LIMIT, RING_BREACH, MANUAL, QUARANTINE_TIMEOUT, SESSION_TIMEOUT
     details: str
 
 
@@ -68,7 +75,7 @@ class Command:
     """A command from the sidecar. `kill`, `handoff` and `signal` are set for their types only."""
 
     command_id: str
-    type: str  # "PING", "RESTART", "RESTART_CLEAN", "KILL", "HANDOFF", "SIGWARN", "SIGSTOP" or "SIGRESUME"
+    type: CommandType  # PING, RESTART, RESTART_CLEAN, KILL, HANDOFF, SIGWARN, SIGSTOP, SIGRESUME (or UNKNOWN)
     reason: str
     kill: KillOrder | None = None
     handoff: Handoff | None = None
@@ -76,13 +83,12 @@ class Command:
 
 
 def command_from(c: rpb.ControlCommand) -> Command:
-    name = rpb.ControlCommandType.Name(c.type).removeprefix("CONTROL_COMMAND_TYPE_") if c.type in _TYPES else "UNKNOWN"
+    name = from_proto(CommandType, rpb.ControlCommandType, c.type, CommandType.UNKNOWN)
     payload = c.WhichOneof("payload")
     kill = handoff = signal = None
     if payload == "kill":
-        kill = KillOrder(
-            c.kill.kill_id, rpb.KillReason.Name(c.kill.reason).removeprefix("KILL_REASON_"), c.kill.details
-        )
+        reason = from_proto(KillReason, rpb.KillReason, c.kill.reason)
+        kill = KillOrder(c.kill.kill_id, reason, c.kill.details)
     elif payload == "handoff":
         h, step = c.handoff, c.handoff.step
         handoff = Handoff(
@@ -100,9 +106,6 @@ def command_from(c: rpb.ControlCommand) -> Command:
     return Command(c.command_id, name, c.reason, kill, handoff, signal)
 
 
-_TYPES = frozenset(rpb.ControlCommandType.values())
-
-
 @dataclass(frozen=True)
 class Callbacks:
     on_restart: Callable[[Command], Any] | None = None
@@ -113,18 +116,18 @@ class Callbacks:
 
     def work_for(self, command: Command) -> Work | tuple[int, str]:
         """The callback to run for `command` (with its argument), or the ack to send at once."""
-        t = command.type
-        if t == "PING":
+        t, c = command.type, CommandType  # == rather than `is`: a Command made by hand may hold a plain string
+        if t == c.PING:
             return SUCCESS, "pong"
-        if t == "KILL" and self.on_kill is None:
+        if t == c.KILL and self.on_kill is None:
             return SUCCESS, "terminating"  # without a callback, the agent just stops holding the channel
         callback: Callable[[Any], Any] | None
         argument: Any = command
-        if t in ("RESTART", "RESTART_CLEAN", "KILL"):
-            callback = {"RESTART": self.on_restart, "RESTART_CLEAN": self.on_restart_clean, "KILL": self.on_kill}[t]
-        elif t == "HANDOFF":
+        if t in (c.RESTART, c.RESTART_CLEAN, c.KILL):
+            callback = {c.RESTART: self.on_restart, c.RESTART_CLEAN: self.on_restart_clean, c.KILL: self.on_kill}[t]
+        elif t == c.HANDOFF:
             callback, argument = self.on_handoff, command.handoff
-        elif t in ("SIGWARN", "SIGSTOP", "SIGRESUME"):
+        elif t in (c.SIGWARN, c.SIGSTOP, c.SIGRESUME):
             callback, argument = self.on_signal, command.signal
         else:
             return REJECTED, f"unknown command type {t}"
@@ -186,11 +189,12 @@ class Tracker:
 
 
 # How a stream's end is handled: reconnect (with backoff), or stop for good.
-RETRY, KILLED, REPLACED, FATAL = "retry", "killed", "replaced", "fatal"
+RETRY = "retry"
+KILLED, REPLACED, FATAL = StopReason.KILLED, StopReason.REPLACED, StopReason.FATAL
 _FATAL_CODES = {"INVALID_ARGUMENT", "NOT_FOUND", "PERMISSION_DENIED", "UNAUTHENTICATED", "UNIMPLEMENTED"}
 
 
-def end_of(err: OutriderError | None) -> str:
+def end_of(err: OutriderError | None) -> StopReason | str:
     """AGENT_KILLED: the agent was killed (and unregistered). STREAM_REPLACED: another process attached as
     this agent; this one steps back rather than take it back. Not registered, bad credential: fatal.
     Anything else (a normal end, the sidecar restarting or unreachable): reconnect."""
@@ -215,3 +219,90 @@ class Backoff:
     def next(self, was_accepted: bool) -> float:
         self.failures = 1 if was_accepted else self.failures + 1
         return backoff_delay(self.failures, self.base, self.max_delay, self.rng)
+
+
+class BaseAgent:
+    """What `Agent` and `AsyncAgent` share: their settings and counters, what to do with each message of
+    the stream, and the re-attach loop's decisions. Each flavour holds the stream and runs the callbacks
+    its own way (threads or tasks) and drives the loop:
+
+        while not closing:
+            failure = hold one stream (None when the sidecar ended it)
+            pause = self._stream_ended(failure, accepted)
+            if pause is None: stop (self._outcome says why)
+            wait `pause` seconds (interrupted by close())
+    """
+
+    def __init__(
+        self,
+        agent_id: str,
+        callbacks: Callbacks,
+        instance: str | None,
+        reconnect_base: float,
+        reconnect_max: float,
+        rng: random.Random | None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.callbacks = callbacks
+        self.instance_id = instance or instance_id()
+        self.backoff = Backoff(reconnect_base, reconnect_max, rng)
+        self.connects = 0  # streams the sidecar accepted
+        self.error: OutriderError | None = None  # why the last stream ended, when it broke
+        self.stopped_because = StopReason.NONE  # CLOSED, KILLED, REPLACED or FATAL once stopped
+        self._outcome = StopReason.CLOSED  # why the loop stops: set by _stream_ended
+        self._tracker = Tracker()
+
+    @property
+    def killed(self) -> bool:
+        return self.stopped_because == KILLED
+
+    def _hello(self) -> pb.AttachRequest:
+        return hello(self.agent_id, self.instance_id)
+
+    def _send(self, message: pb.AttachRequest) -> None:
+        """Put `message` on the current stream, if there is one (the flavour's queue)."""
+        raise NotImplementedError
+
+    def _accepted(self, accepted: rpb.AttachAccepted) -> float | None:
+        """The sidecar accepted the stream: count it; the heartbeat interval it asks for (None: none)."""
+        self.connects += 1
+        return seconds(accepted, "heartbeat_interval")
+
+    def _admit(self, raw: rpb.ControlCommand) -> tuple[str, Work] | None:
+        """A command from the stream: the callback to run (with the command id), or None when it was
+        answered here (PING, no callback, a re-sent command acked again) or is still running."""
+        admitted = self._tracker.admit(raw.command_id)
+        if admitted is False:
+            return None  # still running: its ack goes out when it is done
+        if admitted is not True:
+            self._send(ack_request(raw.command_id, admitted))  # a re-sent command: the same ack again
+            return None
+        command = command_from(raw)
+        work = self.callbacks.work_for(command)
+        if isinstance(work, tuple):
+            self._finish(command.command_id, work)
+            return None
+        return command.command_id, work
+
+    def _finish(self, command_id: str, ack: tuple[int, str]) -> None:
+        """Remember the ack and send it on the current stream (after a reconnect, the sidecar re-sends the
+        command and gets the remembered ack)."""
+        self._tracker.finish(command_id, ack)
+        self._send(ack_request(command_id, ack))
+
+    def _stream_ended(self, failure: BaseException | None, accepted: bool) -> float | None:
+        """A stream ended (`failure` None: the sidecar ended it). Returns the pause before attaching again,
+        or None when the helper stops for good (`_outcome` then says why)."""
+        err: OutriderError | None = None
+        if isinstance(failure, grpc.RpcError):
+            err = from_rpc_error(failure)
+        elif failure is not None:  # a bug of ours must not end the channel for good
+            log.error("control channel of %s failed", self.agent_id, exc_info=failure)
+            err = OutriderError(f"{type(failure).__name__}: {failure}")
+        self.error = err
+        end = end_of(err)
+        log.info("control channel of %s ended (%s): %s", self.agent_id, end, err.message if err else "by the sidecar")
+        if end != RETRY:
+            self._outcome = StopReason(end)
+            return None
+        return self.backoff.next(accepted)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import logging
 import queue
 import random
 import threading
@@ -31,18 +30,12 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import grpc
-
 from . import _control as ctl
 from ._common import seconds
 from ._control import Command, CommandRejected, Handoff, KillOrder
 from .budgets import Signal
 from .client import Client
-from .errors import OutriderError, from_rpc_error
-from .v1 import recovery_pb2 as rpb
 from .v1 import recovery_service_pb2 as pb
-
-log = logging.getLogger("outrider")
 
 __all__ = ["Agent", "Command", "CommandRejected", "Handoff", "KillOrder", "Signal", "heartbeat"]
 
@@ -84,7 +77,7 @@ class _Stream:
             yield item
 
 
-class Agent:
+class Agent(ctl.BaseAgent):
     """The control channel on a background thread; `close()` (or leaving `with`) ends it."""
 
     def __init__(
@@ -103,15 +96,9 @@ class Agent:
         rng: random.Random | None = None,
         workers: int = 4,
     ) -> None:
+        callbacks = ctl.Callbacks(on_restart, on_restart_clean, on_kill, on_handoff, on_signal)
+        super().__init__(agent_id, callbacks, instance_id, reconnect_base, reconnect_max, rng)
         self.client = client
-        self.agent_id = agent_id
-        self.callbacks = ctl.Callbacks(on_restart, on_restart_clean, on_kill, on_handoff, on_signal)
-        self.instance_id = instance_id or ctl.instance_id()
-        self.backoff = ctl.Backoff(reconnect_base, reconnect_max, rng)
-        self.connects = 0  # streams the sidecar accepted
-        self.error: OutriderError | None = None  # why the last stream ended, when it broke
-        self.stopped_because = ""  # "closed", "killed", "replaced" or "fatal" once stopped
-        self._tracker = ctl.Tracker()
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix=f"outrider-agent-{agent_id}")
         self._lock = threading.Condition()
         self._stream: _Stream | None = None
@@ -153,10 +140,6 @@ class Agent:
         with self._lock:
             return self._stream is not None and self._stream.accepted
 
-    @property
-    def killed(self) -> bool:
-        return self.stopped_because == ctl.KILLED
-
     def wait_connected(self, timeout: float | None = None) -> bool:
         """True once a stream is accepted; False on timeout or when the helper stopped."""
         with self._lock:
@@ -170,22 +153,18 @@ class Agent:
     def heartbeat(self) -> float | None:
         return heartbeat(self.client, self.agent_id)
 
-    # ---- the stream --------------------------------------------------------------------------
+    # ---- the stream (the loop's decisions are BaseAgent's) -----------------------------------
 
     def _run(self) -> None:
-        outcome = "closed"
         while not self._closing.is_set():
             stream = _Stream()
             with self._lock:
                 self._stream = stream
-            err: OutriderError | None = None
+            failure: BaseException | None = None
             try:
                 self._hold(stream)
-            except grpc.RpcError as exc:
-                err = from_rpc_error(exc)
-            except Exception as exc:  # a bug of ours must not end the channel for good
-                log.exception("control channel of %s failed", self.agent_id)
-                err = OutriderError(f"{type(exc).__name__}: {exc}")
+            except Exception as exc:
+                failure = exc
             finally:
                 stream.out.put(None)
                 with self._lock:
@@ -193,49 +172,26 @@ class Agent:
                     self._lock.notify_all()
             if self._closing.is_set():
                 break
-            self.error = err
-            end = ctl.end_of(err)
-            log.info(
-                "control channel of %s ended (%s): %s", self.agent_id, end, err.message if err else "by the sidecar"
-            )
-            if end != ctl.RETRY:
-                outcome = end
-                break
-            if self._closing.wait(self.backoff.next(stream.accepted)):
+            pause = self._stream_ended(failure, stream.accepted)
+            if pause is None or self._closing.wait(pause):
                 break
         with self._lock:
-            self.stopped_because = outcome
+            self.stopped_because = self._outcome
             self._lock.notify_all()
 
     def _hold(self, stream: _Stream) -> None:
-        hello = ctl.hello(self.agent_id, self.instance_id)
-        stream.call = self.client.recovery.Attach(stream.requests(hello), metadata=self.client.settings.metadata())
+        stream.call = self.client.recovery.Attach(stream.requests(self._hello()), **self.client._stream_options(None))
         if self._closing.is_set():
             stream.call.cancel()
         for response in stream.call:
             if response.HasField("accepted"):
-                stream.heartbeat_interval = seconds(response.accepted, "heartbeat_interval")
+                stream.heartbeat_interval = self._accepted(response.accepted)
                 with self._lock:
                     stream.accepted = True
-                    self.connects += 1
                     self._lock.notify_all()
-            else:
-                self._dispatch(stream, response.command)
-
-    def _dispatch(self, stream: _Stream, raw: rpb.ControlCommand) -> None:
-        admitted = self._tracker.admit(raw.command_id)
-        if admitted is False:
-            return  # still running: its ack goes out when it is done
-        if admitted is not True:
-            stream.out.put(ctl.ack_request(raw.command_id, admitted))  # a re-sent command: ack it again
-            return
-        command = ctl.command_from(raw)
-        work = self.callbacks.work_for(command)
-        if isinstance(work, tuple):
-            self._finish(command.command_id, work)
-            return
-        with contextlib.suppress(RuntimeError):  # closing: the pool takes no more work
-            self._pool.submit(self._work, command.command_id, work)
+            elif (work := self._admit(response.command)) is not None:
+                with contextlib.suppress(RuntimeError):  # closing: the pool takes no more work
+                    self._pool.submit(self._work, *work)
 
     def _work(self, command_id: str, work: ctl.Work) -> None:
         try:
@@ -244,11 +200,8 @@ class Agent:
             ack = ctl.ack_of_error(exc)
         self._finish(command_id, ack)
 
-    def _finish(self, command_id: str, ack: tuple[int, str]) -> None:
-        """Remember the ack and send it on the current stream (after a reconnect, the sidecar re-sends the
-        command and gets the remembered ack)."""
-        self._tracker.finish(command_id, ack)
+    def _send(self, message: pb.AttachRequest) -> None:
         with self._lock:
             stream = self._stream
         if stream is not None:
-            stream.out.put(ctl.ack_request(command_id, ack))
+            stream.out.put(message)

@@ -13,27 +13,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import logging
 import random
 from collections.abc import AsyncIterator, Callable
 from typing import Any
-
-import grpc
 
 from . import _control as ctl
 from ._common import seconds
 from ._control import Command, Handoff
 from .aio import AsyncClient
 from .budgets import Signal
-from .errors import OutriderError, from_rpc_error
-from .v1 import recovery_pb2 as rpb
+from .enums import StopReason
 from .v1 import recovery_service_pb2 as pb
 
-log = logging.getLogger("outrider")
 _POLL = 0.2  # how often an idle request stream looks whether the heartbeat interval is known
 
 
-class AsyncAgent:
+class AsyncAgent(ctl.BaseAgent):
     """`Agent` for asyncio: ``async with AsyncAgent(client, "worker-1", on_kill=...) as agent:``.
 
     Callbacks may be plain functions (run in a worker thread) or coroutine functions.
@@ -54,15 +49,9 @@ class AsyncAgent:
         reconnect_max: float = 30.0,
         rng: random.Random | None = None,
     ) -> None:
+        callbacks = ctl.Callbacks(on_restart, on_restart_clean, on_kill, on_handoff, on_signal)
+        super().__init__(agent_id, callbacks, instance_id, reconnect_base, reconnect_max, rng)
         self.client = client
-        self.agent_id = agent_id
-        self.callbacks = ctl.Callbacks(on_restart, on_restart_clean, on_kill, on_handoff, on_signal)
-        self.instance_id = instance_id or ctl.instance_id()
-        self.backoff = ctl.Backoff(reconnect_base, reconnect_max, rng)
-        self.connects = 0
-        self.error: OutriderError | None = None
-        self.stopped_because = ""
-        self._tracker = ctl.Tracker()
         self._out: asyncio.Queue[pb.AttachRequest] | None = None
         self._changed = asyncio.Event()
         self._connected = False
@@ -83,7 +72,7 @@ class AsyncAgent:
         for task in list(self._work):
             task.cancel()
         if not self.stopped_because:
-            self.stopped_because = "closed"
+            self.stopped_because = StopReason.CLOSED
         self._changed.set()
 
     async def __aenter__(self) -> AsyncAgent:
@@ -95,10 +84,6 @@ class AsyncAgent:
     @property
     def connected(self) -> bool:
         return self._connected
-
-    @property
-    def killed(self) -> bool:
-        return self.stopped_because == ctl.KILLED
 
     async def _until(self, predicate: Callable[[], bool], timeout: float | None) -> bool:
         async def loop() -> None:
@@ -126,66 +111,46 @@ class AsyncAgent:
         self._connected = value
         self._changed.set()
 
+    # ---- the stream (the loop's decisions are BaseAgent's) -----------------------------------
+
     async def _run(self) -> None:
-        outcome = "closed"
         try:
             while True:
                 accepted: list[bool] = [False]
-                err: OutriderError | None = None
+                failure: BaseException | None = None
                 try:
                     await self._hold(accepted)
-                except grpc.RpcError as exc:
-                    err = from_rpc_error(exc)
-                except Exception as exc:  # a bug of ours must not end the channel for good
-                    log.exception("control channel of %s failed", self.agent_id)
-                    err = OutriderError(f"{type(exc).__name__}: {exc}")
+                except Exception as exc:
+                    failure = exc
                 finally:
                     self._out = None
                     self._set_connected(False)
-                self.error = err
-                end = ctl.end_of(err)
-                log.info("control channel of %s ended (%s): %s", self.agent_id, end, err.message if err else "")
-                if end != ctl.RETRY:
-                    outcome = end
+                pause = self._stream_ended(failure, accepted[0])
+                if pause is None:
                     return
-                await asyncio.sleep(self.backoff.next(accepted[0]))
+                await asyncio.sleep(pause)
         finally:
-            self.stopped_because = outcome
+            self.stopped_because = self._outcome
             self._changed.set()
 
     async def _hold(self, accepted: list[bool]) -> None:
         out: asyncio.Queue[pb.AttachRequest] = asyncio.Queue()
         interval: list[float | None] = [None]
-        await out.put(ctl.hello(self.agent_id, self.instance_id))
-        call = self.client.recovery.Attach(_outgoing(out, interval), metadata=self.client.settings.metadata())
+        await out.put(self._hello())
+        call = self.client.recovery.Attach(_outgoing(out, interval), **self.client._stream_options(None))
         self._out = out
         try:
             async for response in call:
                 if response.HasField("accepted"):
-                    interval[0] = seconds(response.accepted, "heartbeat_interval")
+                    interval[0] = self._accepted(response.accepted)
                     accepted[0] = True
-                    self.connects += 1
                     self._set_connected(True)
-                else:
-                    self._dispatch(out, response.command)
+                elif (work := self._admit(response.command)) is not None:
+                    task = asyncio.get_running_loop().create_task(self._run_callback(*work))
+                    self._work.add(task)
+                    task.add_done_callback(self._work.discard)
         finally:
             call.cancel()
-
-    def _dispatch(self, out: asyncio.Queue[pb.AttachRequest], raw: rpb.ControlCommand) -> None:
-        admitted = self._tracker.admit(raw.command_id)
-        if admitted is False:
-            return
-        if admitted is not True:
-            out.put_nowait(ctl.ack_request(raw.command_id, admitted))
-            return
-        command = ctl.command_from(raw)
-        work = self.callbacks.work_for(command)
-        if isinstance(work, tuple):
-            self._finish(command.command_id, work)
-            return
-        task = asyncio.get_running_loop().create_task(self._run_callback(command.command_id, work))
-        self._work.add(task)
-        task.add_done_callback(self._work.discard)
 
     async def _run_callback(self, command_id: str, work: ctl.Work) -> None:
         try:
@@ -200,10 +165,9 @@ class AsyncAgent:
             ack = ctl.ack_of_error(exc)
         self._finish(command_id, ack)
 
-    def _finish(self, command_id: str, ack: tuple[int, str]) -> None:
-        self._tracker.finish(command_id, ack)
+    def _send(self, message: pb.AttachRequest) -> None:
         if self._out is not None:
-            self._out.put_nowait(ctl.ack_request(command_id, ack))
+            self._out.put_nowait(message)
 
 
 async def _outgoing(out: asyncio.Queue[pb.AttachRequest], interval: list[float | None]) -> AsyncIterator[Any]:

@@ -3,45 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, TypeVar
 
 import grpc
 
-from ._common import DEFAULT_ATTACH_INTERVAL, TLS, CheckResult, Settings, check_request, check_result
+from ._base import BaseClient
+from ._common import DEFAULT_ATTACH_INTERVAL, TLS, CheckResult, Settings, check_result
 from .errors import DeadlineExceededError, UnavailableError, from_rpc_error
-from .v1 import (
-    access_service_pb2_grpc,
-    recovery_service_pb2_grpc,
-    safeguard_service_pb2_grpc,
-    supervisor_service_pb2_grpc,
-)
+
+T = TypeVar("T")
 
 
-class AsyncClient:
-    def __init__(
-        self,
-        target: str | None = None,
-        token: str | None = None,
-        *,
-        tls: TLS | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        self.settings = Settings.from_env(target, token, tls, timeout)
-        s = self.settings
-        self.channel = (
-            grpc.aio.secure_channel(s.target, s.tls.credentials()) if s.tls else grpc.aio.insecure_channel(s.target)
-        )
-        self.supervisor = supervisor_service_pb2_grpc.SupervisorServiceStub(self.channel)
-        self.recovery = recovery_service_pb2_grpc.RecoveryServiceStub(self.channel)
-        self.safeguard = safeguard_service_pb2_grpc.SafeguardServiceStub(self.channel)
-        self.access = access_service_pb2_grpc.AccessServiceStub(self.channel)
+class AsyncClient(BaseClient):
+    """`Client` for asyncio: ``async with AsyncClient() as client: await client.check_action(...)``."""
+
+    def _open_channel(self, settings: Settings) -> grpc.aio.Channel:
+        if settings.tls:
+            return grpc.aio.secure_channel(settings.target, settings.tls.credentials())
+        return grpc.aio.insecure_channel(settings.target)
 
     async def call(self, method: Callable[..., Any], request: Any, timeout: float | None = None) -> Any:
+        """See `Client.call`."""
         try:
-            return await method(request, timeout=timeout or self.settings.timeout, metadata=self.settings.metadata())
+            return await method(request, **self._unary_options(timeout))
         except grpc.RpcError as err:
             raise from_rpc_error(err) from None
 
@@ -58,21 +43,35 @@ class AsyncClient:
         binary_context: Mapping[str, bytes] | None = None,
     ) -> CheckResult:
         """See `Client.check_action`."""
-        request = check_request(agent_id, action, context, request_id or uuid.uuid4().hex, wait, binary_context)
-        give_up = time.monotonic() + approval_timeout if approval_timeout is not None else None
+        plan = self._check_plan(
+            agent_id,
+            action,
+            context,
+            request_id=request_id,
+            wait=wait,
+            approval_timeout=approval_timeout,
+            attach_interval=attach_interval,
+            binary_context=binary_context,
+        )
         while True:
-            left = give_up - time.monotonic() if give_up is not None else None
-            timeout = min(attach_interval, left) if left is not None else attach_interval
-            if timeout <= 0:
-                raise DeadlineExceededError(
-                    f"no decision within {approval_timeout:g}s; request {request.request_id} stays pending"
-                )
+            timeout = plan.next_timeout()
             try:
-                return check_result(await self.call(self.supervisor.CheckAction, request, timeout=timeout))
-            except (DeadlineExceededError, UnavailableError):
-                if not wait or (give_up is not None and time.monotonic() >= give_up):
-                    raise
-                await asyncio.sleep(0.2)
+                return check_result(await self.call(self.supervisor.CheckAction, plan.request, timeout=timeout))
+            except (DeadlineExceededError, UnavailableError) as err:
+                await asyncio.sleep(plan.pause_after(err))
+
+    async def watch(
+        self, method: Callable[..., AsyncIterator[T]], request: Any, timeout: float | None = None
+    ) -> AsyncIterator[T]:
+        """See `Client.watch`: ``async for event in client.watch(client.recovery.WatchRecoveryEvents, r)``."""
+        call: Any = method(request, **self._stream_options(timeout))  # a grpc call: iterable and cancellable
+        try:
+            async for message in call:
+                yield message
+        except grpc.RpcError as err:
+            raise from_rpc_error(err) from None
+        finally:
+            call.cancel()
 
     async def close(self) -> None:
         await self.channel.close()
@@ -82,3 +81,6 @@ class AsyncClient:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+__all__ = ["TLS", "AsyncClient", "CheckResult"]

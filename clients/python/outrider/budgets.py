@@ -21,6 +21,7 @@ from typing import Any
 from ._common import duration
 from .aio import AsyncClient
 from .client import Client
+from .enums import Priority, SignalType, from_proto
 from .errors import BudgetExhaustedError
 from .v1 import safeguard_pb2 as spb
 from .v1 import safeguard_service_pb2 as pb
@@ -38,7 +39,7 @@ class Signal:
     """SIGWARN (90% crossed), SIGSTOP (exhausted) or SIGRESUME (room again), the agent's or the global."""
 
     agent_id: str
-    type: str  # "SIGWARN", "SIGSTOP" or "SIGRESUME"
+    type: SignalType  # SIGWARN, SIGSTOP or SIGRESUME
     is_global: bool
     used: int
     allocated: int
@@ -48,7 +49,7 @@ class Signal:
 def signal_from(s: spb.BudgetSignal) -> Signal:
     return Signal(
         agent_id=s.agent_id,
-        type=spb.BudgetSignalType.Name(s.type).removeprefix("BUDGET_SIGNAL_TYPE_"),
+        type=from_proto(SignalType, spb.BudgetSignalType, s.type),
         is_global=getattr(s, "global"),
         used=s.used,
         allocated=s.allocated,
@@ -64,7 +65,7 @@ class Allocation:
     reserved: int
     remaining: int  # max(0, allocated - used - reserved)
     usage_percent: float
-    priority: str
+    priority: Priority
 
 
 def allocation_from(a: spb.Allocation) -> Allocation:
@@ -75,7 +76,7 @@ def allocation_from(a: spb.Allocation) -> Allocation:
         reserved=a.reserved,
         remaining=a.remaining,
         usage_percent=a.usage_percent,
-        priority=spb.ContextPriority.Name(a.priority).removeprefix("CONTEXT_PRIORITY_"),
+        priority=from_proto(Priority, spb.ContextPriority, a.priority),
     )
 
 
@@ -109,7 +110,7 @@ class Reservation:
     usage: Usage | None = field(default=None)  # the settle's answer, after the block
 
 
-def _priority(name: str) -> Any:
+def _priority(name: Priority | str) -> Any:
     try:
         return PRIORITIES[name.lower()]
     except KeyError:
@@ -142,7 +143,7 @@ class Budget:
     def __init__(self, client: Client, agent_id: str) -> None:
         self.client, self.agent_id = client, agent_id
 
-    def allocate(self, tokens: int, priority: str = "normal") -> Allocation:
+    def allocate(self, tokens: int, priority: Priority | str = Priority.NORMAL) -> Allocation:
         """Set (or replace: the count restarts) the allocation. Operator credential."""
         request = pb.AllocateRequest(
             agent_id=self.agent_id, tokens=tokens, priority=_priority(priority), request_id=uuid.uuid4().hex
@@ -194,7 +195,7 @@ class AsyncBudget:
     def __init__(self, client: AsyncClient, agent_id: str) -> None:
         self.client, self.agent_id = client, agent_id
 
-    async def allocate(self, tokens: int, priority: str = "normal") -> Allocation:
+    async def allocate(self, tokens: int, priority: Priority | str = Priority.NORMAL) -> Allocation:
         request = pb.AllocateRequest(
             agent_id=self.agent_id, tokens=tokens, priority=_priority(priority), request_id=uuid.uuid4().hex
         )

@@ -1,19 +1,32 @@
-"""One exception tree for every Outrider call, mapped from gRPC status codes.
+"""One exception tree for every Outrider call: did the sidecar answer, and if so, what did it say.
 
-OutriderError
-├── InvalidArgumentError      INVALID_ARGUMENT (``field`` names the bad field)
-├── NotFoundError             NOT_FOUND
-├── AlreadyExistsError        ALREADY_EXISTS
-├── FailedPreconditionError   FAILED_PRECONDITION
-├── UnauthenticatedError      UNAUTHENTICATED
-├── PermissionDeniedError     PERMISSION_DENIED
-├── ResourceExhaustedError    RESOURCE_EXHAUSTED (rate limits, sizes)
-│   └── BudgetExhaustedError  raised by the client itself (a token reservation that does not fit)
-├── DeadlineExceededError     DEADLINE_EXCEEDED
-├── UnavailableError          UNAVAILABLE (the sidecar is down or restarting)
-├── UnimplementedError        UNIMPLEMENTED
-├── InternalError             INTERNAL, UNKNOWN, DATA_LOSS and anything else
-└── CircuitOpenError          raised by the client itself (FAIL_FAST breakers)
+OutriderError                     every error a call raises: .message .code .reason .field .metadata
+│
+├── TransportError                no answer from the sidecar: it may not even have seen the request, and
+│   │                             decided nothing (re-send with the same request_id to be safe)
+│   ├── SidecarUnreachableError   could not connect, or the connection broke     (also an UnavailableError)
+│   └── SidecarTimeoutError       no answer before the call's deadline           (also a DeadlineExceededError)
+│
+│   The sidecar's answers, by gRPC status code (with its google.rpc.ErrorInfo reason and field):
+├── InvalidArgumentError          INVALID_ARGUMENT (``field`` names the bad field)
+├── NotFoundError                 NOT_FOUND
+├── AlreadyExistsError            ALREADY_EXISTS
+├── FailedPreconditionError       FAILED_PRECONDITION
+├── UnauthenticatedError          UNAUTHENTICATED
+├── PermissionDeniedError         PERMISSION_DENIED
+├── ResourceExhaustedError        RESOURCE_EXHAUSTED (rate limits, sizes)
+│   └── BudgetExhaustedError      raised by the client itself (a token reservation that does not fit)
+├── DeadlineExceededError         DEADLINE_EXCEEDED; also raised by check_action when `approval_timeout` passes
+├── UnavailableError              UNAVAILABLE: the sidecar answered it cannot serve now (shutting down, its
+│                                 database down)
+├── UnimplementedError            UNIMPLEMENTED
+├── InternalError                 INTERNAL, UNKNOWN, DATA_LOSS and anything else
+└── CircuitOpenError              raised by the client itself (FAIL_FAST breakers)
+
+Every sidecar answer carries an ErrorInfo of domain ``outrider.dev``; an UNAVAILABLE or DEADLINE_EXCEEDED
+without one was made by the gRPC library (or a proxy) on this side, so the sidecar never answered:
+``except TransportError`` catches exactly those. ``except UnavailableError`` keeps catching both kinds of
+UNAVAILABLE, as it always did.
 """
 
 from __future__ import annotations
@@ -24,6 +37,9 @@ from grpc_status import rpc_status
 
 
 class OutriderError(Exception):
+    """The root: `code` is the gRPC status (None when the client raised it), `reason` and `field` come from
+    the sidecar's ErrorInfo."""
+
     def __init__(
         self,
         message: str,
@@ -74,6 +90,18 @@ class UnimplementedError(OutriderError): ...
 class InternalError(OutriderError): ...
 
 
+class TransportError(OutriderError):
+    """The sidecar gave no answer; nothing it decides was decided."""
+
+
+class SidecarUnreachableError(TransportError, UnavailableError):
+    """Could not connect to the sidecar (refused, no route, DNS, TLS), or the connection broke."""
+
+
+class SidecarTimeoutError(TransportError, DeadlineExceededError):
+    """The call's deadline passed without an answer from the sidecar."""
+
+
 class BudgetExhaustedError(ResourceExhaustedError):
     """`Budget.reserve` could not set the tokens aside: they do not fit the agent's or the global budget."""
 
@@ -108,11 +136,18 @@ _BY_CODE: dict[grpc.StatusCode, type[OutriderError]] = {
 }
 
 
+SIDECAR_DOMAIN = "outrider.dev"  # the ErrorInfo domain of every status the sidecar sends
+_TRANSPORT: dict[grpc.StatusCode, type[OutriderError]] = {
+    grpc.StatusCode.UNAVAILABLE: SidecarUnreachableError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: SidecarTimeoutError,
+}
+
+
 def from_rpc_error(err: grpc.RpcError) -> OutriderError:
     """The typed error for a failed call, with the server's ErrorInfo reason and field when present."""
     code = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     message = (err.details() if hasattr(err, "details") else "") or str(code)
-    reason, metadata = "", {}
+    reason, metadata, answered = "", {}, False
     try:
         status = rpc_status.from_call(err)
     except (AttributeError, ValueError):
@@ -123,5 +158,6 @@ def from_rpc_error(err: grpc.RpcError) -> OutriderError:
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
                 reason, metadata = info.reason, dict(info.metadata)
-    cls = _BY_CODE.get(code, InternalError)
+                answered = answered or info.domain == SIDECAR_DOMAIN
+    cls = _BY_CODE.get(code, InternalError) if answered else _TRANSPORT.get(code) or _BY_CODE.get(code, InternalError)
     return cls(message, code=code, reason=reason, field=metadata.get("field", ""), metadata=metadata)

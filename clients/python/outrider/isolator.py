@@ -11,7 +11,7 @@ sidecar) or None; FAIL_FAST raises CircuitOpenError(key, retry_after).
 
 When the sidecar cannot take the outcome (its permits do not survive a restart: NOT_FOUND; or it stays
 unreachable), the call behaves as if the breaker had let it through: the result is returned, the caller's
-exception re-raised. When it cannot hand out the permit, `execute` raises its error (UnavailableError...)
+exception re-raised. When it cannot hand out the permit, `execute` raises its error (SidecarUnreachableError...)
 without running ``fn``: whether to run unguarded is the caller's decision.
 """
 
@@ -29,6 +29,7 @@ from typing import Any, TypeVar, cast
 from ._common import duration, from_value, seconds, to_value
 from .aio import AsyncClient
 from .client import Client
+from .enums import BreakerState, DegradationStrategy, from_proto
 from .errors import (
     CircuitOpenError,
     DeadlineExceededError,
@@ -58,13 +59,13 @@ class BreakerStatus:
     """One breaker as the sidecar sees it (GetBreaker)."""
 
     key: str
-    state: str  # "CLOSED", "OPEN" or "HALF_OPEN"
+    state: BreakerState  # CLOSED, OPEN or HALF_OPEN
     failure_count: int
     generation: int
     forced: bool
     in_flight_permits: int
     has_cached_result: bool
-    strategy: str  # "FALLBACK", "SKIP", "CACHED" or "FAIL_FAST"
+    strategy: DegradationStrategy  # FALLBACK, SKIP, CACHED or FAIL_FAST
     failure_threshold: int
     recovery_timeout: float  # seconds
     half_open_max_calls: int
@@ -75,13 +76,13 @@ def _status(r: pb.GetBreakerResponse) -> BreakerStatus:
     b, c = r.breaker, r.breaker.config
     return BreakerStatus(
         key=b.key,
-        state=spb.BreakerState.Name(b.state).removeprefix("BREAKER_STATE_"),
+        state=from_proto(BreakerState, spb.BreakerState, b.state),
         failure_count=b.failure_count,
         generation=b.generation,
         forced=b.forced,
         in_flight_permits=b.in_flight_permits,
         has_cached_result=b.has_cached_result,
-        strategy=spb.DegradationStrategy.Name(c.strategy).removeprefix("DEGRADATION_STRATEGY_"),
+        strategy=from_proto(DegradationStrategy, spb.DegradationStrategy, c.strategy),
         failure_threshold=c.failure_threshold,
         recovery_timeout=seconds(c, "recovery_timeout") or 0.0,
         half_open_max_calls=c.half_open_max_calls,
@@ -94,7 +95,7 @@ def _config_request(
     failure_threshold: int | None,
     recovery_timeout: float | None,
     half_open_max_calls: int | None,
-    strategy: str | None,
+    strategy: DegradationStrategy | str | None,
     permit_ttl: float | None,
 ) -> pb.SetBreakerConfigRequest:
     config = spb.BreakerConfig(
@@ -198,8 +199,8 @@ class Isolator:
         """State, failure count and settings of a breaker. NotFoundError before its first use."""
         return _status(self.client.call(self.client.safeguard.GetBreaker, pb.GetBreakerRequest(key=key)))
 
-    def state(self, key: str) -> str:
-        """ "CLOSED", "OPEN" or "HALF_OPEN"."""
+    def state(self, key: str) -> BreakerState:
+        """CLOSED, OPEN or HALF_OPEN."""
         return self.breaker(key).state
 
     def configure(
@@ -209,7 +210,7 @@ class Isolator:
         failure_threshold: int | None = None,
         recovery_timeout: float | None = None,
         half_open_max_calls: int | None = None,
-        strategy: str | None = None,
+        strategy: DegradationStrategy | str | None = None,
         permit_ttl: float | None = None,
     ) -> BreakerStatus:
         """The key's own settings (operator credential); unset ones take the policy's or the defaults.
@@ -275,7 +276,7 @@ class AsyncIsolator:
     async def breaker(self, key: str) -> BreakerStatus:
         return _status(await self.client.call(self.client.safeguard.GetBreaker, pb.GetBreakerRequest(key=key)))
 
-    async def state(self, key: str) -> str:
+    async def state(self, key: str) -> BreakerState:
         return (await self.breaker(key)).state
 
     async def configure(
@@ -285,7 +286,7 @@ class AsyncIsolator:
         failure_threshold: int | None = None,
         recovery_timeout: float | None = None,
         half_open_max_calls: int | None = None,
-        strategy: str | None = None,
+        strategy: DegradationStrategy | str | None = None,
         permit_ttl: float | None = None,
     ) -> BreakerStatus:
         request = _config_request(key, failure_threshold, recovery_timeout, half_open_max_calls, strategy, permit_ttl)

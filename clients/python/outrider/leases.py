@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ._common import duration, seconds
 from .aio import AsyncClient
 from .client import Client
+from .enums import Scope
 from .errors import FailedPreconditionError, NotFoundError, OutriderError
 from .v1 import safeguard_pb2 as spb
 from .v1 import safeguard_service_pb2 as pb
@@ -38,7 +39,7 @@ DEFAULT_WAIT = 3600.0  # seconds an acquire may wait for a slot when no timeout 
 class HeldLease:
     lease_id: str
     fencing_token: int  # grows per key: a guarded resource rejects writes carrying a lower one
-    scope: str
+    scope: Scope
     key_id: str
     waited: float  # seconds spent waiting for the slot
     ttl: float  # seconds; renewed every third of it
@@ -46,7 +47,7 @@ class HeldLease:
     lost_reason: str = ""
 
 
-def _acquire_request(scope: str, key_id: str, agent_id: str, ttl: float | None) -> pb.AcquireLeaseRequest:
+def _acquire_request(scope: Scope | str, key_id: str, agent_id: str, ttl: float | None) -> pb.AcquireLeaseRequest:
     try:
         s = SCOPES[scope.lower()]
     except KeyError:
@@ -59,10 +60,10 @@ def _acquire_request(scope: str, key_id: str, agent_id: str, ttl: float | None) 
     )
 
 
-def _held(r: pb.AcquireLeaseResponse, scope: str, key_id: str) -> HeldLease:
+def _held(r: pb.AcquireLeaseResponse, scope: Scope | str, key_id: str) -> HeldLease:
     waited = seconds(r, "wait_duration") or 0.0
     return HeldLease(
-        r.lease.lease_id, r.lease.fencing_token, scope.lower(), key_id, waited, seconds(r.lease, "ttl") or 30.0
+        r.lease.lease_id, r.lease.fencing_token, Scope(scope.lower()), key_id, waited, seconds(r.lease, "ttl") or 30.0
     )
 
 
@@ -79,7 +80,7 @@ def _released(held: HeldLease, r: pb.ReleaseLeaseResponse) -> None:
 @contextlib.contextmanager
 def lease(
     client: Client,
-    scope: str,
+    scope: Scope | str,
     key_id: str,
     *,
     agent_id: str,
@@ -124,7 +125,7 @@ def _renew_loop(client: Client, held: HeldLease, stop: threading.Event) -> None:
 @contextlib.asynccontextmanager
 async def async_lease(
     client: AsyncClient,
-    scope: str,
+    scope: Scope | str,
     key_id: str,
     *,
     agent_id: str,

@@ -61,6 +61,7 @@ class ApprovalPolicy:
     min_approvals: int = 1
     prevent_self_review: bool = False
     edits_require_approval: bool = False
+    notify: tuple[str, ...] = ()  # notification channels that hear of this guardrail's requests
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,7 @@ class Hitl(Guardrail):
                 "prevent_self_review",
                 "edits_require_approval",
                 "reversibility",
+                "notify",
             },
         )
         self.patterns = opts.strings("patterns")
@@ -76,6 +77,7 @@ class Hitl(Guardrail):
             min_approvals=int(min_approvals),
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
+            notify=opts.strings("notify"),
         )
 
     def matches(self, action: str, level: str | None = None) -> bool:

@@ -13,6 +13,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from server.domain.approvals import requests as rules
@@ -21,6 +22,8 @@ from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, 
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
+from server.domain.notifications.delivery import Notification
+from server.domain.notifications.events import EventKind
 from server.services.fleet.ports import ChangeFeed
 from server.services.ports import AuditSink, Clock, Page
 from server.services.recovery.agents import AgentService
@@ -33,10 +36,15 @@ TOPIC = "approvals"  # the change-feed topic: keys are approval ids
 _RETRIES = 8
 
 
-class ApprovalRepository(Protocol):
-    def insert(self, approval: Approval) -> None: ...
+# The notifications an approval event causes (services/notifications/planner.py), written by the
+# repository in the same transaction as the change itself.
+ApprovalNotices = Callable[[EventKind, Approval, datetime], Sequence[Notification]]
 
-    def update(self, approval: Approval, expected_version: int) -> bool: ...
+
+class ApprovalRepository(Protocol):
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None: ...
+
+    def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool: ...
 
     def mark_consumed(self, approval_id: str, when: Any) -> None: ...
 
@@ -65,8 +73,10 @@ class ApprovalService:
         sensitive_keys: Sequence[str],
         metrics: Metrics | None = None,
         changes: ChangeFeed | None = None,
+        notices: ApprovalNotices | None = None,
     ) -> None:
         self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
+        self.notices = notices
         self.repo = repo
         self.clock = clock
         self.audit = audit
@@ -123,7 +133,7 @@ class ApprovalService:
             warnings=warnings,
             now=self.clock.utcnow(),
         )
-        self.repo.insert(approval)
+        self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval))
         self._changed()
         self.audit.record(
             f"agent:{call.agent_id}",
@@ -278,7 +288,10 @@ class ApprovalService:
         changed = 0
         for approval in self.repo.due(now):
             new = rules.expire_or_escalate(approval, now)
-            if new is None or not self.repo.update(new, approval.version):
+            if new is None:
+                continue
+            kind = EventKind.APPROVAL_ESCALATED if new.stage > approval.stage else EventKind.APPROVAL_EXPIRED
+            if not self.repo.update(new, approval.version, self._outbox(kind, new)):
                 continue  # another sidecar got there first
             changed += 1
             self.metrics.approval_closed(new)
@@ -297,11 +310,22 @@ class ApprovalService:
         for _ in range(_RETRIES):
             current = self.get(approval_id)
             new = transition(current)
-            if self.repo.update(new, current.version):
+            decided = new.state in (rules.ApprovalState.APPROVED, rules.ApprovalState.REJECTED)
+            outbox = self._outbox(EventKind.APPROVAL_DECIDED, new) if decided else ()
+            if self.repo.update(new, current.version, outbox):
                 self._notify(new)
                 self.metrics.approval_closed(new)
                 return new
         raise Unavailable(f"approval {approval_id} is being changed concurrently; try again")
+
+    def _outbox(self, kind: EventKind, approval: Approval) -> Sequence[Notification]:
+        if self.notices is None:
+            return ()
+        try:
+            return self.notices(kind, approval, self.clock.utcnow())
+        except Exception:  # a notification must never cost the request or the decision itself
+            log.exception("planning notifications failed", extra={"approval_id": approval.approval_id})
+            return ()
 
     # ---- reading ---------------------------------------------------------------------------
 

@@ -115,12 +115,16 @@ class ChainStore:
     def refresh(self) -> bool:
         """Pick up a chain changed by another process (a separate console, another sidecar on the same
         PostgreSQL): one tiny read when nothing changed. True when the chain was reloaded."""
+        seen = self._version
         version = self.repo.version()
-        if version == self._version:
+        if version == seen:
             return False
         specs, _ = self.repo.load()
         chain = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
         with self._lock:
+            if self._version != seen:
+                # This process stored a change while we read: it is newer than what we read; keep it.
+                return False
             self._stored, self._order, self._version = chain, evaluation_order(chain), version
         log.info("guardrail chain reloaded from storage", extra={"guardrails": len(chain), "version": version})
         return True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -13,10 +13,12 @@ from sqlmodel import Session, col
 from server.domain import pages as pagination
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
 from server.domain.errors import InvalidArgument
+from server.domain.notifications.delivery import Notification
 from server.services.approvals.requests import TOPIC
 from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
 from server.storage.fleet.changes import ChangeLog
+from server.storage.notifications.repository import add_to_outbox
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -33,6 +35,7 @@ def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
         min_approvals=int(raw.get("min_approvals", 1)),
         prevent_self_review=bool(raw.get("prevent_self_review", False)),
         edits_require_approval=bool(raw.get("edits_require_approval", False)),
+        notify=tuple(raw.get("notify", ())),
     )
 
 
@@ -68,6 +71,7 @@ def _approval(r: ApprovalRow) -> Approval:
 def _values(a: Approval) -> dict[str, Any]:
     policy = asdict(a.policy)
     policy["approvers"], policy["escalate_to"] = list(a.policy.approvers), list(a.policy.escalate_to)
+    policy["notify"] = list(a.policy.notify)
     return {
         "agent_id": a.agent_id,
         "action": a.action,
@@ -110,14 +114,18 @@ class SqlApprovalRepository:
         if self.changes is not None:
             self.changes.bump(s.connection(), TOPIC, approval_id)
 
-    def insert(self, approval: Approval) -> None:
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None:
+        """The request and the notifications it causes, in one transaction."""
         with Session(self.engine) as s, s.begin():
             s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
+            s.flush()
+            add_to_outbox(s, outbox)
             _bump(s)
             self._announce(s, approval.approval_id)
 
-    def update(self, approval: Approval, expected_version: int) -> bool:
-        """Write `approval` only if nobody changed the row since `expected_version` was read."""
+    def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
+        """Write `approval` only if nobody changed the row since `expected_version` was read; the
+        notifications the change causes are written with it, or not at all."""
         with Session(self.engine) as s, s.begin():
             result = s.execute(
                 update(ApprovalRow)
@@ -127,6 +135,7 @@ class SqlApprovalRepository:
             )
             if not result.rowcount:  # type: ignore[attr-defined]
                 return False
+            add_to_outbox(s, outbox)
             _bump(s)
             self._announce(s, approval.approval_id)
             return True

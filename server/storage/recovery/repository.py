@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,6 +12,7 @@ from sqlmodel import Session, col
 
 from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
+from server.domain.notifications.delivery import Notification
 from server.domain.recovery.codec import from_json, to_json
 from server.domain.recovery.events import (
     EventFilter,
@@ -30,6 +31,7 @@ from server.domain.recovery.ladder import (
     RecoveryState,
 )
 from server.services.ports import Page
+from server.storage.notifications.repository import add_to_outbox
 from server.storage.recovery.tables import (
     HealthCheckRow,
     KillRow,
@@ -41,6 +43,9 @@ from server.storage.recovery.tables import (
     SubstituteRow,
 )
 from server.storage.supervisor.repository import utc
+
+EventNotices = Callable[[RecoveryEvent], Sequence[Notification]]
+KillNotices = Callable[[KillResult], Sequence[Notification]]
 
 
 def _int_token(token: str) -> int | None:
@@ -229,8 +234,9 @@ def _event(row: RecoveryEventRow) -> RecoveryEvent:
 
 
 class SqlRecoveryEventRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, notices: EventNotices | None = None) -> None:
         self.engine = engine
+        self.notices = notices  # the notifications an event causes, written in its transaction
 
     def append(self, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any) -> RecoveryEvent:
         data = encode_payload(event_type, payload)
@@ -239,7 +245,10 @@ class SqlRecoveryEventRepository:
             s.add(row)
             s.flush()
             assert row.seq is not None
-            return RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
+            event = RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
+            if self.notices is not None:
+                add_to_outbox(s, self.notices(event))
+            return event
 
     def latest_sequence(self) -> int:
         with Session(self.engine) as s:
@@ -300,8 +309,9 @@ def _kill_row(row: KillRow, k: KillResult) -> KillRow:
 
 
 class SqlKillRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, notices: KillNotices | None = None) -> None:
         self.engine = engine
+        self.notices = notices  # the notifications a completed kill causes, written with its record
 
     def insert(self, kill: KillResult) -> bool:
         try:
@@ -319,6 +329,9 @@ class SqlKillRepository:
                         kill,
                     )
                 )
+                if kill.complete_time is not None and self.notices is not None:
+                    s.flush()  # a duplicate kill id fails here, before any notification is written
+                    add_to_outbox(s, self.notices(kill))
         except IntegrityError:
             with Session(self.engine) as s:
                 taken = s.execute(select(col(KillRow.seq)).where(col(KillRow.kill_id) == kill.kill_id)).first()
@@ -332,7 +345,10 @@ class SqlKillRepository:
             row = s.execute(select(KillRow).where(col(KillRow.kill_id) == kill.kill_id).with_for_update()).scalar()
             if row is None:
                 raise KeyError(kill.kill_id)
+            completes = row.complete_time is None and kill.complete_time is not None
             s.add(_kill_row(row, kill))
+            if completes and self.notices is not None:
+                add_to_outbox(s, self.notices(kill))
 
     def get(self, kill_id: str) -> KillResult | None:
         with Session(self.engine) as s:

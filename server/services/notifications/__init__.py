@@ -1,0 +1,1 @@
+"""Reviewer notifications: the outbox planner (what to send where), the delivery worker, settings."""

@@ -1,0 +1,202 @@
+"""The sidecar process's gRPC server: every servicer, health and reflection, the interceptors, TLS, and the
+console and scheduler beside it, over the services the composition root (server/bootstrap.py) builds."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from outrider.v1 import (
+    access_service_pb2,
+    access_service_pb2_grpc,
+    recovery_service_pb2,
+    recovery_service_pb2_grpc,
+    safeguard_service_pb2,
+    safeguard_service_pb2_grpc,
+    supervisor_service_pb2,
+    supervisor_service_pb2_grpc,
+)
+from server.bootstrap import build_services
+from server.config import Config
+from server.container import Services
+from server.rpc.access import AccessServicer
+from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.recovery import RecoveryServicer
+from server.rpc.safeguard import SafeguardServicer
+from server.rpc.security import check_exposure, server_credentials
+from server.rpc.supervisor import SupervisorServicer
+from server.rpc.tracing import TracingInterceptor
+from server.services.approvals.reviewers import reviewer_for
+from server.services.ports import Clock
+from server.storage.db import lock_sqlite_for_serving
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAMES = (
+    supervisor_service_pb2.DESCRIPTOR.services_by_name["SupervisorService"].full_name,
+    recovery_service_pb2.DESCRIPTOR.services_by_name["RecoveryService"].full_name,
+    safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
+    access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
+)
+
+
+@dataclass
+class Sidecar:
+    config: Config
+    services: Services
+    server: grpc.aio.Server
+    health: HealthServicer
+    address: str
+    port: int
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+    _stopped: bool = False
+
+    @property
+    def target(self) -> str:
+        return self.address if self.address.startswith("unix:") else f"{self.address.rpartition(':')[0]}:{self.port}"
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop accepting, let in-flight calls finish (bounded by `grace`), then close the rest."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(self.config.shutdown_grace if grace is None else grace)
+        for close in reversed(self._closers):
+            try:
+                await asyncio.to_thread(close)
+            except Exception:
+                log.exception("error while shutting down")
+        log.info("sidecar stopped")
+
+
+async def build_server(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
+    with_console: bool | None = None,
+    with_scheduler: bool = True,
+) -> Sidecar:
+    """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
+    credentials = server_credentials(config)
+    check_exposure(config)
+    # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
+    release_sqlite = lock_sqlite_for_serving(config.database_url())
+    try:
+        services = await asyncio.to_thread(build_services, config, clock=clock)
+    except BaseException:
+        release_sqlite()
+        raise
+    services.closers.insert(0, release_sqlite)
+    services.recovery.start(asyncio.get_running_loop())
+    auth = AuthInterceptor(
+        services.access,
+        RateLimiter(config.requests_per_second, config.burst),
+        enabled=config.auth_enabled,
+        mtls=config.tls_client_ca_file is not None,
+    )
+    # Tracing first: a call that authentication refuses is traced too.
+    tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
+    server = grpc.aio.server(
+        interceptors=[*tracing, auth],
+        options=[
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
+            ("grpc.so_reuseport", 0),
+            # Calls that arrived but no handler picked up yet: the defaults (1000, hard 3000) refuse
+            # bursts of agents at random with CANCELLED; approvals make such bursts normal.
+            ("grpc.server.max_pending_requests", 10_000),
+            ("grpc.server.max_pending_requests_hard_limit", 20_000),
+        ],
+    )
+    access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
+    supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
+        SupervisorServicer(
+            services.chain,
+            services.checks,
+            services.agents,
+            services.decisions,
+            services.approvals,
+            reviewer_for(services.users),
+        ),
+        server,
+    )
+    recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
+        RecoveryServicer(services.recovery, services.agents), server
+    )
+    safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
+        SafeguardServicer(
+            services.breakers,
+            services.budgets,
+            services.episodes,
+            services.leases,
+            services.reversibility,
+            config.max_context_bytes,
+        ),
+        server,
+    )
+    if extra_handlers:
+        server.add_generic_rpc_handlers(tuple(extra_handlers))
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
+
+    if credentials is None:
+        port = server.add_insecure_port(config.listen)
+    else:
+        port = server.add_secure_port(config.listen, credentials)
+    if not config.listen.startswith("unix:") and port == 0:
+        raise OSError(f"cannot listen on {config.listen}")
+    await server.start()
+    sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
+    await asyncio.to_thread(services.fleet.register, sidecar.target)
+    sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
+
+    if with_scheduler:
+        from server.jobs.scheduler import add_fleet_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
+
+        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.chain)
+        add_recovery_jobs(scheduler, services.recovery)
+        add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
+        add_fleet_jobs(scheduler, services.fleet)
+        scheduler.start()
+        sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
+        services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)
+    if config.console_enabled if with_console is None else with_console:
+        stop_console = start_console(services)
+        sidecar._closers.append(stop_console)
+    if config.telemetry.metrics_listen:
+        sidecar._closers.append(services.telemetry.serve_metrics(config.telemetry.metrics_listen, services.health))
+
+    for name in ("", *SERVICE_NAMES):
+        await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
+    return sidecar
+
+
+def start_console(services: Services) -> Callable[[], None]:
+    """Serve the console on its own threads (cheroot streams SSE); returns the stopper."""
+    from console.serving import start
+
+    console = start(services, services.config.console_listen)
+    services.health["console_url"] = console.url
+    log.info("console serving", extra={"url": console.url})
+    return console.stop
+
+
+def _safe_url(url: str) -> str:
+    """The database URL without its password, for logs."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        creds, _, host = rest.rpartition("@")
+        user = creds.split(":", 1)[0]
+        return f"{scheme}{sep}{user}:***@{host}"
+    return url

@@ -1,0 +1,60 @@
+"""The chain store on in-memory repositories: refreshing from storage never undoes a change this process made
+while the refresh was reading."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.domain.guardrails import GuardrailSpec
+from server.domain.guardrails.deps import GuardrailDeps
+from server.services.supervisor.chain import ChainStore
+from server.services.supervisor.plugins import load_plugin_class
+from tests.fakes.memory import Counters, MemoryGuardrails
+from tests.fakes.safeguards import MemoryAudit
+
+
+class _RacingRepo(MemoryGuardrails):
+    """Runs `during_load` once, between the refresh's version read and its chain read."""
+
+    def __init__(self) -> None:
+        super().__init__(Counters())
+        self.during_load: list[object] = []
+
+    def load(self) -> tuple[list[GuardrailSpec], str | None]:
+        loaded = super().load()
+        while self.during_load:
+            step = self.during_load.pop()
+            assert callable(step)
+            step()
+        return loaded
+
+
+def _store(repo: MemoryGuardrails) -> ChainStore:
+    return ChainStore(repo, None, MemoryAudit(), load_plugin_class, GuardrailDeps())
+
+
+def _names(specs: Sequence[GuardrailSpec]) -> list[str]:
+    return [s.name for s in specs]
+
+
+def test_a_refresh_picks_up_another_process_change() -> None:
+    repo = _RacingRepo()
+    mine, other = _store(repo), _store(repo)
+    mine.load()
+    other.load()
+    other.add_guardrail("cap", "cost_cap", {"max": 1})
+    assert mine.refresh() is True
+    assert _names(mine.list_guardrails()) == ["cap"]
+    assert mine.refresh() is False
+
+
+def test_a_refresh_racing_a_local_add_keeps_the_add() -> None:
+    repo = _RacingRepo()
+    mine, other = _store(repo), _store(repo)
+    mine.load()
+    other.add_guardrail("first", "cost_cap", {"max": 1})  # makes mine stale, so refresh reads
+    repo.during_load.append(lambda: mine.add_guardrail("second", "cost_cap", {"max": 2}))
+    mine.refresh()
+    # What this process runs is what it stored (not the older chain the refresh had read). Keeping "first"
+    # too is the chain's compare-and-set, not the refresh's job.
+    assert _names(mine.list_guardrails()) == _names(repo.load()[0]) == ["second"]
