@@ -155,9 +155,11 @@ async def build_server(
         port = server.add_secure_port(config.listen, credentials)
     if not config.listen.startswith("unix:") and port == 0:
         raise OSError(f"cannot listen on {config.listen}")
+    # In `sidecars` before serving (the port is bound): nothing slow between serving and "sidecar serving".
+    listen = config.listen if config.listen.startswith("unix:") else f"{config.listen.rpartition(':')[0]}:{port}"
+    await asyncio.to_thread(services.fleet.register, listen)
     await server.start()
     sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
-    await asyncio.to_thread(services.fleet.register, sidecar.target)
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
