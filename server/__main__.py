@@ -57,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.notifications import add_notifications_parser
 
     add_notifications_parser(sub, _config_flags)
+    from server.cli.policy import add_policy_parser
+
+    add_policy_parser(sub)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -95,6 +98,11 @@ def _config(args: argparse.Namespace) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "policy":  # works on a policy file alone: no configuration, no database
+        from server.cli.policy import run_policy
+
+        logging.basicConfig(level=logging.WARNING)
+        return run_policy(args)
     try:
         config = _config(args)
     except ConfigError as exc:

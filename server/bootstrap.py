@@ -45,6 +45,7 @@ from server.services.safeguards.reversibility import ReversibilityService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
+from server.services.supervisor.explain import ExplainService
 from server.services.supervisor.plugins import load_plugin_class
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
@@ -226,6 +227,7 @@ def build_services(
         agents=agents,
         chain=chain,
         checks=checks,
+        explain=ExplainService(checks),
         decisions=decisions,
         access=access,
         audit=audit,

@@ -29,6 +29,7 @@ from server.services.safeguards.reversibility import ReversibilityService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
+from server.services.supervisor.explain import ExplainService
 from server.telemetry.sdk import Telemetry
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class Services:
     agents: AgentService
     chain: ChainStore
     checks: CheckActionService
+    explain: ExplainService  # CheckAction's answer, side-effect free (ExplainAction, `outrider policy explain`)
     decisions: DecisionLog
     access: AccessService
     audit: AuditTrail

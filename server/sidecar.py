@@ -126,6 +126,7 @@ async def build_server(
             services.decisions,
             services.approvals,
             reviewer_for(services.users),
+            services.explain,
         ),
         server,
     )

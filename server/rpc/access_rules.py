@@ -24,6 +24,8 @@ _SUPERVISOR = {
     "GetAgent": own("agent_id"),
     "ListAgents": OPERATOR,
     "CheckAction": own("agent_id"),
+    # Side-effect free: an agent may ask what its own call would get.
+    "ExplainAction": own("agent_id"),
     "AddGuardrail": OPERATOR,
     "RemoveGuardrail": OPERATOR,
     "ListGuardrails": OPERATOR,

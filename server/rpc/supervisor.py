@@ -20,6 +20,7 @@ from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
+from server.services.supervisor.explain import ExplainService, Explanation
 
 # grpc ships no type stubs: the servicer context is untyped.
 Ctx: TypeAlias = Any
@@ -35,6 +36,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         decisions: DecisionLog,
         approvals: ApprovalService,
         reviewer_for: Callable[[str], Reviewer],
+        explain: ExplainService,
     ) -> None:
         self.chain = chain
         self.checks = checks
@@ -43,6 +45,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         self.approvals = approvals
         # Who an operator is as a reviewer (a console user of that name lends roles and groups).
         self.reviewer_for = reviewer_for
+        self.explain = explain
 
     # ---- agents ----------------------------------------------------------------------------
 
@@ -98,6 +101,16 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             effective_context=effective,
             permit_id=checked.permit_id,
         )
+
+    async def ExplainAction(self, request: pb.ExplainActionRequest, context: Ctx) -> pb.ExplainActionResponse:
+        explained = await self.explain.explain(
+            request.agent_id,
+            request.action,
+            convert.struct_to_dict(request.context),
+            dict(request.binary_context),
+            context_bytes=request.context.ByteSize(),
+        )
+        return explanation_to_pb(explained)
 
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
@@ -209,3 +222,32 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             current_principal().label,
         )
         return pb.RemoveApprovalPatternResponse(patterns=patterns)
+
+
+def explanation_to_pb(e: Explanation) -> pb.ExplainActionResponse:
+    v = e.verdict
+    steps = []
+    for s in e.steps:
+        step = pb.GuardrailExplanation(
+            guardrail=s.guardrail,
+            kind=s.kind,
+            evaluated=s.evaluated,
+            decided=s.decided,
+            needs_approval=s.needs_approval,
+            error=s.error,
+        )
+        if s.result is not None:
+            step.allowed = s.result.allowed
+            step.severity = int(s.result.severity)  # type: ignore[assignment]
+            step.reason = s.result.reason
+            step.duration.FromMicroseconds(s.duration_us)
+        steps.append(step)
+    return pb.ExplainActionResponse(
+        allowed=v.allowed,
+        reason=v.reason,
+        severity=int(v.severity),  # type: ignore[arg-type]
+        guardrail=v.guardrail,
+        warnings=convert.warnings_to_pb(v.warnings),
+        guardrails=steps,
+        needs_approval=e.needs_approval,
+    )

@@ -1,4 +1,4 @@
-"""Fakes for tests: a clock you move by hand (here), in-memory repositories (`safeguards.py`, `memory.py`)."""
+"""Fakes for tests: a clock you move by hand (here); the in-memory repositories live in server/adapters/memory."""
 
 from __future__ import annotations
 

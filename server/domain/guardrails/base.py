@@ -77,3 +77,8 @@ class Guardrail:
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         raise NotImplementedError
+
+    def explain(self, call: ActionCall, now: float) -> GuardrailResult:
+        """What check() would answer, changing nothing (ExplainAction, `outrider policy explain`). Kinds whose
+        check() counts, takes a permit or asks a person override this; for the pure kinds it is check()."""
+        return self.check(call, now)

@@ -47,6 +47,15 @@ class BreakerGuardrail(Guardrail):
             return GuardrailResult(True, "", Severity.INFO, admission.permit.permit_id)
         return GuardrailResult.blocked(refusal(admission))
 
+    def explain(self, call: ActionCall, now: float) -> GuardrailResult:
+        """Would a permit be granted now? No permit is taken and no breaker changes."""
+        if self.actions and not any(fnmatch.fnmatchcase(call.action, p) for p in self.actions):
+            return GuardrailResult.allow()
+        admission = self.breakers.preview_permit(self.key_for(call))
+        if admission.permitted:
+            return GuardrailResult.allow()  # as check() answers (its permit id aside)
+        return GuardrailResult.blocked(refusal(admission))
+
 
 def refusal(a: Admission) -> str:
     """`Circuit 'a:db' is OPEN: degrade (FALLBACK), retry in 12s`."""

@@ -19,6 +19,10 @@ class PermitSource(Protocol):
         """Take a permit for `key` (in memory; durable before the CheckAction answer is sent)."""
         ...
 
+    def preview_permit(self, key: str) -> Admission:
+        """What `guardrail_permit` would answer now, taking nothing and changing no breaker (explain)."""
+        ...
+
     def release(self, permit_id: str) -> object:
         """Give a permit back unused (the chain blocked after it was taken)."""
         ...

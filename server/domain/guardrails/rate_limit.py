@@ -38,11 +38,20 @@ class RateLimit(Guardrail):
         horizon = now - self.window
         while times and times[0] <= horizon:
             times.popleft()
-        count = len(times) + 1
+        result = self._answer(call.agent_id, len(times) + 1)
+        if result.allowed:  # a refused check is not counted, so a flood does not extend its own block
+            times.append(now)
+        return result
+
+    def explain(self, call: ActionCall, now: float) -> GuardrailResult:
+        """The answer check() would give now, without counting this call."""
+        times = self._seen.get(call.agent_id, ())
+        horizon = now - self.window
+        return self._answer(call.agent_id, sum(1 for t in times if t > horizon) + 1)
+
+    def _answer(self, agent_id: str, count: int) -> GuardrailResult:
         if count > self.max:
-            # A refused check is not counted, so a flood does not extend its own block.
-            return GuardrailResult.blocked(f"Rate limit exceeded: more than {self._per()} for agent {call.agent_id!r}")
-        times.append(now)
+            return GuardrailResult.blocked(f"Rate limit exceeded: more than {self._per()} for agent {agent_id!r}")
         if self.warn_from is not None and count >= self.warn_from:
             return GuardrailResult.warning(f"Rate limit near: {count} of {self._per()}")
         return _ALLOW

@@ -268,6 +268,16 @@ class BreakerService:
         """For the `breaker` guardrail inside CheckAction (PermitSource)."""
         return self.acquire(key)
 
+    def preview_permit(self, key: str) -> Admission:
+        """What `guardrail_permit` would answer now, on a copy: no permit, no new breaker, no change stored."""
+        validate_key(key)
+        with self._lock:
+            wall = self.clock.utcnow()
+            found = self._breakers.get(key)
+            b = found.copy() if found is not None else Breaker(key, self._config(key, {}), wall, wall)
+            admission, _ = rules.admit(b, "pmt_preview", self.clock.monotonic(), wall)
+        return admission
+
     def _permit(self, permit_id: str, caller: str | None) -> Permit:
         if not permit_id:
             raise InvalidArgument("permit_id is required", field="permit_id")

@@ -53,6 +53,11 @@ class ChainStore:
         """The chain in evaluation order (trust roots first); one attribute read, safe without the lock."""
         return self._order
 
+    @property
+    def stored(self) -> tuple[Guardrail, ...]:
+        """The chain in stored (policy file) order."""
+        return tuple(self._stored)
+
     def load(self) -> None:
         """At start-up: the stored chain, unless the policy file changed since it was applied."""
         specs, stored_digest = self.repo.load()

@@ -9,6 +9,7 @@ package outriderv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
@@ -671,6 +672,296 @@ func (x *CheckActionResponse) GetPermitId() string {
 	return ""
 }
 
+type ExplainActionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The agent the call would come from (an agent credential: itself only).
+	AgentId string           `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	Action  string           `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	Context *structpb.Struct `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	// As CheckActionRequest.binary_context.
+	BinaryContext map[string][]byte `protobuf:"bytes,4,rep,name=binary_context,json=binaryContext,proto3" json:"binary_context,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainActionRequest) Reset() {
+	*x = ExplainActionRequest{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainActionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainActionRequest) ProtoMessage() {}
+
+func (x *ExplainActionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainActionRequest.ProtoReflect.Descriptor instead.
+func (*ExplainActionRequest) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ExplainActionRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *ExplainActionRequest) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *ExplainActionRequest) GetContext() *structpb.Struct {
+	if x != nil {
+		return x.Context
+	}
+	return nil
+}
+
+func (x *ExplainActionRequest) GetBinaryContext() map[string][]byte {
+	if x != nil {
+		return x.BinaryContext
+	}
+	return nil
+}
+
+// One guardrail of the chain, in evaluation order.
+type GuardrailExplanation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The guardrail's name and kind.
+	Guardrail string `protobuf:"bytes,1,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	Kind      string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// False when an earlier guardrail decided, so this one would not run (the
+	// verdict fields are then unset).
+	Evaluated bool     `protobuf:"varint,3,opt,name=evaluated,proto3" json:"evaluated,omitempty"`
+	Allowed   bool     `protobuf:"varint,4,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Severity  Severity `protobuf:"varint,5,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
+	Reason    string   `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// How long its evaluation took here.
+	Duration *durationpb.Duration `protobuf:"bytes,7,opt,name=duration,proto3" json:"duration,omitempty"`
+	// This guardrail's result is the answer (the first block, or the last
+	// guardrail when all allow).
+	Decided bool `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	// A hitl guardrail that matched: CheckAction would ask a human.
+	NeedsApproval bool `protobuf:"varint,9,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
+	// Set when the guardrail raised (counted as a block, as in CheckAction).
+	Error         string `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GuardrailExplanation) Reset() {
+	*x = GuardrailExplanation{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GuardrailExplanation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GuardrailExplanation) ProtoMessage() {}
+
+func (x *GuardrailExplanation) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GuardrailExplanation.ProtoReflect.Descriptor instead.
+func (*GuardrailExplanation) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GuardrailExplanation) GetGuardrail() string {
+	if x != nil {
+		return x.Guardrail
+	}
+	return ""
+}
+
+func (x *GuardrailExplanation) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *GuardrailExplanation) GetEvaluated() bool {
+	if x != nil {
+		return x.Evaluated
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetAllowed() bool {
+	if x != nil {
+		return x.Allowed
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetSeverity() Severity {
+	if x != nil {
+		return x.Severity
+	}
+	return Severity_SEVERITY_UNSPECIFIED
+}
+
+func (x *GuardrailExplanation) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *GuardrailExplanation) GetDuration() *durationpb.Duration {
+	if x != nil {
+		return x.Duration
+	}
+	return nil
+}
+
+func (x *GuardrailExplanation) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetNeedsApproval() bool {
+	if x != nil {
+		return x.NeedsApproval
+	}
+	return false
+}
+
+func (x *GuardrailExplanation) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+type ExplainActionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The answer CheckAction would give (as CheckActionResponse's fields).
+	Allowed   bool                `protobuf:"varint,1,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Reason    string              `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	Severity  Severity            `protobuf:"varint,3,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
+	Guardrail string              `protobuf:"bytes,4,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	Warnings  []*GuardrailWarning `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Every guardrail of the chain, in evaluation order.
+	Guardrails []*GuardrailExplanation `protobuf:"bytes,6,rep,name=guardrails,proto3" json:"guardrails,omitempty"`
+	// A hitl guardrail matched: CheckAction would ask a human.
+	NeedsApproval bool `protobuf:"varint,7,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainActionResponse) Reset() {
+	*x = ExplainActionResponse{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainActionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainActionResponse) ProtoMessage() {}
+
+func (x *ExplainActionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainActionResponse.ProtoReflect.Descriptor instead.
+func (*ExplainActionResponse) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ExplainActionResponse) GetAllowed() bool {
+	if x != nil {
+		return x.Allowed
+	}
+	return false
+}
+
+func (x *ExplainActionResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ExplainActionResponse) GetSeverity() Severity {
+	if x != nil {
+		return x.Severity
+	}
+	return Severity_SEVERITY_UNSPECIFIED
+}
+
+func (x *ExplainActionResponse) GetGuardrail() string {
+	if x != nil {
+		return x.Guardrail
+	}
+	return ""
+}
+
+func (x *ExplainActionResponse) GetWarnings() []*GuardrailWarning {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+func (x *ExplainActionResponse) GetGuardrails() []*GuardrailExplanation {
+	if x != nil {
+		return x.Guardrails
+	}
+	return nil
+}
+
+func (x *ExplainActionResponse) GetNeedsApproval() bool {
+	if x != nil {
+		return x.NeedsApproval
+	}
+	return false
+}
+
 type AddGuardrailRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Guardrail     *Guardrail             `protobuf:"bytes,1,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
@@ -681,7 +972,7 @@ type AddGuardrailRequest struct {
 
 func (x *AddGuardrailRequest) Reset() {
 	*x = AddGuardrailRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +984,7 @@ func (x *AddGuardrailRequest) String() string {
 func (*AddGuardrailRequest) ProtoMessage() {}
 
 func (x *AddGuardrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +997,7 @@ func (x *AddGuardrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddGuardrailRequest.ProtoReflect.Descriptor instead.
 func (*AddGuardrailRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{10}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AddGuardrailRequest) GetGuardrail() *Guardrail {
@@ -734,7 +1025,7 @@ type AddGuardrailResponse struct {
 
 func (x *AddGuardrailResponse) Reset() {
 	*x = AddGuardrailResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -746,7 +1037,7 @@ func (x *AddGuardrailResponse) String() string {
 func (*AddGuardrailResponse) ProtoMessage() {}
 
 func (x *AddGuardrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -759,7 +1050,7 @@ func (x *AddGuardrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddGuardrailResponse.ProtoReflect.Descriptor instead.
 func (*AddGuardrailResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{11}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AddGuardrailResponse) GetGuardrail() *Guardrail {
@@ -786,7 +1077,7 @@ type RemoveGuardrailRequest struct {
 
 func (x *RemoveGuardrailRequest) Reset() {
 	*x = RemoveGuardrailRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +1089,7 @@ func (x *RemoveGuardrailRequest) String() string {
 func (*RemoveGuardrailRequest) ProtoMessage() {}
 
 func (x *RemoveGuardrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +1102,7 @@ func (x *RemoveGuardrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveGuardrailRequest.ProtoReflect.Descriptor instead.
 func (*RemoveGuardrailRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{12}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RemoveGuardrailRequest) GetName() string {
@@ -837,7 +1128,7 @@ type RemoveGuardrailResponse struct {
 
 func (x *RemoveGuardrailResponse) Reset() {
 	*x = RemoveGuardrailResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -849,7 +1140,7 @@ func (x *RemoveGuardrailResponse) String() string {
 func (*RemoveGuardrailResponse) ProtoMessage() {}
 
 func (x *RemoveGuardrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -862,7 +1153,7 @@ func (x *RemoveGuardrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveGuardrailResponse.ProtoReflect.Descriptor instead.
 func (*RemoveGuardrailResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{13}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RemoveGuardrailResponse) GetRemovedCount() int32 {
@@ -880,7 +1171,7 @@ type ListGuardrailsRequest struct {
 
 func (x *ListGuardrailsRequest) Reset() {
 	*x = ListGuardrailsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -892,7 +1183,7 @@ func (x *ListGuardrailsRequest) String() string {
 func (*ListGuardrailsRequest) ProtoMessage() {}
 
 func (x *ListGuardrailsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -905,7 +1196,7 @@ func (x *ListGuardrailsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGuardrailsRequest.ProtoReflect.Descriptor instead.
 func (*ListGuardrailsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{14}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{17}
 }
 
 type ListGuardrailsResponse struct {
@@ -917,7 +1208,7 @@ type ListGuardrailsResponse struct {
 
 func (x *ListGuardrailsResponse) Reset() {
 	*x = ListGuardrailsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1220,7 @@ func (x *ListGuardrailsResponse) String() string {
 func (*ListGuardrailsResponse) ProtoMessage() {}
 
 func (x *ListGuardrailsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1233,7 @@ func (x *ListGuardrailsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGuardrailsResponse.ProtoReflect.Descriptor instead.
 func (*ListGuardrailsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{15}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListGuardrailsResponse) GetGuardrails() []*Guardrail {
@@ -960,7 +1251,7 @@ type ReloadPolicyRequest struct {
 
 func (x *ReloadPolicyRequest) Reset() {
 	*x = ReloadPolicyRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +1263,7 @@ func (x *ReloadPolicyRequest) String() string {
 func (*ReloadPolicyRequest) ProtoMessage() {}
 
 func (x *ReloadPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +1276,7 @@ func (x *ReloadPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ReloadPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{16}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{19}
 }
 
 type ReloadPolicyResponse struct {
@@ -1000,7 +1291,7 @@ type ReloadPolicyResponse struct {
 
 func (x *ReloadPolicyResponse) Reset() {
 	*x = ReloadPolicyResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1303,7 @@ func (x *ReloadPolicyResponse) String() string {
 func (*ReloadPolicyResponse) ProtoMessage() {}
 
 func (x *ReloadPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1316,7 @@ func (x *ReloadPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadPolicyResponse.ProtoReflect.Descriptor instead.
 func (*ReloadPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{17}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReloadPolicyResponse) GetGuardrailCount() int32 {
@@ -1059,7 +1350,7 @@ type ListDecisionsRequest struct {
 
 func (x *ListDecisionsRequest) Reset() {
 	*x = ListDecisionsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1362,7 @@ func (x *ListDecisionsRequest) String() string {
 func (*ListDecisionsRequest) ProtoMessage() {}
 
 func (x *ListDecisionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1375,7 @@ func (x *ListDecisionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDecisionsRequest.ProtoReflect.Descriptor instead.
 func (*ListDecisionsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{18}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListDecisionsRequest) GetAgentId() string {
@@ -1153,7 +1444,7 @@ type ListDecisionsResponse struct {
 
 func (x *ListDecisionsResponse) Reset() {
 	*x = ListDecisionsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1456,7 @@ func (x *ListDecisionsResponse) String() string {
 func (*ListDecisionsResponse) ProtoMessage() {}
 
 func (x *ListDecisionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1469,7 @@ func (x *ListDecisionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDecisionsResponse.ProtoReflect.Descriptor instead.
 func (*ListDecisionsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{19}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListDecisionsResponse) GetDecisions() []*Decision {
@@ -1204,7 +1495,7 @@ type GetApprovalRequest struct {
 
 func (x *GetApprovalRequest) Reset() {
 	*x = GetApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1507,7 @@ func (x *GetApprovalRequest) String() string {
 func (*GetApprovalRequest) ProtoMessage() {}
 
 func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1520,7 @@ func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{20}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetApprovalRequest) GetApprovalId() string {
@@ -1248,7 +1539,7 @@ type GetApprovalResponse struct {
 
 func (x *GetApprovalResponse) Reset() {
 	*x = GetApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1260,7 +1551,7 @@ func (x *GetApprovalResponse) String() string {
 func (*GetApprovalResponse) ProtoMessage() {}
 
 func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1273,7 +1564,7 @@ func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{21}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetApprovalResponse) GetApproval() *Approval {
@@ -1292,7 +1583,7 @@ type WatchApprovalRequest struct {
 
 func (x *WatchApprovalRequest) Reset() {
 	*x = WatchApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1595,7 @@ func (x *WatchApprovalRequest) String() string {
 func (*WatchApprovalRequest) ProtoMessage() {}
 
 func (x *WatchApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1608,7 @@ func (x *WatchApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchApprovalRequest.ProtoReflect.Descriptor instead.
 func (*WatchApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{22}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchApprovalRequest) GetApprovalId() string {
@@ -1336,7 +1627,7 @@ type WatchApprovalResponse struct {
 
 func (x *WatchApprovalResponse) Reset() {
 	*x = WatchApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1639,7 @@ func (x *WatchApprovalResponse) String() string {
 func (*WatchApprovalResponse) ProtoMessage() {}
 
 func (x *WatchApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1652,7 @@ func (x *WatchApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchApprovalResponse.ProtoReflect.Descriptor instead.
 func (*WatchApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{23}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WatchApprovalResponse) GetApproval() *Approval {
@@ -1387,7 +1678,7 @@ type ListApprovalsRequest struct {
 
 func (x *ListApprovalsRequest) Reset() {
 	*x = ListApprovalsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +1690,7 @@ func (x *ListApprovalsRequest) String() string {
 func (*ListApprovalsRequest) ProtoMessage() {}
 
 func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1703,7 @@ func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{24}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListApprovalsRequest) GetAgentId() string {
@@ -1481,7 +1772,7 @@ type ListApprovalsResponse struct {
 
 func (x *ListApprovalsResponse) Reset() {
 	*x = ListApprovalsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1784,7 @@ func (x *ListApprovalsResponse) String() string {
 func (*ListApprovalsResponse) ProtoMessage() {}
 
 func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1797,7 @@ func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{25}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListApprovalsResponse) GetApprovals() []*Approval {
@@ -1538,7 +1829,7 @@ type DecideApprovalRequest struct {
 
 func (x *DecideApprovalRequest) Reset() {
 	*x = DecideApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1550,7 +1841,7 @@ func (x *DecideApprovalRequest) String() string {
 func (*DecideApprovalRequest) ProtoMessage() {}
 
 func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1563,7 +1854,7 @@ func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{26}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DecideApprovalRequest) GetApprovalId() string {
@@ -1610,7 +1901,7 @@ type DecideApprovalResponse struct {
 
 func (x *DecideApprovalResponse) Reset() {
 	*x = DecideApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +1913,7 @@ func (x *DecideApprovalResponse) String() string {
 func (*DecideApprovalResponse) ProtoMessage() {}
 
 func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +1926,7 @@ func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{27}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DecideApprovalResponse) GetApproval() *Approval {
@@ -1656,7 +1947,7 @@ type CancelApprovalRequest struct {
 
 func (x *CancelApprovalRequest) Reset() {
 	*x = CancelApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1668,7 +1959,7 @@ func (x *CancelApprovalRequest) String() string {
 func (*CancelApprovalRequest) ProtoMessage() {}
 
 func (x *CancelApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1681,7 +1972,7 @@ func (x *CancelApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelApprovalRequest.ProtoReflect.Descriptor instead.
 func (*CancelApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{28}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CancelApprovalRequest) GetApprovalId() string {
@@ -1714,7 +2005,7 @@ type CancelApprovalResponse struct {
 
 func (x *CancelApprovalResponse) Reset() {
 	*x = CancelApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1726,7 +2017,7 @@ func (x *CancelApprovalResponse) String() string {
 func (*CancelApprovalResponse) ProtoMessage() {}
 
 func (x *CancelApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1739,7 +2030,7 @@ func (x *CancelApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelApprovalResponse.ProtoReflect.Descriptor instead.
 func (*CancelApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{29}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CancelApprovalResponse) GetApproval() *Approval {
@@ -1761,7 +2052,7 @@ type AddApprovalPatternRequest struct {
 
 func (x *AddApprovalPatternRequest) Reset() {
 	*x = AddApprovalPatternRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1773,7 +2064,7 @@ func (x *AddApprovalPatternRequest) String() string {
 func (*AddApprovalPatternRequest) ProtoMessage() {}
 
 func (x *AddApprovalPatternRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1786,7 +2077,7 @@ func (x *AddApprovalPatternRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddApprovalPatternRequest.ProtoReflect.Descriptor instead.
 func (*AddApprovalPatternRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{30}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *AddApprovalPatternRequest) GetGuardrail() string {
@@ -1819,7 +2110,7 @@ type AddApprovalPatternResponse struct {
 
 func (x *AddApprovalPatternResponse) Reset() {
 	*x = AddApprovalPatternResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +2122,7 @@ func (x *AddApprovalPatternResponse) String() string {
 func (*AddApprovalPatternResponse) ProtoMessage() {}
 
 func (x *AddApprovalPatternResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +2135,7 @@ func (x *AddApprovalPatternResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddApprovalPatternResponse.ProtoReflect.Descriptor instead.
 func (*AddApprovalPatternResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{31}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *AddApprovalPatternResponse) GetPatterns() []string {
@@ -1865,7 +2156,7 @@ type RemoveApprovalPatternRequest struct {
 
 func (x *RemoveApprovalPatternRequest) Reset() {
 	*x = RemoveApprovalPatternRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1877,7 +2168,7 @@ func (x *RemoveApprovalPatternRequest) String() string {
 func (*RemoveApprovalPatternRequest) ProtoMessage() {}
 
 func (x *RemoveApprovalPatternRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1890,7 +2181,7 @@ func (x *RemoveApprovalPatternRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveApprovalPatternRequest.ProtoReflect.Descriptor instead.
 func (*RemoveApprovalPatternRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{32}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RemoveApprovalPatternRequest) GetGuardrail() string {
@@ -1923,7 +2214,7 @@ type RemoveApprovalPatternResponse struct {
 
 func (x *RemoveApprovalPatternResponse) Reset() {
 	*x = RemoveApprovalPatternResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +2226,7 @@ func (x *RemoveApprovalPatternResponse) String() string {
 func (*RemoveApprovalPatternResponse) ProtoMessage() {}
 
 func (x *RemoveApprovalPatternResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2239,7 @@ func (x *RemoveApprovalPatternResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveApprovalPatternResponse.ProtoReflect.Descriptor instead.
 func (*RemoveApprovalPatternResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{33}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RemoveApprovalPatternResponse) GetPatterns() []string {
@@ -1962,7 +2253,7 @@ var File_outrider_v1_supervisor_service_proto protoreflect.FileDescriptor
 
 const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\n" +
-	"$outrider/v1/supervisor_service.proto\x12\voutrider.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\x1a\x1coutrider/v1/supervisor.proto\"_\n" +
+	"$outrider/v1/supervisor_service.proto\x12\voutrider.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/common.proto\x1a\x1coutrider/v1/supervisor.proto\"_\n" +
 	"\x14RegisterAgentRequest\x12(\n" +
 	"\x05agent\x18\x01 \x01(\v2\x12.outrider.v1.AgentR\x05agent\x12\x1d\n" +
 	"\n" +
@@ -2008,7 +2299,37 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bwarnings\x18\x06 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x121\n" +
 	"\bapproval\x18\a \x01(\v2\x15.outrider.v1.ApprovalR\bapproval\x12D\n" +
 	"\x11effective_context\x18\b \x01(\v2\x17.google.protobuf.StructR\x10effectiveContext\x12\x1b\n" +
-	"\tpermit_id\x18\t \x01(\tR\bpermitId\"j\n" +
+	"\tpermit_id\x18\t \x01(\tR\bpermitId\"\x9b\x02\n" +
+	"\x14ExplainActionRequest\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x16\n" +
+	"\x06action\x18\x02 \x01(\tR\x06action\x121\n" +
+	"\acontext\x18\x03 \x01(\v2\x17.google.protobuf.StructR\acontext\x12[\n" +
+	"\x0ebinary_context\x18\x04 \x03(\v24.outrider.v1.ExplainActionRequest.BinaryContextEntryR\rbinaryContext\x1a@\n" +
+	"\x12BinaryContextEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xd9\x02\n" +
+	"\x14GuardrailExplanation\x12\x1c\n" +
+	"\tguardrail\x18\x01 \x01(\tR\tguardrail\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1c\n" +
+	"\tevaluated\x18\x03 \x01(\bR\tevaluated\x12\x18\n" +
+	"\aallowed\x18\x04 \x01(\bR\aallowed\x121\n" +
+	"\bseverity\x18\x05 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x125\n" +
+	"\bduration\x18\a \x01(\v2\x19.google.protobuf.DurationR\bduration\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\x12%\n" +
+	"\x0eneeds_approval\x18\t \x01(\bR\rneedsApproval\x12\x14\n" +
+	"\x05error\x18\n" +
+	" \x01(\tR\x05error\"\xbf\x02\n" +
+	"\x15ExplainActionResponse\x12\x18\n" +
+	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x121\n" +
+	"\bseverity\x18\x03 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12\x1c\n" +
+	"\tguardrail\x18\x04 \x01(\tR\tguardrail\x129\n" +
+	"\bwarnings\x18\x05 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x12A\n" +
+	"\n" +
+	"guardrails\x18\x06 \x03(\v2!.outrider.v1.GuardrailExplanationR\n" +
+	"guardrails\x12%\n" +
+	"\x0eneeds_approval\x18\a \x01(\bR\rneedsApproval\"j\n" +
 	"\x13AddGuardrailRequest\x124\n" +
 	"\tguardrail\x18\x01 \x01(\v2\x16.outrider.v1.GuardrailR\tguardrail\x12\x1d\n" +
 	"\n" +
@@ -2104,14 +2425,15 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bWaitMode\x12\x19\n" +
 	"\x15WAIT_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WAIT_MODE_BLOCKING\x10\x01\x12\x1a\n" +
-	"\x16WAIT_MODE_NON_BLOCKING\x10\x022\xff\v\n" +
+	"\x16WAIT_MODE_NON_BLOCKING\x10\x022\xd7\f\n" +
 	"\x11SupervisorService\x12V\n" +
 	"\rRegisterAgent\x12!.outrider.v1.RegisterAgentRequest\x1a\".outrider.v1.RegisterAgentResponse\x12\\\n" +
 	"\x0fDeregisterAgent\x12#.outrider.v1.DeregisterAgentRequest\x1a$.outrider.v1.DeregisterAgentResponse\x12G\n" +
 	"\bGetAgent\x12\x1c.outrider.v1.GetAgentRequest\x1a\x1d.outrider.v1.GetAgentResponse\x12M\n" +
 	"\n" +
 	"ListAgents\x12\x1e.outrider.v1.ListAgentsRequest\x1a\x1f.outrider.v1.ListAgentsResponse\x12P\n" +
-	"\vCheckAction\x12\x1f.outrider.v1.CheckActionRequest\x1a .outrider.v1.CheckActionResponse\x12S\n" +
+	"\vCheckAction\x12\x1f.outrider.v1.CheckActionRequest\x1a .outrider.v1.CheckActionResponse\x12V\n" +
+	"\rExplainAction\x12!.outrider.v1.ExplainActionRequest\x1a\".outrider.v1.ExplainActionResponse\x12S\n" +
 	"\fAddGuardrail\x12 .outrider.v1.AddGuardrailRequest\x1a!.outrider.v1.AddGuardrailResponse\x12\\\n" +
 	"\x0fRemoveGuardrail\x12#.outrider.v1.RemoveGuardrailRequest\x1a$.outrider.v1.RemoveGuardrailResponse\x12Y\n" +
 	"\x0eListGuardrails\x12\".outrider.v1.ListGuardrailsRequest\x1a#.outrider.v1.ListGuardrailsResponse\x12S\n" +
@@ -2139,7 +2461,7 @@ func file_outrider_v1_supervisor_service_proto_rawDescGZIP() []byte {
 }
 
 var file_outrider_v1_supervisor_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_outrider_v1_supervisor_service_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_outrider_v1_supervisor_service_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(WaitMode)(0),                         // 0: outrider.v1.WaitMode
 	(*RegisterAgentRequest)(nil),          // 1: outrider.v1.RegisterAgentRequest
@@ -2152,107 +2474,121 @@ var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(*ListAgentsResponse)(nil),            // 8: outrider.v1.ListAgentsResponse
 	(*CheckActionRequest)(nil),            // 9: outrider.v1.CheckActionRequest
 	(*CheckActionResponse)(nil),           // 10: outrider.v1.CheckActionResponse
-	(*AddGuardrailRequest)(nil),           // 11: outrider.v1.AddGuardrailRequest
-	(*AddGuardrailResponse)(nil),          // 12: outrider.v1.AddGuardrailResponse
-	(*RemoveGuardrailRequest)(nil),        // 13: outrider.v1.RemoveGuardrailRequest
-	(*RemoveGuardrailResponse)(nil),       // 14: outrider.v1.RemoveGuardrailResponse
-	(*ListGuardrailsRequest)(nil),         // 15: outrider.v1.ListGuardrailsRequest
-	(*ListGuardrailsResponse)(nil),        // 16: outrider.v1.ListGuardrailsResponse
-	(*ReloadPolicyRequest)(nil),           // 17: outrider.v1.ReloadPolicyRequest
-	(*ReloadPolicyResponse)(nil),          // 18: outrider.v1.ReloadPolicyResponse
-	(*ListDecisionsRequest)(nil),          // 19: outrider.v1.ListDecisionsRequest
-	(*ListDecisionsResponse)(nil),         // 20: outrider.v1.ListDecisionsResponse
-	(*GetApprovalRequest)(nil),            // 21: outrider.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),           // 22: outrider.v1.GetApprovalResponse
-	(*WatchApprovalRequest)(nil),          // 23: outrider.v1.WatchApprovalRequest
-	(*WatchApprovalResponse)(nil),         // 24: outrider.v1.WatchApprovalResponse
-	(*ListApprovalsRequest)(nil),          // 25: outrider.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),         // 26: outrider.v1.ListApprovalsResponse
-	(*DecideApprovalRequest)(nil),         // 27: outrider.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),        // 28: outrider.v1.DecideApprovalResponse
-	(*CancelApprovalRequest)(nil),         // 29: outrider.v1.CancelApprovalRequest
-	(*CancelApprovalResponse)(nil),        // 30: outrider.v1.CancelApprovalResponse
-	(*AddApprovalPatternRequest)(nil),     // 31: outrider.v1.AddApprovalPatternRequest
-	(*AddApprovalPatternResponse)(nil),    // 32: outrider.v1.AddApprovalPatternResponse
-	(*RemoveApprovalPatternRequest)(nil),  // 33: outrider.v1.RemoveApprovalPatternRequest
-	(*RemoveApprovalPatternResponse)(nil), // 34: outrider.v1.RemoveApprovalPatternResponse
-	nil,                                   // 35: outrider.v1.CheckActionRequest.BinaryContextEntry
-	(*Agent)(nil),                         // 36: outrider.v1.Agent
-	(*structpb.Struct)(nil),               // 37: google.protobuf.Struct
-	(Severity)(0),                         // 38: outrider.v1.Severity
-	(*GuardrailWarning)(nil),              // 39: outrider.v1.GuardrailWarning
-	(*Approval)(nil),                      // 40: outrider.v1.Approval
-	(*Guardrail)(nil),                     // 41: outrider.v1.Guardrail
-	(*timestamppb.Timestamp)(nil),         // 42: google.protobuf.Timestamp
-	(*Decision)(nil),                      // 43: outrider.v1.Decision
-	(ApprovalState)(0),                    // 44: outrider.v1.ApprovalState
+	(*ExplainActionRequest)(nil),          // 11: outrider.v1.ExplainActionRequest
+	(*GuardrailExplanation)(nil),          // 12: outrider.v1.GuardrailExplanation
+	(*ExplainActionResponse)(nil),         // 13: outrider.v1.ExplainActionResponse
+	(*AddGuardrailRequest)(nil),           // 14: outrider.v1.AddGuardrailRequest
+	(*AddGuardrailResponse)(nil),          // 15: outrider.v1.AddGuardrailResponse
+	(*RemoveGuardrailRequest)(nil),        // 16: outrider.v1.RemoveGuardrailRequest
+	(*RemoveGuardrailResponse)(nil),       // 17: outrider.v1.RemoveGuardrailResponse
+	(*ListGuardrailsRequest)(nil),         // 18: outrider.v1.ListGuardrailsRequest
+	(*ListGuardrailsResponse)(nil),        // 19: outrider.v1.ListGuardrailsResponse
+	(*ReloadPolicyRequest)(nil),           // 20: outrider.v1.ReloadPolicyRequest
+	(*ReloadPolicyResponse)(nil),          // 21: outrider.v1.ReloadPolicyResponse
+	(*ListDecisionsRequest)(nil),          // 22: outrider.v1.ListDecisionsRequest
+	(*ListDecisionsResponse)(nil),         // 23: outrider.v1.ListDecisionsResponse
+	(*GetApprovalRequest)(nil),            // 24: outrider.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),           // 25: outrider.v1.GetApprovalResponse
+	(*WatchApprovalRequest)(nil),          // 26: outrider.v1.WatchApprovalRequest
+	(*WatchApprovalResponse)(nil),         // 27: outrider.v1.WatchApprovalResponse
+	(*ListApprovalsRequest)(nil),          // 28: outrider.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),         // 29: outrider.v1.ListApprovalsResponse
+	(*DecideApprovalRequest)(nil),         // 30: outrider.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),        // 31: outrider.v1.DecideApprovalResponse
+	(*CancelApprovalRequest)(nil),         // 32: outrider.v1.CancelApprovalRequest
+	(*CancelApprovalResponse)(nil),        // 33: outrider.v1.CancelApprovalResponse
+	(*AddApprovalPatternRequest)(nil),     // 34: outrider.v1.AddApprovalPatternRequest
+	(*AddApprovalPatternResponse)(nil),    // 35: outrider.v1.AddApprovalPatternResponse
+	(*RemoveApprovalPatternRequest)(nil),  // 36: outrider.v1.RemoveApprovalPatternRequest
+	(*RemoveApprovalPatternResponse)(nil), // 37: outrider.v1.RemoveApprovalPatternResponse
+	nil,                                   // 38: outrider.v1.CheckActionRequest.BinaryContextEntry
+	nil,                                   // 39: outrider.v1.ExplainActionRequest.BinaryContextEntry
+	(*Agent)(nil),                         // 40: outrider.v1.Agent
+	(*structpb.Struct)(nil),               // 41: google.protobuf.Struct
+	(Severity)(0),                         // 42: outrider.v1.Severity
+	(*GuardrailWarning)(nil),              // 43: outrider.v1.GuardrailWarning
+	(*Approval)(nil),                      // 44: outrider.v1.Approval
+	(*durationpb.Duration)(nil),           // 45: google.protobuf.Duration
+	(*Guardrail)(nil),                     // 46: outrider.v1.Guardrail
+	(*timestamppb.Timestamp)(nil),         // 47: google.protobuf.Timestamp
+	(*Decision)(nil),                      // 48: outrider.v1.Decision
+	(ApprovalState)(0),                    // 49: outrider.v1.ApprovalState
 }
 var file_outrider_v1_supervisor_service_proto_depIdxs = []int32{
-	36, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
-	36, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
-	36, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
-	36, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
-	37, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
-	35, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
+	40, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
+	40, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
+	40, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
+	40, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
+	41, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
+	38, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
 	0,  // 6: outrider.v1.CheckActionRequest.wait_mode:type_name -> outrider.v1.WaitMode
-	38, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
-	39, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
-	40, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
-	37, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
-	41, // 11: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
-	41, // 12: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
-	41, // 13: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
-	42, // 14: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
-	42, // 15: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
-	43, // 16: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
-	40, // 17: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
-	40, // 18: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
-	44, // 19: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
-	42, // 20: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
-	42, // 21: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
-	40, // 22: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
-	37, // 23: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
-	40, // 24: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
-	40, // 25: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
-	1,  // 26: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
-	3,  // 27: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
-	5,  // 28: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
-	7,  // 29: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
-	9,  // 30: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
-	11, // 31: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
-	13, // 32: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
-	15, // 33: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
-	17, // 34: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
-	19, // 35: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
-	21, // 36: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
-	23, // 37: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
-	25, // 38: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
-	27, // 39: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
-	29, // 40: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
-	31, // 41: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
-	33, // 42: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
-	2,  // 43: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
-	4,  // 44: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
-	6,  // 45: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
-	8,  // 46: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
-	10, // 47: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
-	12, // 48: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
-	14, // 49: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
-	16, // 50: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
-	18, // 51: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
-	20, // 52: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
-	22, // 53: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
-	24, // 54: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
-	26, // 55: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
-	28, // 56: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
-	30, // 57: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
-	32, // 58: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
-	34, // 59: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
-	43, // [43:60] is the sub-list for method output_type
-	26, // [26:43] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	42, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
+	43, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	44, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
+	41, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
+	41, // 11: outrider.v1.ExplainActionRequest.context:type_name -> google.protobuf.Struct
+	39, // 12: outrider.v1.ExplainActionRequest.binary_context:type_name -> outrider.v1.ExplainActionRequest.BinaryContextEntry
+	42, // 13: outrider.v1.GuardrailExplanation.severity:type_name -> outrider.v1.Severity
+	45, // 14: outrider.v1.GuardrailExplanation.duration:type_name -> google.protobuf.Duration
+	42, // 15: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
+	43, // 16: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	12, // 17: outrider.v1.ExplainActionResponse.guardrails:type_name -> outrider.v1.GuardrailExplanation
+	46, // 18: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
+	46, // 19: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
+	46, // 20: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
+	47, // 21: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
+	47, // 22: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
+	48, // 23: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
+	44, // 24: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 25: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
+	49, // 26: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
+	47, // 27: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
+	47, // 28: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
+	44, // 29: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
+	41, // 30: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
+	44, // 31: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 32: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
+	1,  // 33: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
+	3,  // 34: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
+	5,  // 35: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
+	7,  // 36: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
+	9,  // 37: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
+	11, // 38: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
+	14, // 39: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
+	16, // 40: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
+	18, // 41: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
+	20, // 42: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
+	22, // 43: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
+	24, // 44: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
+	26, // 45: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
+	28, // 46: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
+	30, // 47: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
+	32, // 48: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
+	34, // 49: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
+	36, // 50: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
+	2,  // 51: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
+	4,  // 52: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
+	6,  // 53: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
+	8,  // 54: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
+	10, // 55: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
+	13, // 56: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
+	15, // 57: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
+	17, // 58: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
+	19, // 59: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
+	21, // 60: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
+	23, // 61: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
+	25, // 62: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
+	27, // 63: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
+	29, // 64: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
+	31, // 65: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
+	33, // 66: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
+	35, // 67: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
+	37, // 68: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
+	51, // [51:69] is the sub-list for method output_type
+	33, // [33:51] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_supervisor_service_proto_init() }
@@ -2268,7 +2604,7 @@ func file_outrider_v1_supervisor_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_supervisor_service_proto_rawDesc), len(file_outrider_v1_supervisor_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

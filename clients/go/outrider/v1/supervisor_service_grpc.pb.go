@@ -24,6 +24,7 @@ const (
 	SupervisorService_GetAgent_FullMethodName              = "/outrider.v1.SupervisorService/GetAgent"
 	SupervisorService_ListAgents_FullMethodName            = "/outrider.v1.SupervisorService/ListAgents"
 	SupervisorService_CheckAction_FullMethodName           = "/outrider.v1.SupervisorService/CheckAction"
+	SupervisorService_ExplainAction_FullMethodName         = "/outrider.v1.SupervisorService/ExplainAction"
 	SupervisorService_AddGuardrail_FullMethodName          = "/outrider.v1.SupervisorService/AddGuardrail"
 	SupervisorService_RemoveGuardrail_FullMethodName       = "/outrider.v1.SupervisorService/RemoveGuardrail"
 	SupervisorService_ListGuardrails_FullMethodName        = "/outrider.v1.SupervisorService/ListGuardrails"
@@ -63,6 +64,13 @@ type SupervisorServiceClient interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(ctx context.Context, in *CheckActionRequest, opts ...grpc.CallOption) (*CheckActionResponse, error)
+	// What CheckAction would answer for this call now, guardrail by guardrail in
+	// evaluation order, with no side effect: no rate-limit count, no approval
+	// request, no circuit-breaker permit, no decision-log record, no metric. A
+	// hitl guardrail that matches ends the explanation with allowed=false and
+	// needs_approval=true ("would ask a human"). An operator, or an agent for
+	// itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+	ExplainAction(ctx context.Context, in *ExplainActionRequest, opts ...grpc.CallOption) (*ExplainActionResponse, error)
 	// Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
 	// kind, bad options (e.g. an invalid regex), empty name.
 	AddGuardrail(ctx context.Context, in *AddGuardrailRequest, opts ...grpc.CallOption) (*AddGuardrailResponse, error)
@@ -149,6 +157,16 @@ func (c *supervisorServiceClient) CheckAction(ctx context.Context, in *CheckActi
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CheckActionResponse)
 	err := c.cc.Invoke(ctx, SupervisorService_CheckAction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *supervisorServiceClient) ExplainAction(ctx context.Context, in *ExplainActionRequest, opts ...grpc.CallOption) (*ExplainActionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainActionResponse)
+	err := c.cc.Invoke(ctx, SupervisorService_ExplainAction_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +327,13 @@ type SupervisorServiceServer interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(context.Context, *CheckActionRequest) (*CheckActionResponse, error)
+	// What CheckAction would answer for this call now, guardrail by guardrail in
+	// evaluation order, with no side effect: no rate-limit count, no approval
+	// request, no circuit-breaker permit, no decision-log record, no metric. A
+	// hitl guardrail that matches ends the explanation with allowed=false and
+	// needs_approval=true ("would ask a human"). An operator, or an agent for
+	// itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+	ExplainAction(context.Context, *ExplainActionRequest) (*ExplainActionResponse, error)
 	// Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
 	// kind, bad options (e.g. an invalid regex), empty name.
 	AddGuardrail(context.Context, *AddGuardrailRequest) (*AddGuardrailResponse, error)
@@ -365,6 +390,9 @@ func (UnimplementedSupervisorServiceServer) ListAgents(context.Context, *ListAge
 }
 func (UnimplementedSupervisorServiceServer) CheckAction(context.Context, *CheckActionRequest) (*CheckActionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckAction not implemented")
+}
+func (UnimplementedSupervisorServiceServer) ExplainAction(context.Context, *ExplainActionRequest) (*ExplainActionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExplainAction not implemented")
 }
 func (UnimplementedSupervisorServiceServer) AddGuardrail(context.Context, *AddGuardrailRequest) (*AddGuardrailResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddGuardrail not implemented")
@@ -509,6 +537,24 @@ func _SupervisorService_CheckAction_Handler(srv interface{}, ctx context.Context
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(SupervisorServiceServer).CheckAction(ctx, req.(*CheckActionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SupervisorService_ExplainAction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainActionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SupervisorServiceServer).ExplainAction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SupervisorService_ExplainAction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SupervisorServiceServer).ExplainAction(ctx, req.(*ExplainActionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -748,6 +794,10 @@ var SupervisorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CheckAction",
 			Handler:    _SupervisorService_CheckAction_Handler,
+		},
+		{
+			MethodName: "ExplainAction",
+			Handler:    _SupervisorService_ExplainAction_Handler,
 		},
 		{
 			MethodName: "AddGuardrail",

@@ -1,5 +1,6 @@
 import datetime
 
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import common_pb2 as _common_pb2
@@ -124,6 +125,67 @@ class CheckActionResponse(_message.Message):
     effective_context: _struct_pb2.Struct
     permit_id: str
     def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., decision_id: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., approval: _Optional[_Union[_supervisor_pb2.Approval, _Mapping]] = ..., effective_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., permit_id: _Optional[str] = ...) -> None: ...
+
+class ExplainActionRequest(_message.Message):
+    __slots__ = ("agent_id", "action", "context", "binary_context")
+    class BinaryContextEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: bytes
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[bytes] = ...) -> None: ...
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    BINARY_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    action: str
+    context: _struct_pb2.Struct
+    binary_context: _containers.ScalarMap[str, bytes]
+    def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., binary_context: _Optional[_Mapping[str, bytes]] = ...) -> None: ...
+
+class GuardrailExplanation(_message.Message):
+    __slots__ = ("guardrail", "kind", "evaluated", "allowed", "severity", "reason", "duration", "decided", "needs_approval", "error")
+    GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DURATION_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    guardrail: str
+    kind: str
+    evaluated: bool
+    allowed: bool
+    severity: _common_pb2.Severity
+    reason: str
+    duration: _duration_pb2.Duration
+    decided: bool
+    needs_approval: bool
+    error: str
+    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., evaluated: _Optional[bool] = ..., allowed: _Optional[bool] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ..., duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., decided: _Optional[bool] = ..., needs_approval: _Optional[bool] = ..., error: _Optional[str] = ...) -> None: ...
+
+class ExplainActionResponse(_message.Message):
+    __slots__ = ("allowed", "reason", "severity", "guardrail", "warnings", "guardrails", "needs_approval")
+    ALLOWED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    GUARDRAILS_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    allowed: bool
+    reason: str
+    severity: _common_pb2.Severity
+    guardrail: str
+    warnings: _containers.RepeatedCompositeFieldContainer[_supervisor_pb2.GuardrailWarning]
+    guardrails: _containers.RepeatedCompositeFieldContainer[GuardrailExplanation]
+    needs_approval: bool
+    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., guardrails: _Optional[_Iterable[_Union[GuardrailExplanation, _Mapping]]] = ..., needs_approval: _Optional[bool] = ...) -> None: ...
 
 class AddGuardrailRequest(_message.Message):
     __slots__ = ("guardrail", "request_id")

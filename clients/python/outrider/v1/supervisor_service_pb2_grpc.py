@@ -65,6 +65,11 @@ class SupervisorServiceStub:
                 request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.FromString,
                 _registered_method=True)
+        self.ExplainAction = channel.unary_unary(
+                '/outrider.v1.SupervisorService/ExplainAction',
+                request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionResponse.FromString,
+                _registered_method=True)
         self.AddGuardrail = channel.unary_unary(
                 '/outrider.v1.SupervisorService/AddGuardrail',
                 request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.AddGuardrailRequest.SerializeToString,
@@ -170,6 +175,18 @@ class SupervisorServiceServicer:
         """Runs the guardrail chain for one action. Trust-root guardrails run first,
         then the others in chain order; the first block wins; warnings accumulate.
         INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExplainAction(self, request, context):
+        """What CheckAction would answer for this call now, guardrail by guardrail in
+        evaluation order, with no side effect: no rate-limit count, no approval
+        request, no circuit-breaker permit, no decision-log record, no metric. A
+        hitl guardrail that matches ends the explanation with allowed=false and
+        needs_approval=true ("would ask a human"). An operator, or an agent for
+        itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -294,6 +311,11 @@ def add_SupervisorServiceServicer_to_server(servicer, server):
                     servicer.CheckAction,
                     request_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.SerializeToString,
+            ),
+            'ExplainAction': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExplainAction,
+                    request_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionResponse.SerializeToString,
             ),
             'AddGuardrail': grpc.unary_unary_rpc_method_handler(
                     servicer.AddGuardrail,
@@ -497,6 +519,33 @@ class SupervisorService:
             '/outrider.v1.SupervisorService/CheckAction',
             outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.SerializeToString,
             outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExplainAction(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.SupervisorService/ExplainAction',
+            outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionRequest.SerializeToString,
+            outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionResponse.FromString,
             options,
             channel_credentials,
             insecure,

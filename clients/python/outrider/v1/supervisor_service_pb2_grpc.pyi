@@ -56,6 +56,14 @@ class SupervisorServiceStub:
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
     """
+    ExplainAction: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]
+    """What CheckAction would answer for this call now, guardrail by guardrail in
+    evaluation order, with no side effect: no rate-limit count, no approval
+    request, no circuit-breaker permit, no decision-log record, no metric. A
+    hitl guardrail that matches ends the explanation with allowed=false and
+    needs_approval=true ("would ask a human"). An operator, or an agent for
+    itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+    """
     AddGuardrail: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
     kind, bad options (e.g. an invalid regex), empty name.
@@ -122,6 +130,14 @@ class SupervisorServiceAsyncStub(SupervisorServiceStub):
     """Runs the guardrail chain for one action. Trust-root guardrails run first,
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+    """
+    ExplainAction: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]  # type: ignore[assignment]
+    """What CheckAction would answer for this call now, guardrail by guardrail in
+    evaluation order, with no side effect: no rate-limit count, no approval
+    request, no circuit-breaker permit, no decision-log record, no metric. A
+    hitl guardrail that matches ends the explanation with allowed=false and
+    needs_approval=true ("would ask a human"). An operator, or an agent for
+    itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
     """
     AddGuardrail: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.AddGuardrailRequest, _supervisor_service_pb2.AddGuardrailResponse]  # type: ignore[assignment]
     """Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
@@ -216,6 +232,20 @@ class SupervisorServiceServicer(metaclass=_abc_1.ABCMeta):
         """Runs the guardrail chain for one action. Trust-root guardrails run first,
         then the others in chain order; the first block wins; warnings accumulate.
         INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+        """
+
+    @_abc_1.abstractmethod
+    def ExplainAction(
+        self,
+        request: _supervisor_service_pb2.ExplainActionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_supervisor_service_pb2.ExplainActionResponse, _abc.Awaitable[_supervisor_service_pb2.ExplainActionResponse]]:
+        """What CheckAction would answer for this call now, guardrail by guardrail in
+        evaluation order, with no side effect: no rate-limit count, no approval
+        request, no circuit-breaker permit, no decision-log record, no metric. A
+        hitl guardrail that matches ends the explanation with allowed=false and
+        needs_approval=true ("would ask a human"). An operator, or an agent for
+        itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
         """
 
     @_abc_1.abstractmethod

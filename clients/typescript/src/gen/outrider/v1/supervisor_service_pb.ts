@@ -4,8 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Agent, Severity } from "./common_pb.js";
 import { file_outrider_v1_common } from "./common_pb.js";
 import type { Approval, ApprovalState, Decision, Guardrail, GuardrailWarning } from "./supervisor_pb.js";
@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/supervisor_service.proto.
  */
 export const file_outrider_v1_supervisor_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSJUChNBZGRHdWFyZHJhaWxSZXF1ZXN0EikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBISCgpyZXF1ZXN0X2lkGAIgASgJIlMKFEFkZEd1YXJkcmFpbFJlc3BvbnNlEikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBIQCghwb3NpdGlvbhgCIAEoBSI6ChZSZW1vdmVHdWFyZHJhaWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIwChdSZW1vdmVHdWFyZHJhaWxSZXNwb25zZRIVCg1yZW1vdmVkX2NvdW50GAEgASgFIhcKFUxpc3RHdWFyZHJhaWxzUmVxdWVzdCJEChZMaXN0R3VhcmRyYWlsc1Jlc3BvbnNlEioKCmd1YXJkcmFpbHMYASADKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwiFQoTUmVsb2FkUG9saWN5UmVxdWVzdCI/ChRSZWxvYWRQb2xpY3lSZXNwb25zZRIXCg9ndWFyZHJhaWxfY291bnQYASABKAUSDgoGc291cmNlGAIgASgJIuEBChRMaXN0RGVjaXNpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIRCglndWFyZHJhaWwYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJIloKFUxpc3REZWNpc2lvbnNSZXNwb25zZRIoCglkZWNpc2lvbnMYASADKAsyFS5vdXRyaWRlci52MS5EZWNpc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoSR2V0QXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJIj4KE0dldEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCIrChRXYXRjaEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCSJAChVXYXRjaEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCL6AQoUTGlzdEFwcHJvdmFsc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEikKBXN0YXRlGAMgASgOMhoub3V0cmlkZXIudjEuQXBwcm92YWxTdGF0ZRIQCghyZXZpZXdlchgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAcgASgFEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoVTGlzdEFwcHJvdmFsc1Jlc3BvbnNlEigKCWFwcHJvdmFscxgBIAMoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKTAQoVRGVjaWRlQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCg5lZGl0ZWRfY29udGV4dBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJBChZEZWNpZGVBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiUAoVQ2FuY2VsQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkEKFkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCJTChlBZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0EhEKCWd1YXJkcmFpbBgBIAEoCRIPCgdwYXR0ZXJuGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiLgoaQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USEAoIcGF0dGVybnMYASADKAkiVgocUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBIRCglndWFyZHJhaWwYASABKAkSDwoHcGF0dGVybhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjEKHVJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEhAKCHBhdHRlcm5zGAEgAygJKlkKCFdhaXRNb2RlEhkKFVdBSVRfTU9ERV9VTlNQRUNJRklFRBAAEhYKEldBSVRfTU9ERV9CTE9DS0lORxABEhoKFldBSVRfTU9ERV9OT05fQkxPQ0tJTkcQAjL/CwoRU3VwZXJ2aXNvclNlcnZpY2USVgoNUmVnaXN0ZXJBZ2VudBIhLm91dHJpZGVyLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0GiIub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlc3BvbnNlElwKD0RlcmVnaXN0ZXJBZ2VudBIjLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QaJC5vdXRyaWRlci52MS5EZXJlZ2lzdGVyQWdlbnRSZXNwb25zZRJHCghHZXRBZ2VudBIcLm91dHJpZGVyLnYxLkdldEFnZW50UmVxdWVzdBodLm91dHJpZGVyLnYxLkdldEFnZW50UmVzcG9uc2USTQoKTGlzdEFnZW50cxIeLm91dHJpZGVyLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh8ub3V0cmlkZXIudjEuTGlzdEFnZW50c1Jlc3BvbnNlElAKC0NoZWNrQWN0aW9uEh8ub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXF1ZXN0GiAub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXNwb25zZRJTCgxBZGRHdWFyZHJhaWwSIC5vdXRyaWRlci52MS5BZGRHdWFyZHJhaWxSZXF1ZXN0GiEub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVzcG9uc2USXAoPUmVtb3ZlR3VhcmRyYWlsEiMub3V0cmlkZXIudjEuUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBokLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlc3BvbnNlElkKDkxpc3RHdWFyZHJhaWxzEiIub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXF1ZXN0GiMub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXNwb25zZRJTCgxSZWxvYWRQb2xpY3kSIC5vdXRyaWRlci52MS5SZWxvYWRQb2xpY3lSZXF1ZXN0GiEub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVzcG9uc2USVgoNTGlzdERlY2lzaW9ucxIhLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdERlY2lzaW9uc1Jlc3BvbnNlElAKC0dldEFwcHJvdmFsEh8ub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXF1ZXN0GiAub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXNwb25zZRJYCg1XYXRjaEFwcHJvdmFsEiEub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlcXVlc3QaIi5vdXRyaWRlci52MS5XYXRjaEFwcHJvdmFsUmVzcG9uc2UwARJWCg1MaXN0QXBwcm92YWxzEiEub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1JlcXVlc3QaIi5vdXRyaWRlci52MS5MaXN0QXBwcm92YWxzUmVzcG9uc2USWQoORGVjaWRlQXBwcm92YWwSIi5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlcXVlc3QaIy5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlc3BvbnNlElkKDkNhbmNlbEFwcHJvdmFsEiIub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXNwb25zZRJlChJBZGRBcHByb3ZhbFBhdHRlcm4SJi5vdXRyaWRlci52MS5BZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0Gicub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USbgoVUmVtb3ZlQXBwcm92YWxQYXR0ZXJuEikub3V0cmlkZXIudjEuUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBoqLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlQm8KD2Rldi5vdXRyaWRlci52MUIWU3VwZXJ2aXNvclNlcnZpY2VQcm90b1ABWkJnaXRodWIuY29tL291dHJpZGVyLWRldi9vdXRyaWRlci9jbGllbnRzL2dvL291dHJpZGVyL3YxO291dHJpZGVydjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
+  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSLmAQoURXhwbGFpbkFjdGlvblJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEigKB2NvbnRleHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EkwKDmJpbmFyeV9jb250ZXh0GAQgAygLMjQub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QuQmluYXJ5Q29udGV4dEVudHJ5GjQKEkJpbmFyeUNvbnRleHRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBIvkBChRHdWFyZHJhaWxFeHBsYW5hdGlvbhIRCglndWFyZHJhaWwYASABKAkSDAoEa2luZBgCIAEoCRIRCglldmFsdWF0ZWQYAyABKAgSDwoHYWxsb3dlZBgEIAEoCBInCghzZXZlcml0eRgFIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5Eg4KBnJlYXNvbhgGIAEoCRIrCghkdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdkZWNpZGVkGAggASgIEhYKDm5lZWRzX2FwcHJvdmFsGAkgASgIEg0KBWVycm9yGAogASgJIvQBChVFeHBsYWluQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSLwoId2FybmluZ3MYBSADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEjUKCmd1YXJkcmFpbHMYBiADKAsyIS5vdXRyaWRlci52MS5HdWFyZHJhaWxFeHBsYW5hdGlvbhIWCg5uZWVkc19hcHByb3ZhbBgHIAEoCCJUChNBZGRHdWFyZHJhaWxSZXF1ZXN0EikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBISCgpyZXF1ZXN0X2lkGAIgASgJIlMKFEFkZEd1YXJkcmFpbFJlc3BvbnNlEikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBIQCghwb3NpdGlvbhgCIAEoBSI6ChZSZW1vdmVHdWFyZHJhaWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIwChdSZW1vdmVHdWFyZHJhaWxSZXNwb25zZRIVCg1yZW1vdmVkX2NvdW50GAEgASgFIhcKFUxpc3RHdWFyZHJhaWxzUmVxdWVzdCJEChZMaXN0R3VhcmRyYWlsc1Jlc3BvbnNlEioKCmd1YXJkcmFpbHMYASADKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwiFQoTUmVsb2FkUG9saWN5UmVxdWVzdCI/ChRSZWxvYWRQb2xpY3lSZXNwb25zZRIXCg9ndWFyZHJhaWxfY291bnQYASABKAUSDgoGc291cmNlGAIgASgJIuEBChRMaXN0RGVjaXNpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIRCglndWFyZHJhaWwYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJIloKFUxpc3REZWNpc2lvbnNSZXNwb25zZRIoCglkZWNpc2lvbnMYASADKAsyFS5vdXRyaWRlci52MS5EZWNpc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoSR2V0QXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJIj4KE0dldEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCIrChRXYXRjaEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCSJAChVXYXRjaEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCL6AQoUTGlzdEFwcHJvdmFsc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEikKBXN0YXRlGAMgASgOMhoub3V0cmlkZXIudjEuQXBwcm92YWxTdGF0ZRIQCghyZXZpZXdlchgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAcgASgFEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoVTGlzdEFwcHJvdmFsc1Jlc3BvbnNlEigKCWFwcHJvdmFscxgBIAMoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKTAQoVRGVjaWRlQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCg5lZGl0ZWRfY29udGV4dBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJBChZEZWNpZGVBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiUAoVQ2FuY2VsQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkEKFkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCJTChlBZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0EhEKCWd1YXJkcmFpbBgBIAEoCRIPCgdwYXR0ZXJuGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiLgoaQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USEAoIcGF0dGVybnMYASADKAkiVgocUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBIRCglndWFyZHJhaWwYASABKAkSDwoHcGF0dGVybhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjEKHVJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEhAKCHBhdHRlcm5zGAEgAygJKlkKCFdhaXRNb2RlEhkKFVdBSVRfTU9ERV9VTlNQRUNJRklFRBAAEhYKEldBSVRfTU9ERV9CTE9DS0lORxABEhoKFldBSVRfTU9ERV9OT05fQkxPQ0tJTkcQAjLXDAoRU3VwZXJ2aXNvclNlcnZpY2USVgoNUmVnaXN0ZXJBZ2VudBIhLm91dHJpZGVyLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0GiIub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlc3BvbnNlElwKD0RlcmVnaXN0ZXJBZ2VudBIjLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QaJC5vdXRyaWRlci52MS5EZXJlZ2lzdGVyQWdlbnRSZXNwb25zZRJHCghHZXRBZ2VudBIcLm91dHJpZGVyLnYxLkdldEFnZW50UmVxdWVzdBodLm91dHJpZGVyLnYxLkdldEFnZW50UmVzcG9uc2USTQoKTGlzdEFnZW50cxIeLm91dHJpZGVyLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh8ub3V0cmlkZXIudjEuTGlzdEFnZW50c1Jlc3BvbnNlElAKC0NoZWNrQWN0aW9uEh8ub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXF1ZXN0GiAub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXNwb25zZRJWCg1FeHBsYWluQWN0aW9uEiEub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QaIi5vdXRyaWRlci52MS5FeHBsYWluQWN0aW9uUmVzcG9uc2USUwoMQWRkR3VhcmRyYWlsEiAub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVxdWVzdBohLm91dHJpZGVyLnYxLkFkZEd1YXJkcmFpbFJlc3BvbnNlElwKD1JlbW92ZUd1YXJkcmFpbBIjLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlcXVlc3QaJC5vdXRyaWRlci52MS5SZW1vdmVHdWFyZHJhaWxSZXNwb25zZRJZCg5MaXN0R3VhcmRyYWlscxIiLm91dHJpZGVyLnYxLkxpc3RHdWFyZHJhaWxzUmVxdWVzdBojLm91dHJpZGVyLnYxLkxpc3RHdWFyZHJhaWxzUmVzcG9uc2USUwoMUmVsb2FkUG9saWN5EiAub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVxdWVzdBohLm91dHJpZGVyLnYxLlJlbG9hZFBvbGljeVJlc3BvbnNlElYKDUxpc3REZWNpc2lvbnMSIS5vdXRyaWRlci52MS5MaXN0RGVjaXNpb25zUmVxdWVzdBoiLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXNwb25zZRJQCgtHZXRBcHByb3ZhbBIfLm91dHJpZGVyLnYxLkdldEFwcHJvdmFsUmVxdWVzdBogLm91dHJpZGVyLnYxLkdldEFwcHJvdmFsUmVzcG9uc2USWAoNV2F0Y2hBcHByb3ZhbBIhLm91dHJpZGVyLnYxLldhdGNoQXBwcm92YWxSZXF1ZXN0GiIub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlc3BvbnNlMAESVgoNTGlzdEFwcHJvdmFscxIhLm91dHJpZGVyLnYxLkxpc3RBcHByb3ZhbHNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1Jlc3BvbnNlElkKDkRlY2lkZUFwcHJvdmFsEiIub3V0cmlkZXIudjEuRGVjaWRlQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuRGVjaWRlQXBwcm92YWxSZXNwb25zZRJZCg5DYW5jZWxBcHByb3ZhbBIiLm91dHJpZGVyLnYxLkNhbmNlbEFwcHJvdmFsUmVxdWVzdBojLm91dHJpZGVyLnYxLkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USZQoSQWRkQXBwcm92YWxQYXR0ZXJuEiYub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBonLm91dHJpZGVyLnYxLkFkZEFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEm4KFVJlbW92ZUFwcHJvdmFsUGF0dGVybhIpLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlcXVlc3QaKi5vdXRyaWRlci52MS5SZW1vdmVBcHByb3ZhbFBhdHRlcm5SZXNwb25zZUJvCg9kZXYub3V0cmlkZXIudjFCFlN1cGVydmlzb3JTZXJ2aWNlUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
 
 /**
  * @generated from message outrider.v1.RegisterAgentRequest
@@ -303,6 +303,173 @@ export const CheckActionResponseSchema: GenMessage<CheckActionResponse> = /*@__P
   messageDesc(file_outrider_v1_supervisor_service, 9);
 
 /**
+ * @generated from message outrider.v1.ExplainActionRequest
+ */
+export type ExplainActionRequest = Message<"outrider.v1.ExplainActionRequest"> & {
+  /**
+   * The agent the call would come from (an agent credential: itself only).
+   *
+   * @generated from field: string agent_id = 1;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct context = 3;
+   */
+  context?: JsonObject | undefined;
+
+  /**
+   * As CheckActionRequest.binary_context.
+   *
+   * @generated from field: map<string, bytes> binary_context = 4;
+   */
+  binaryContext: { [key: string]: Uint8Array };
+};
+
+/**
+ * Describes the message outrider.v1.ExplainActionRequest.
+ * Use `create(ExplainActionRequestSchema)` to create a new message.
+ */
+export const ExplainActionRequestSchema: GenMessage<ExplainActionRequest> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 10);
+
+/**
+ * One guardrail of the chain, in evaluation order.
+ *
+ * @generated from message outrider.v1.GuardrailExplanation
+ */
+export type GuardrailExplanation = Message<"outrider.v1.GuardrailExplanation"> & {
+  /**
+   * The guardrail's name and kind.
+   *
+   * @generated from field: string guardrail = 1;
+   */
+  guardrail: string;
+
+  /**
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * False when an earlier guardrail decided, so this one would not run (the
+   * verdict fields are then unset).
+   *
+   * @generated from field: bool evaluated = 3;
+   */
+  evaluated: boolean;
+
+  /**
+   * @generated from field: bool allowed = 4;
+   */
+  allowed: boolean;
+
+  /**
+   * @generated from field: outrider.v1.Severity severity = 5;
+   */
+  severity: Severity;
+
+  /**
+   * @generated from field: string reason = 6;
+   */
+  reason: string;
+
+  /**
+   * How long its evaluation took here.
+   *
+   * @generated from field: google.protobuf.Duration duration = 7;
+   */
+  duration?: Duration | undefined;
+
+  /**
+   * This guardrail's result is the answer (the first block, or the last
+   * guardrail when all allow).
+   *
+   * @generated from field: bool decided = 8;
+   */
+  decided: boolean;
+
+  /**
+   * A hitl guardrail that matched: CheckAction would ask a human.
+   *
+   * @generated from field: bool needs_approval = 9;
+   */
+  needsApproval: boolean;
+
+  /**
+   * Set when the guardrail raised (counted as a block, as in CheckAction).
+   *
+   * @generated from field: string error = 10;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message outrider.v1.GuardrailExplanation.
+ * Use `create(GuardrailExplanationSchema)` to create a new message.
+ */
+export const GuardrailExplanationSchema: GenMessage<GuardrailExplanation> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 11);
+
+/**
+ * @generated from message outrider.v1.ExplainActionResponse
+ */
+export type ExplainActionResponse = Message<"outrider.v1.ExplainActionResponse"> & {
+  /**
+   * The answer CheckAction would give (as CheckActionResponse's fields).
+   *
+   * @generated from field: bool allowed = 1;
+   */
+  allowed: boolean;
+
+  /**
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: outrider.v1.Severity severity = 3;
+   */
+  severity: Severity;
+
+  /**
+   * @generated from field: string guardrail = 4;
+   */
+  guardrail: string;
+
+  /**
+   * @generated from field: repeated outrider.v1.GuardrailWarning warnings = 5;
+   */
+  warnings: GuardrailWarning[];
+
+  /**
+   * Every guardrail of the chain, in evaluation order.
+   *
+   * @generated from field: repeated outrider.v1.GuardrailExplanation guardrails = 6;
+   */
+  guardrails: GuardrailExplanation[];
+
+  /**
+   * A hitl guardrail matched: CheckAction would ask a human.
+   *
+   * @generated from field: bool needs_approval = 7;
+   */
+  needsApproval: boolean;
+};
+
+/**
+ * Describes the message outrider.v1.ExplainActionResponse.
+ * Use `create(ExplainActionResponseSchema)` to create a new message.
+ */
+export const ExplainActionResponseSchema: GenMessage<ExplainActionResponse> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 12);
+
+/**
  * @generated from message outrider.v1.AddGuardrailRequest
  */
 export type AddGuardrailRequest = Message<"outrider.v1.AddGuardrailRequest"> & {
@@ -322,7 +489,7 @@ export type AddGuardrailRequest = Message<"outrider.v1.AddGuardrailRequest"> & {
  * Use `create(AddGuardrailRequestSchema)` to create a new message.
  */
 export const AddGuardrailRequestSchema: GenMessage<AddGuardrailRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 10);
+  messageDesc(file_outrider_v1_supervisor_service, 13);
 
 /**
  * @generated from message outrider.v1.AddGuardrailResponse
@@ -346,7 +513,7 @@ export type AddGuardrailResponse = Message<"outrider.v1.AddGuardrailResponse"> &
  * Use `create(AddGuardrailResponseSchema)` to create a new message.
  */
 export const AddGuardrailResponseSchema: GenMessage<AddGuardrailResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 11);
+  messageDesc(file_outrider_v1_supervisor_service, 14);
 
 /**
  * @generated from message outrider.v1.RemoveGuardrailRequest
@@ -368,7 +535,7 @@ export type RemoveGuardrailRequest = Message<"outrider.v1.RemoveGuardrailRequest
  * Use `create(RemoveGuardrailRequestSchema)` to create a new message.
  */
 export const RemoveGuardrailRequestSchema: GenMessage<RemoveGuardrailRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 12);
+  messageDesc(file_outrider_v1_supervisor_service, 15);
 
 /**
  * @generated from message outrider.v1.RemoveGuardrailResponse
@@ -385,7 +552,7 @@ export type RemoveGuardrailResponse = Message<"outrider.v1.RemoveGuardrailRespon
  * Use `create(RemoveGuardrailResponseSchema)` to create a new message.
  */
 export const RemoveGuardrailResponseSchema: GenMessage<RemoveGuardrailResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 13);
+  messageDesc(file_outrider_v1_supervisor_service, 16);
 
 /**
  * @generated from message outrider.v1.ListGuardrailsRequest
@@ -398,7 +565,7 @@ export type ListGuardrailsRequest = Message<"outrider.v1.ListGuardrailsRequest">
  * Use `create(ListGuardrailsRequestSchema)` to create a new message.
  */
 export const ListGuardrailsRequestSchema: GenMessage<ListGuardrailsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 14);
+  messageDesc(file_outrider_v1_supervisor_service, 17);
 
 /**
  * @generated from message outrider.v1.ListGuardrailsResponse
@@ -415,7 +582,7 @@ export type ListGuardrailsResponse = Message<"outrider.v1.ListGuardrailsResponse
  * Use `create(ListGuardrailsResponseSchema)` to create a new message.
  */
 export const ListGuardrailsResponseSchema: GenMessage<ListGuardrailsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 15);
+  messageDesc(file_outrider_v1_supervisor_service, 18);
 
 /**
  * @generated from message outrider.v1.ReloadPolicyRequest
@@ -428,7 +595,7 @@ export type ReloadPolicyRequest = Message<"outrider.v1.ReloadPolicyRequest"> & {
  * Use `create(ReloadPolicyRequestSchema)` to create a new message.
  */
 export const ReloadPolicyRequestSchema: GenMessage<ReloadPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 16);
+  messageDesc(file_outrider_v1_supervisor_service, 19);
 
 /**
  * @generated from message outrider.v1.ReloadPolicyResponse
@@ -454,7 +621,7 @@ export type ReloadPolicyResponse = Message<"outrider.v1.ReloadPolicyResponse"> &
  * Use `create(ReloadPolicyResponseSchema)` to create a new message.
  */
 export const ReloadPolicyResponseSchema: GenMessage<ReloadPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 17);
+  messageDesc(file_outrider_v1_supervisor_service, 20);
 
 /**
  * @generated from message outrider.v1.ListDecisionsRequest
@@ -508,7 +675,7 @@ export type ListDecisionsRequest = Message<"outrider.v1.ListDecisionsRequest"> &
  * Use `create(ListDecisionsRequestSchema)` to create a new message.
  */
 export const ListDecisionsRequestSchema: GenMessage<ListDecisionsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 18);
+  messageDesc(file_outrider_v1_supervisor_service, 21);
 
 /**
  * @generated from message outrider.v1.ListDecisionsResponse
@@ -530,7 +697,7 @@ export type ListDecisionsResponse = Message<"outrider.v1.ListDecisionsResponse">
  * Use `create(ListDecisionsResponseSchema)` to create a new message.
  */
 export const ListDecisionsResponseSchema: GenMessage<ListDecisionsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 19);
+  messageDesc(file_outrider_v1_supervisor_service, 22);
 
 /**
  * @generated from message outrider.v1.GetApprovalRequest
@@ -547,7 +714,7 @@ export type GetApprovalRequest = Message<"outrider.v1.GetApprovalRequest"> & {
  * Use `create(GetApprovalRequestSchema)` to create a new message.
  */
 export const GetApprovalRequestSchema: GenMessage<GetApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 20);
+  messageDesc(file_outrider_v1_supervisor_service, 23);
 
 /**
  * @generated from message outrider.v1.GetApprovalResponse
@@ -564,7 +731,7 @@ export type GetApprovalResponse = Message<"outrider.v1.GetApprovalResponse"> & {
  * Use `create(GetApprovalResponseSchema)` to create a new message.
  */
 export const GetApprovalResponseSchema: GenMessage<GetApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 21);
+  messageDesc(file_outrider_v1_supervisor_service, 24);
 
 /**
  * @generated from message outrider.v1.WatchApprovalRequest
@@ -581,7 +748,7 @@ export type WatchApprovalRequest = Message<"outrider.v1.WatchApprovalRequest"> &
  * Use `create(WatchApprovalRequestSchema)` to create a new message.
  */
 export const WatchApprovalRequestSchema: GenMessage<WatchApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 22);
+  messageDesc(file_outrider_v1_supervisor_service, 25);
 
 /**
  * @generated from message outrider.v1.WatchApprovalResponse
@@ -598,7 +765,7 @@ export type WatchApprovalResponse = Message<"outrider.v1.WatchApprovalResponse">
  * Use `create(WatchApprovalResponseSchema)` to create a new message.
  */
 export const WatchApprovalResponseSchema: GenMessage<WatchApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 23);
+  messageDesc(file_outrider_v1_supervisor_service, 26);
 
 /**
  * @generated from message outrider.v1.ListApprovalsRequest
@@ -650,7 +817,7 @@ export type ListApprovalsRequest = Message<"outrider.v1.ListApprovalsRequest"> &
  * Use `create(ListApprovalsRequestSchema)` to create a new message.
  */
 export const ListApprovalsRequestSchema: GenMessage<ListApprovalsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 24);
+  messageDesc(file_outrider_v1_supervisor_service, 27);
 
 /**
  * @generated from message outrider.v1.ListApprovalsResponse
@@ -672,7 +839,7 @@ export type ListApprovalsResponse = Message<"outrider.v1.ListApprovalsResponse">
  * Use `create(ListApprovalsResponseSchema)` to create a new message.
  */
 export const ListApprovalsResponseSchema: GenMessage<ListApprovalsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 25);
+  messageDesc(file_outrider_v1_supervisor_service, 28);
 
 /**
  * @generated from message outrider.v1.DecideApprovalRequest
@@ -713,7 +880,7 @@ export type DecideApprovalRequest = Message<"outrider.v1.DecideApprovalRequest">
  * Use `create(DecideApprovalRequestSchema)` to create a new message.
  */
 export const DecideApprovalRequestSchema: GenMessage<DecideApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 26);
+  messageDesc(file_outrider_v1_supervisor_service, 29);
 
 /**
  * @generated from message outrider.v1.DecideApprovalResponse
@@ -730,7 +897,7 @@ export type DecideApprovalResponse = Message<"outrider.v1.DecideApprovalResponse
  * Use `create(DecideApprovalResponseSchema)` to create a new message.
  */
 export const DecideApprovalResponseSchema: GenMessage<DecideApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 27);
+  messageDesc(file_outrider_v1_supervisor_service, 30);
 
 /**
  * @generated from message outrider.v1.CancelApprovalRequest
@@ -757,7 +924,7 @@ export type CancelApprovalRequest = Message<"outrider.v1.CancelApprovalRequest">
  * Use `create(CancelApprovalRequestSchema)` to create a new message.
  */
 export const CancelApprovalRequestSchema: GenMessage<CancelApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 28);
+  messageDesc(file_outrider_v1_supervisor_service, 31);
 
 /**
  * @generated from message outrider.v1.CancelApprovalResponse
@@ -774,7 +941,7 @@ export type CancelApprovalResponse = Message<"outrider.v1.CancelApprovalResponse
  * Use `create(CancelApprovalResponseSchema)` to create a new message.
  */
 export const CancelApprovalResponseSchema: GenMessage<CancelApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 29);
+  messageDesc(file_outrider_v1_supervisor_service, 32);
 
 /**
  * @generated from message outrider.v1.AddApprovalPatternRequest
@@ -803,7 +970,7 @@ export type AddApprovalPatternRequest = Message<"outrider.v1.AddApprovalPatternR
  * Use `create(AddApprovalPatternRequestSchema)` to create a new message.
  */
 export const AddApprovalPatternRequestSchema: GenMessage<AddApprovalPatternRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 30);
+  messageDesc(file_outrider_v1_supervisor_service, 33);
 
 /**
  * @generated from message outrider.v1.AddApprovalPatternResponse
@@ -820,7 +987,7 @@ export type AddApprovalPatternResponse = Message<"outrider.v1.AddApprovalPattern
  * Use `create(AddApprovalPatternResponseSchema)` to create a new message.
  */
 export const AddApprovalPatternResponseSchema: GenMessage<AddApprovalPatternResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 31);
+  messageDesc(file_outrider_v1_supervisor_service, 34);
 
 /**
  * @generated from message outrider.v1.RemoveApprovalPatternRequest
@@ -847,7 +1014,7 @@ export type RemoveApprovalPatternRequest = Message<"outrider.v1.RemoveApprovalPa
  * Use `create(RemoveApprovalPatternRequestSchema)` to create a new message.
  */
 export const RemoveApprovalPatternRequestSchema: GenMessage<RemoveApprovalPatternRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 32);
+  messageDesc(file_outrider_v1_supervisor_service, 35);
 
 /**
  * @generated from message outrider.v1.RemoveApprovalPatternResponse
@@ -864,7 +1031,7 @@ export type RemoveApprovalPatternResponse = Message<"outrider.v1.RemoveApprovalP
  * Use `create(RemoveApprovalPatternResponseSchema)` to create a new message.
  */
 export const RemoveApprovalPatternResponseSchema: GenMessage<RemoveApprovalPatternResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 33);
+  messageDesc(file_outrider_v1_supervisor_service, 36);
 
 /**
  * How CheckAction waits for a human approval.
@@ -962,6 +1129,21 @@ export const SupervisorService: GenService<{
     methodKind: "unary";
     input: typeof CheckActionRequestSchema;
     output: typeof CheckActionResponseSchema;
+  },
+  /**
+   * What CheckAction would answer for this call now, guardrail by guardrail in
+   * evaluation order, with no side effect: no rate-limit count, no approval
+   * request, no circuit-breaker permit, no decision-log record, no metric. A
+   * hitl guardrail that matches ends the explanation with allowed=false and
+   * needs_approval=true ("would ask a human"). An operator, or an agent for
+   * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+   *
+   * @generated from rpc outrider.v1.SupervisorService.ExplainAction
+   */
+  explainAction: {
+    methodKind: "unary";
+    input: typeof ExplainActionRequestSchema;
+    output: typeof ExplainActionResponseSchema;
   },
   /**
    * Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown

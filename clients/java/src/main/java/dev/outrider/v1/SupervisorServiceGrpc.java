@@ -174,6 +174,37 @@ public final class SupervisorServiceGrpc {
     return getCheckActionMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.ExplainActionRequest,
+      dev.outrider.v1.ExplainActionResponse> getExplainActionMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ExplainAction",
+      requestType = dev.outrider.v1.ExplainActionRequest.class,
+      responseType = dev.outrider.v1.ExplainActionResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.outrider.v1.ExplainActionRequest,
+      dev.outrider.v1.ExplainActionResponse> getExplainActionMethod() {
+    io.grpc.MethodDescriptor<dev.outrider.v1.ExplainActionRequest, dev.outrider.v1.ExplainActionResponse> getExplainActionMethod;
+    if ((getExplainActionMethod = SupervisorServiceGrpc.getExplainActionMethod) == null) {
+      synchronized (SupervisorServiceGrpc.class) {
+        if ((getExplainActionMethod = SupervisorServiceGrpc.getExplainActionMethod) == null) {
+          SupervisorServiceGrpc.getExplainActionMethod = getExplainActionMethod =
+              io.grpc.MethodDescriptor.<dev.outrider.v1.ExplainActionRequest, dev.outrider.v1.ExplainActionResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ExplainAction"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.ExplainActionRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.ExplainActionResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new SupervisorServiceMethodDescriptorSupplier("ExplainAction"))
+              .build();
+        }
+      }
+    }
+    return getExplainActionMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.AddGuardrailRequest,
       dev.outrider.v1.AddGuardrailResponse> getAddGuardrailMethod;
 
@@ -672,6 +703,21 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+     * </pre>
+     */
+    default void explainAction(dev.outrider.v1.ExplainActionRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.ExplainActionResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getExplainActionMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
      * kind, bad options (e.g. an invalid regex), empty name.
      * </pre>
@@ -901,6 +947,22 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+     * </pre>
+     */
+    public void explainAction(dev.outrider.v1.ExplainActionRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.ExplainActionResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getExplainActionMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
      * Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
      * kind, bad options (e.g. an invalid regex), empty name.
      * </pre>
@@ -1119,6 +1181,21 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+     * </pre>
+     */
+    public dev.outrider.v1.ExplainActionResponse explainAction(dev.outrider.v1.ExplainActionRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getExplainActionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
      * Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
      * kind, bad options (e.g. an invalid regex), empty name.
      * </pre>
@@ -1323,6 +1400,21 @@ public final class SupervisorServiceGrpc {
     public dev.outrider.v1.CheckActionResponse checkAction(dev.outrider.v1.CheckActionRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getCheckActionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+     * </pre>
+     */
+    public dev.outrider.v1.ExplainActionResponse explainAction(dev.outrider.v1.ExplainActionRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getExplainActionMethod(), getCallOptions(), request);
     }
 
     /**
@@ -1539,6 +1631,22 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * What CheckAction would answer for this call now, guardrail by guardrail in
+     * evaluation order, with no side effect: no rate-limit count, no approval
+     * request, no circuit-breaker permit, no decision-log record, no metric. A
+     * hitl guardrail that matches ends the explanation with allowed=false and
+     * needs_approval=true ("would ask a human"). An operator, or an agent for
+     * itself. INVALID_ARGUMENT: as CheckAction (agent_id, action, context size).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.ExplainActionResponse> explainAction(
+        dev.outrider.v1.ExplainActionRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getExplainActionMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * Appends a guardrail to the chain (persisted). INVALID_ARGUMENT: unknown
      * kind, bad options (e.g. an invalid regex), empty name.
      * </pre>
@@ -1672,18 +1780,19 @@ public final class SupervisorServiceGrpc {
   private static final int METHODID_GET_AGENT = 2;
   private static final int METHODID_LIST_AGENTS = 3;
   private static final int METHODID_CHECK_ACTION = 4;
-  private static final int METHODID_ADD_GUARDRAIL = 5;
-  private static final int METHODID_REMOVE_GUARDRAIL = 6;
-  private static final int METHODID_LIST_GUARDRAILS = 7;
-  private static final int METHODID_RELOAD_POLICY = 8;
-  private static final int METHODID_LIST_DECISIONS = 9;
-  private static final int METHODID_GET_APPROVAL = 10;
-  private static final int METHODID_WATCH_APPROVAL = 11;
-  private static final int METHODID_LIST_APPROVALS = 12;
-  private static final int METHODID_DECIDE_APPROVAL = 13;
-  private static final int METHODID_CANCEL_APPROVAL = 14;
-  private static final int METHODID_ADD_APPROVAL_PATTERN = 15;
-  private static final int METHODID_REMOVE_APPROVAL_PATTERN = 16;
+  private static final int METHODID_EXPLAIN_ACTION = 5;
+  private static final int METHODID_ADD_GUARDRAIL = 6;
+  private static final int METHODID_REMOVE_GUARDRAIL = 7;
+  private static final int METHODID_LIST_GUARDRAILS = 8;
+  private static final int METHODID_RELOAD_POLICY = 9;
+  private static final int METHODID_LIST_DECISIONS = 10;
+  private static final int METHODID_GET_APPROVAL = 11;
+  private static final int METHODID_WATCH_APPROVAL = 12;
+  private static final int METHODID_LIST_APPROVALS = 13;
+  private static final int METHODID_DECIDE_APPROVAL = 14;
+  private static final int METHODID_CANCEL_APPROVAL = 15;
+  private static final int METHODID_ADD_APPROVAL_PATTERN = 16;
+  private static final int METHODID_REMOVE_APPROVAL_PATTERN = 17;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1721,6 +1830,10 @@ public final class SupervisorServiceGrpc {
         case METHODID_CHECK_ACTION:
           serviceImpl.checkAction((dev.outrider.v1.CheckActionRequest) request,
               (io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionResponse>) responseObserver);
+          break;
+        case METHODID_EXPLAIN_ACTION:
+          serviceImpl.explainAction((dev.outrider.v1.ExplainActionRequest) request,
+              (io.grpc.stub.StreamObserver<dev.outrider.v1.ExplainActionResponse>) responseObserver);
           break;
         case METHODID_ADD_GUARDRAIL:
           serviceImpl.addGuardrail((dev.outrider.v1.AddGuardrailRequest) request,
@@ -1823,6 +1936,13 @@ public final class SupervisorServiceGrpc {
               dev.outrider.v1.CheckActionRequest,
               dev.outrider.v1.CheckActionResponse>(
                 service, METHODID_CHECK_ACTION)))
+        .addMethod(
+          getExplainActionMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.outrider.v1.ExplainActionRequest,
+              dev.outrider.v1.ExplainActionResponse>(
+                service, METHODID_EXPLAIN_ACTION)))
         .addMethod(
           getAddGuardrailMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -1960,6 +2080,7 @@ public final class SupervisorServiceGrpc {
               .addMethod(getGetAgentMethod())
               .addMethod(getListAgentsMethod())
               .addMethod(getCheckActionMethod())
+              .addMethod(getExplainActionMethod())
               .addMethod(getAddGuardrailMethod())
               .addMethod(getRemoveGuardrailMethod())
               .addMethod(getListGuardrailsMethod())

@@ -82,6 +82,26 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_CheckActionResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_GuardrailExplanation_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ExplainActionResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_AddGuardrailRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -211,155 +231,183 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
   static {
     java.lang.String[] descriptorData = {
       "\n$outrider/v1/supervisor_service.proto\022\013" +
-      "outrider.v1\032\034google/protobuf/struct.prot" +
-      "o\032\037google/protobuf/timestamp.proto\032\030outr" +
-      "ider/v1/common.proto\032\034outrider/v1/superv" +
-      "isor.proto\"_\n\024RegisterAgentRequest\022(\n\005ag" +
-      "ent\030\001 \001(\0132\022.outrider.v1.AgentR\005agent\022\035\n\n" +
-      "request_id\030\002 \001(\tR\trequestId\"[\n\025RegisterA" +
-      "gentResponse\022(\n\005agent\030\001 \001(\0132\022.outrider.v" +
-      "1.AgentR\005agent\022\030\n\007created\030\002 \001(\010R\007created" +
-      "\"R\n\026DeregisterAgentRequest\022\031\n\010agent_id\030\001" +
-      " \001(\tR\007agentId\022\035\n\nrequest_id\030\002 \001(\tR\treque" +
-      "stId\"\031\n\027DeregisterAgentResponse\",\n\017GetAg" +
-      "entRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId\"<\n" +
-      "\020GetAgentResponse\022(\n\005agent\030\001 \001(\0132\022.outri" +
-      "der.v1.AgentR\005agent\"e\n\021ListAgentsRequest" +
-      "\022\024\n\005group\030\001 \001(\tR\005group\022\033\n\tpage_size\030\002 \001(" +
-      "\005R\010pageSize\022\035\n\npage_token\030\003 \001(\tR\tpageTok" +
-      "en\"h\n\022ListAgentsResponse\022*\n\006agents\030\001 \003(\013" +
-      "2\022.outrider.v1.AgentR\006agents\022&\n\017next_pag" +
-      "e_token\030\002 \001(\tR\rnextPageToken\"\352\002\n\022CheckAc" +
-      "tionRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026" +
-      "\n\006action\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132" +
-      "\027.google.protobuf.StructR\007context\022\035\n\nreq" +
-      "uest_id\030\004 \001(\tR\trequestId\022Y\n\016binary_conte" +
-      "xt\030\005 \003(\01322.outrider.v1.CheckActionReques" +
-      "t.BinaryContextEntryR\rbinaryContext\0222\n\tw" +
-      "ait_mode\030\006 \001(\0162\025.outrider.v1.WaitModeR\010w" +
-      "aitMode\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001" +
-      "(\tR\003key\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\212\003\n\023Ch" +
-      "eckActionResponse\022\030\n\007allowed\030\001 \001(\010R\007allo" +
-      "wed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010severity\030" +
-      "\003 \001(\0162\025.outrider.v1.SeverityR\010severity\022\034" +
-      "\n\tguardrail\030\004 \001(\tR\tguardrail\022\037\n\013decision" +
-      "_id\030\005 \001(\tR\ndecisionId\0229\n\010warnings\030\006 \003(\0132" +
-      "\035.outrider.v1.GuardrailWarningR\010warnings" +
-      "\0221\n\010approval\030\007 \001(\0132\025.outrider.v1.Approva" +
-      "lR\010approval\022D\n\021effective_context\030\010 \001(\0132\027" +
-      ".google.protobuf.StructR\020effectiveContex" +
-      "t\022\033\n\tpermit_id\030\t \001(\tR\010permitId\"j\n\023AddGua" +
-      "rdrailRequest\0224\n\tguardrail\030\001 \001(\0132\026.outri" +
-      "der.v1.GuardrailR\tguardrail\022\035\n\nrequest_i" +
-      "d\030\002 \001(\tR\trequestId\"h\n\024AddGuardrailRespon" +
-      "se\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guar" +
-      "drailR\tguardrail\022\032\n\010position\030\002 \001(\005R\010posi" +
-      "tion\"K\n\026RemoveGuardrailRequest\022\022\n\004name\030\001" +
-      " \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestI" +
-      "d\">\n\027RemoveGuardrailResponse\022#\n\rremoved_" +
-      "count\030\001 \001(\005R\014removedCount\"\027\n\025ListGuardra" +
-      "ilsRequest\"P\n\026ListGuardrailsResponse\0226\n\n" +
-      "guardrails\030\001 \003(\0132\026.outrider.v1.Guardrail" +
-      "R\nguardrails\"\025\n\023ReloadPolicyRequest\"W\n\024R" +
-      "eloadPolicyResponse\022\'\n\017guardrail_count\030\001" +
-      " \001(\005R\016guardrailCount\022\026\n\006source\030\002 \001(\tR\006so" +
-      "urce\"\257\002\n\024ListDecisionsRequest\022\031\n\010agent_i" +
-      "d\030\001 \001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action" +
-      "\022\030\n\007outcome\030\003 \001(\tR\007outcome\022\034\n\tguardrail\030" +
-      "\004 \001(\tR\tguardrail\0229\n\nstart_time\030\005 \001(\0132\032.g" +
-      "oogle.protobuf.TimestampR\tstartTime\0225\n\010e" +
-      "nd_time\030\006 \001(\0132\032.google.protobuf.Timestam" +
-      "pR\007endTime\022\033\n\tpage_size\030\007 \001(\005R\010pageSize\022" +
-      "\035\n\npage_token\030\010 \001(\tR\tpageToken\"t\n\025ListDe" +
-      "cisionsResponse\0223\n\tdecisions\030\001 \003(\0132\025.out" +
-      "rider.v1.DecisionR\tdecisions\022&\n\017next_pag" +
-      "e_token\030\002 \001(\tR\rnextPageToken\"5\n\022GetAppro" +
-      "valRequest\022\037\n\013approval_id\030\001 \001(\tR\napprova" +
-      "lId\"H\n\023GetApprovalResponse\0221\n\010approval\030\001" +
-      " \001(\0132\025.outrider.v1.ApprovalR\010approval\"7\n" +
-      "\024WatchApprovalRequest\022\037\n\013approval_id\030\001 \001" +
-      "(\tR\napprovalId\"J\n\025WatchApprovalResponse\022" +
-      "1\n\010approval\030\001 \001(\0132\025.outrider.v1.Approval" +
-      "R\010approval\"\305\002\n\024ListApprovalsRequest\022\031\n\010a" +
-      "gent_id\030\001 \001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006" +
-      "action\0220\n\005state\030\003 \001(\0162\032.outrider.v1.Appr" +
-      "ovalStateR\005state\022\032\n\010reviewer\030\004 \001(\tR\010revi" +
-      "ewer\0229\n\nstart_time\030\005 \001(\0132\032.google.protob" +
+      "outrider.v1\032\036google/protobuf/duration.pr" +
+      "oto\032\034google/protobuf/struct.proto\032\037googl" +
+      "e/protobuf/timestamp.proto\032\030outrider/v1/" +
+      "common.proto\032\034outrider/v1/supervisor.pro" +
+      "to\"_\n\024RegisterAgentRequest\022(\n\005agent\030\001 \001(" +
+      "\0132\022.outrider.v1.AgentR\005agent\022\035\n\nrequest_" +
+      "id\030\002 \001(\tR\trequestId\"[\n\025RegisterAgentResp" +
+      "onse\022(\n\005agent\030\001 \001(\0132\022.outrider.v1.AgentR" +
+      "\005agent\022\030\n\007created\030\002 \001(\010R\007created\"R\n\026Dere" +
+      "gisterAgentRequest\022\031\n\010agent_id\030\001 \001(\tR\007ag" +
+      "entId\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\"\031\n\027" +
+      "DeregisterAgentResponse\",\n\017GetAgentReque" +
+      "st\022\031\n\010agent_id\030\001 \001(\tR\007agentId\"<\n\020GetAgen" +
+      "tResponse\022(\n\005agent\030\001 \001(\0132\022.outrider.v1.A" +
+      "gentR\005agent\"e\n\021ListAgentsRequest\022\024\n\005grou" +
+      "p\030\001 \001(\tR\005group\022\033\n\tpage_size\030\002 \001(\005R\010pageS" +
+      "ize\022\035\n\npage_token\030\003 \001(\tR\tpageToken\"h\n\022Li" +
+      "stAgentsResponse\022*\n\006agents\030\001 \003(\0132\022.outri" +
+      "der.v1.AgentR\006agents\022&\n\017next_page_token\030" +
+      "\002 \001(\tR\rnextPageToken\"\352\002\n\022CheckActionRequ" +
+      "est\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026\n\006action" +
+      "\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132\027.google" +
+      ".protobuf.StructR\007context\022\035\n\nrequest_id\030" +
+      "\004 \001(\tR\trequestId\022Y\n\016binary_context\030\005 \003(\013" +
+      "22.outrider.v1.CheckActionRequest.Binary" +
+      "ContextEntryR\rbinaryContext\0222\n\twait_mode" +
+      "\030\006 \001(\0162\025.outrider.v1.WaitModeR\010waitMode\032" +
+      "@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003key\022" +
+      "\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\212\003\n\023CheckActio" +
+      "nResponse\022\030\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006r" +
+      "eason\030\002 \001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025." +
+      "outrider.v1.SeverityR\010severity\022\034\n\tguardr" +
+      "ail\030\004 \001(\tR\tguardrail\022\037\n\013decision_id\030\005 \001(" +
+      "\tR\ndecisionId\0229\n\010warnings\030\006 \003(\0132\035.outrid" +
+      "er.v1.GuardrailWarningR\010warnings\0221\n\010appr" +
+      "oval\030\007 \001(\0132\025.outrider.v1.ApprovalR\010appro" +
+      "val\022D\n\021effective_context\030\010 \001(\0132\027.google." +
+      "protobuf.StructR\020effectiveContext\022\033\n\tper" +
+      "mit_id\030\t \001(\tR\010permitId\"\233\002\n\024ExplainAction" +
+      "Request\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026\n\006ac" +
+      "tion\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132\027.go" +
+      "ogle.protobuf.StructR\007context\022[\n\016binary_" +
+      "context\030\004 \003(\01324.outrider.v1.ExplainActio" +
+      "nRequest.BinaryContextEntryR\rbinaryConte" +
+      "xt\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003k" +
+      "ey\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\331\002\n\024Guardra" +
+      "ilExplanation\022\034\n\tguardrail\030\001 \001(\tR\tguardr" +
+      "ail\022\022\n\004kind\030\002 \001(\tR\004kind\022\034\n\tevaluated\030\003 \001" +
+      "(\010R\tevaluated\022\030\n\007allowed\030\004 \001(\010R\007allowed\022" +
+      "1\n\010severity\030\005 \001(\0162\025.outrider.v1.Severity" +
+      "R\010severity\022\026\n\006reason\030\006 \001(\tR\006reason\0225\n\010du" +
+      "ration\030\007 \001(\0132\031.google.protobuf.DurationR" +
+      "\010duration\022\030\n\007decided\030\010 \001(\010R\007decided\022%\n\016n" +
+      "eeds_approval\030\t \001(\010R\rneedsApproval\022\024\n\005er" +
+      "ror\030\n \001(\tR\005error\"\277\002\n\025ExplainActionRespon" +
+      "se\022\030\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006reason\030\002" +
+      " \001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025.outride" +
+      "r.v1.SeverityR\010severity\022\034\n\tguardrail\030\004 \001" +
+      "(\tR\tguardrail\0229\n\010warnings\030\005 \003(\0132\035.outrid" +
+      "er.v1.GuardrailWarningR\010warnings\022A\n\nguar" +
+      "drails\030\006 \003(\0132!.outrider.v1.GuardrailExpl" +
+      "anationR\nguardrails\022%\n\016needs_approval\030\007 " +
+      "\001(\010R\rneedsApproval\"j\n\023AddGuardrailReques" +
+      "t\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guard" +
+      "railR\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\treq" +
+      "uestId\"h\n\024AddGuardrailResponse\0224\n\tguardr" +
+      "ail\030\001 \001(\0132\026.outrider.v1.GuardrailR\tguard" +
+      "rail\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026Remo" +
+      "veGuardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035" +
+      "\n\nrequest_id\030\002 \001(\tR\trequestId\">\n\027RemoveG" +
+      "uardrailResponse\022#\n\rremoved_count\030\001 \001(\005R" +
+      "\014removedCount\"\027\n\025ListGuardrailsRequest\"P" +
+      "\n\026ListGuardrailsResponse\0226\n\nguardrails\030\001" +
+      " \003(\0132\026.outrider.v1.GuardrailR\nguardrails" +
+      "\"\025\n\023ReloadPolicyRequest\"W\n\024ReloadPolicyR" +
+      "esponse\022\'\n\017guardrail_count\030\001 \001(\005R\016guardr" +
+      "ailCount\022\026\n\006source\030\002 \001(\tR\006source\"\257\002\n\024Lis" +
+      "tDecisionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007age" +
+      "ntId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome\030" +
+      "\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguard" +
+      "rail\0229\n\nstart_time\030\005 \001(\0132\032.google.protob" +
       "uf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001(" +
       "\0132\032.google.protobuf.TimestampR\007endTime\022\033" +
       "\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\010 \001(\tR\tpageToken\"t\n\025ListApprovalsRespo" +
-      "nse\0223\n\tapprovals\030\001 \003(\0132\025.outrider.v1.App" +
-      "rovalR\tapprovals\022&\n\017next_page_token\030\002 \001(" +
-      "\tR\rnextPageToken\"\313\001\n\025DecideApprovalReque" +
-      "st\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\030\n\007a" +
-      "pprove\030\002 \001(\010R\007approve\022\030\n\007comment\030\003 \001(\tR\007" +
-      "comment\022>\n\016edited_context\030\004 \001(\0132\027.google" +
-      ".protobuf.StructR\reditedContext\022\035\n\nreque" +
-      "st_id\030\005 \001(\tR\trequestId\"K\n\026DecideApproval" +
-      "Response\0221\n\010approval\030\001 \001(\0132\025.outrider.v1" +
-      ".ApprovalR\010approval\"o\n\025CancelApprovalReq" +
-      "uest\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\026\n" +
-      "\006reason\030\002 \001(\tR\006reason\022\035\n\nrequest_id\030\003 \001(" +
-      "\tR\trequestId\"K\n\026CancelApprovalResponse\0221" +
-      "\n\010approval\030\001 \001(\0132\025.outrider.v1.ApprovalR" +
-      "\010approval\"r\n\031AddApprovalPatternRequest\022\034" +
-      "\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pattern\030" +
-      "\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR\trequ" +
-      "estId\"8\n\032AddApprovalPatternResponse\022\032\n\010p" +
-      "atterns\030\001 \003(\tR\010patterns\"u\n\034RemoveApprova" +
-      "lPatternRequest\022\034\n\tguardrail\030\001 \001(\tR\tguar" +
-      "drail\022\030\n\007pattern\030\002 \001(\tR\007pattern\022\035\n\nreque" +
-      "st_id\030\003 \001(\tR\trequestId\";\n\035RemoveApproval" +
-      "PatternResponse\022\032\n\010patterns\030\001 \003(\tR\010patte" +
-      "rns*Y\n\010WaitMode\022\031\n\025WAIT_MODE_UNSPECIFIED" +
-      "\020\000\022\026\n\022WAIT_MODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_" +
-      "NON_BLOCKING\020\0022\377\013\n\021SupervisorService\022V\n\r" +
-      "RegisterAgent\022!.outrider.v1.RegisterAgen" +
-      "tRequest\032\".outrider.v1.RegisterAgentResp" +
-      "onse\022\\\n\017DeregisterAgent\022#.outrider.v1.De" +
-      "registerAgentRequest\032$.outrider.v1.Dereg" +
-      "isterAgentResponse\022G\n\010GetAgent\022\034.outride" +
-      "r.v1.GetAgentRequest\032\035.outrider.v1.GetAg" +
-      "entResponse\022M\n\nListAgents\022\036.outrider.v1." +
-      "ListAgentsRequest\032\037.outrider.v1.ListAgen" +
-      "tsResponse\022P\n\013CheckAction\022\037.outrider.v1." +
-      "CheckActionRequest\032 .outrider.v1.CheckAc" +
-      "tionResponse\022S\n\014AddGuardrail\022 .outrider." +
-      "v1.AddGuardrailRequest\032!.outrider.v1.Add" +
-      "GuardrailResponse\022\\\n\017RemoveGuardrail\022#.o" +
-      "utrider.v1.RemoveGuardrailRequest\032$.outr" +
-      "ider.v1.RemoveGuardrailResponse\022Y\n\016ListG" +
-      "uardrails\022\".outrider.v1.ListGuardrailsRe" +
-      "quest\032#.outrider.v1.ListGuardrailsRespon" +
-      "se\022S\n\014ReloadPolicy\022 .outrider.v1.ReloadP" +
-      "olicyRequest\032!.outrider.v1.ReloadPolicyR" +
-      "esponse\022V\n\rListDecisions\022!.outrider.v1.L" +
-      "istDecisionsRequest\032\".outrider.v1.ListDe" +
-      "cisionsResponse\022P\n\013GetApproval\022\037.outride" +
-      "r.v1.GetApprovalRequest\032 .outrider.v1.Ge" +
-      "tApprovalResponse\022X\n\rWatchApproval\022!.out" +
-      "rider.v1.WatchApprovalRequest\032\".outrider" +
-      ".v1.WatchApprovalResponse0\001\022V\n\rListAppro" +
-      "vals\022!.outrider.v1.ListApprovalsRequest\032" +
-      "\".outrider.v1.ListApprovalsResponse\022Y\n\016D" +
-      "ecideApproval\022\".outrider.v1.DecideApprov" +
-      "alRequest\032#.outrider.v1.DecideApprovalRe" +
-      "sponse\022Y\n\016CancelApproval\022\".outrider.v1.C" +
-      "ancelApprovalRequest\032#.outrider.v1.Cance" +
-      "lApprovalResponse\022e\n\022AddApprovalPattern\022" +
-      "&.outrider.v1.AddApprovalPatternRequest\032" +
-      "\'.outrider.v1.AddApprovalPatternResponse" +
-      "\022n\n\025RemoveApprovalPattern\022).outrider.v1." +
-      "RemoveApprovalPatternRequest\032*.outrider." +
-      "v1.RemoveApprovalPatternResponseBo\n\017dev." +
-      "outrider.v1B\026SupervisorServiceProtoP\001ZBg" +
-      "ithub.com/outrider-dev/outrider/clients/" +
-      "go/outrider/v1;outriderv1b\006proto3"
+      "n\030\010 \001(\tR\tpageToken\"t\n\025ListDecisionsRespo" +
+      "nse\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.Dec" +
+      "isionR\tdecisions\022&\n\017next_page_token\030\002 \001(" +
+      "\tR\rnextPageToken\"5\n\022GetApprovalRequest\022\037" +
+      "\n\013approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetAp" +
+      "provalResponse\0221\n\010approval\030\001 \001(\0132\025.outri" +
+      "der.v1.ApprovalR\010approval\"7\n\024WatchApprov" +
+      "alRequest\022\037\n\013approval_id\030\001 \001(\tR\napproval" +
+      "Id\"J\n\025WatchApprovalResponse\0221\n\010approval\030" +
+      "\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"\305" +
+      "\002\n\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001(" +
+      "\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005st" +
+      "ate\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005s" +
+      "tate\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nstar" +
+      "t_time\030\005 \001(\0132\032.google.protobuf.Timestamp" +
+      "R\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\007endTime\022\033\n\tpage_size\030" +
+      "\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpag" +
+      "eToken\"t\n\025ListApprovalsResponse\0223\n\tappro" +
+      "vals\030\001 \003(\0132\025.outrider.v1.ApprovalR\tappro" +
+      "vals\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
+      "oken\"\313\001\n\025DecideApprovalRequest\022\037\n\013approv" +
+      "al_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(\010" +
+      "R\007approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016e" +
+      "dited_context\030\004 \001(\0132\027.google.protobuf.St" +
+      "ructR\reditedContext\022\035\n\nrequest_id\030\005 \001(\tR" +
+      "\trequestId\"K\n\026DecideApprovalResponse\0221\n\010" +
+      "approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010a" +
+      "pproval\"o\n\025CancelApprovalRequest\022\037\n\013appr" +
+      "oval_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001(" +
+      "\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
+      "\"K\n\026CancelApprovalResponse\0221\n\010approval\030\001" +
+      " \001(\0132\025.outrider.v1.ApprovalR\010approval\"r\n" +
+      "\031AddApprovalPatternRequest\022\034\n\tguardrail\030" +
+      "\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007patte" +
+      "rn\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032Add" +
+      "ApprovalPatternResponse\022\032\n\010patterns\030\001 \003(" +
+      "\tR\010patterns\"u\n\034RemoveApprovalPatternRequ" +
+      "est\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pat" +
+      "tern\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR" +
+      "\trequestId\";\n\035RemoveApprovalPatternRespo" +
+      "nse\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010WaitM" +
+      "ode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_M" +
+      "ODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKING" +
+      "\020\0022\327\014\n\021SupervisorService\022V\n\rRegisterAgen" +
+      "t\022!.outrider.v1.RegisterAgentRequest\032\".o" +
+      "utrider.v1.RegisterAgentResponse\022\\\n\017Dere" +
+      "gisterAgent\022#.outrider.v1.DeregisterAgen" +
+      "tRequest\032$.outrider.v1.DeregisterAgentRe" +
+      "sponse\022G\n\010GetAgent\022\034.outrider.v1.GetAgen" +
+      "tRequest\032\035.outrider.v1.GetAgentResponse\022" +
+      "M\n\nListAgents\022\036.outrider.v1.ListAgentsRe" +
+      "quest\032\037.outrider.v1.ListAgentsResponse\022P" +
+      "\n\013CheckAction\022\037.outrider.v1.CheckActionR" +
+      "equest\032 .outrider.v1.CheckActionResponse" +
+      "\022V\n\rExplainAction\022!.outrider.v1.ExplainA" +
+      "ctionRequest\032\".outrider.v1.ExplainAction" +
+      "Response\022S\n\014AddGuardrail\022 .outrider.v1.A" +
+      "ddGuardrailRequest\032!.outrider.v1.AddGuar" +
+      "drailResponse\022\\\n\017RemoveGuardrail\022#.outri" +
+      "der.v1.RemoveGuardrailRequest\032$.outrider" +
+      ".v1.RemoveGuardrailResponse\022Y\n\016ListGuard" +
+      "rails\022\".outrider.v1.ListGuardrailsReques" +
+      "t\032#.outrider.v1.ListGuardrailsResponse\022S" +
+      "\n\014ReloadPolicy\022 .outrider.v1.ReloadPolic" +
+      "yRequest\032!.outrider.v1.ReloadPolicyRespo" +
+      "nse\022V\n\rListDecisions\022!.outrider.v1.ListD" +
+      "ecisionsRequest\032\".outrider.v1.ListDecisi" +
+      "onsResponse\022P\n\013GetApproval\022\037.outrider.v1" +
+      ".GetApprovalRequest\032 .outrider.v1.GetApp" +
+      "rovalResponse\022X\n\rWatchApproval\022!.outride" +
+      "r.v1.WatchApprovalRequest\032\".outrider.v1." +
+      "WatchApprovalResponse0\001\022V\n\rListApprovals" +
+      "\022!.outrider.v1.ListApprovalsRequest\032\".ou" +
+      "trider.v1.ListApprovalsResponse\022Y\n\016Decid" +
+      "eApproval\022\".outrider.v1.DecideApprovalRe" +
+      "quest\032#.outrider.v1.DecideApprovalRespon" +
+      "se\022Y\n\016CancelApproval\022\".outrider.v1.Cance" +
+      "lApprovalRequest\032#.outrider.v1.CancelApp" +
+      "rovalResponse\022e\n\022AddApprovalPattern\022&.ou" +
+      "trider.v1.AddApprovalPatternRequest\032\'.ou" +
+      "trider.v1.AddApprovalPatternResponse\022n\n\025" +
+      "RemoveApprovalPattern\022).outrider.v1.Remo" +
+      "veApprovalPatternRequest\032*.outrider.v1.R" +
+      "emoveApprovalPatternResponseBo\n\017dev.outr" +
+      "ider.v1B\026SupervisorServiceProtoP\001ZBgithu" +
+      "b.com/outrider-dev/outrider/clients/go/o" +
+      "utrider/v1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
           com.google.protobuf.StructProto.getDescriptor(),
           com.google.protobuf.TimestampProto.getDescriptor(),
           dev.outrider.v1.CommonProto.getDescriptor(),
@@ -431,151 +479,176 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CheckActionResponse_descriptor,
         new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "DecisionId", "Warnings", "Approval", "EffectiveContext", "PermitId", });
-    internal_static_outrider_v1_AddGuardrailRequest_descriptor =
+    internal_static_outrider_v1_ExplainActionRequest_descriptor =
       getDescriptor().getMessageType(10);
+    internal_static_outrider_v1_ExplainActionRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionRequest_descriptor,
+        new java.lang.String[] { "AgentId", "Action", "Context", "BinaryContext", });
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor =
+      internal_static_outrider_v1_ExplainActionRequest_descriptor.getNestedType(0);
+    internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor,
+        new java.lang.String[] { "Key", "Value", });
+    internal_static_outrider_v1_GuardrailExplanation_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_GuardrailExplanation_descriptor,
+        new java.lang.String[] { "Guardrail", "Kind", "Evaluated", "Allowed", "Severity", "Reason", "Duration", "Decided", "NeedsApproval", "Error", });
+    internal_static_outrider_v1_ExplainActionResponse_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ExplainActionResponse_descriptor,
+        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Guardrails", "NeedsApproval", });
+    internal_static_outrider_v1_AddGuardrailRequest_descriptor =
+      getDescriptor().getMessageType(13);
     internal_static_outrider_v1_AddGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailRequest_descriptor,
         new java.lang.String[] { "Guardrail", "RequestId", });
     internal_static_outrider_v1_AddGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(14);
     internal_static_outrider_v1_AddGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailResponse_descriptor,
         new java.lang.String[] { "Guardrail", "Position", });
     internal_static_outrider_v1_RemoveGuardrailRequest_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(15);
     internal_static_outrider_v1_RemoveGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailRequest_descriptor,
         new java.lang.String[] { "Name", "RequestId", });
     internal_static_outrider_v1_RemoveGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(16);
     internal_static_outrider_v1_RemoveGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailResponse_descriptor,
         new java.lang.String[] { "RemovedCount", });
     internal_static_outrider_v1_ListGuardrailsRequest_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(17);
     internal_static_outrider_v1_ListGuardrailsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ListGuardrailsResponse_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(18);
     internal_static_outrider_v1_ListGuardrailsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsResponse_descriptor,
         new java.lang.String[] { "Guardrails", });
     internal_static_outrider_v1_ReloadPolicyRequest_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(19);
     internal_static_outrider_v1_ReloadPolicyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ReloadPolicyResponse_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(20);
     internal_static_outrider_v1_ReloadPolicyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyResponse_descriptor,
         new java.lang.String[] { "GuardrailCount", "Source", });
     internal_static_outrider_v1_ListDecisionsRequest_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(21);
     internal_static_outrider_v1_ListDecisionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "Outcome", "Guardrail", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListDecisionsResponse_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(22);
     internal_static_outrider_v1_ListDecisionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsResponse_descriptor,
         new java.lang.String[] { "Decisions", "NextPageToken", });
     internal_static_outrider_v1_GetApprovalRequest_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(23);
     internal_static_outrider_v1_GetApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_GetApprovalResponse_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(24);
     internal_static_outrider_v1_GetApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_WatchApprovalRequest_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(25);
     internal_static_outrider_v1_WatchApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_WatchApprovalResponse_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(26);
     internal_static_outrider_v1_WatchApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_ListApprovalsRequest_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(27);
     internal_static_outrider_v1_ListApprovalsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "State", "Reviewer", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListApprovalsResponse_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(28);
     internal_static_outrider_v1_ListApprovalsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsResponse_descriptor,
         new java.lang.String[] { "Approvals", "NextPageToken", });
     internal_static_outrider_v1_DecideApprovalRequest_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(29);
     internal_static_outrider_v1_DecideApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Approve", "Comment", "EditedContext", "RequestId", });
     internal_static_outrider_v1_DecideApprovalResponse_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(30);
     internal_static_outrider_v1_DecideApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_CancelApprovalRequest_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(31);
     internal_static_outrider_v1_CancelApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Reason", "RequestId", });
     internal_static_outrider_v1_CancelApprovalResponse_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(32);
     internal_static_outrider_v1_CancelApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_AddApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(33);
     internal_static_outrider_v1_AddApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_AddApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(34);
     internal_static_outrider_v1_AddApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternResponse_descriptor,
         new java.lang.String[] { "Patterns", });
     internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(35);
     internal_static_outrider_v1_RemoveApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(36);
     internal_static_outrider_v1_RemoveApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor,
         new java.lang.String[] { "Patterns", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();
     com.google.protobuf.TimestampProto.getDescriptor();
     dev.outrider.v1.CommonProto.getDescriptor();

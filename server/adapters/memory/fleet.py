@@ -1,6 +1,6 @@
-"""In-memory fleet storage and budgets for tests that build services on fakes: a sidecars table, a change
-feed nobody else writes to, and a budget ledger that applies the same deltas under one lock (one
-"transaction" at a time, as the database serialises the rows)."""
+"""In-memory fleet storage and budgets (for tests, and anything that builds services without a database):
+a sidecars table, a change feed nobody else writes to, and a budget ledger that applies the same deltas
+under one lock (one "transaction" at a time, as the database serialises the rows)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,73 @@
+"""Policy lint (`outrider policy lint`): mistakes a valid chain can still contain. Pure: takes the built chain."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from server.domain.guardrails.action_list import ActionList
+from server.domain.guardrails.base import Guardrail
+from server.domain.guardrails.hitl import Hitl
+
+# Globs that match every action.
+_EVERYTHING = {"*", "**"}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    index: int  # position in the policy file's `guardrails:` list
+    guardrail: str
+    problem: str
+
+
+def lint_chain(chain: Sequence[Guardrail]) -> list[Finding]:
+    """Duplicate names, guardrails after an unconditional block, list entries shadowed by an earlier entry or that
+    can never take effect."""
+    index = {id(g): i for i, g in enumerate(chain)}
+    out: list[Finding] = []
+    seen: dict[str, int] = {}
+    for i, g in enumerate(chain):
+        if g.name in seen:
+            out.append(Finding(i, g.name, f"duplicate name: guardrails[{seen[g.name]}] is also named {g.name!r}"))
+        seen.setdefault(g.name, i)
+        if isinstance(g, ActionList):
+            out.extend(Finding(i, g.name, p) for p in _list_problems(g))
+        if isinstance(g, Hitl):
+            out.extend(Finding(i, g.name, p) for p in _shadowed(list(g.patterns), "patterns", substring=True))
+    order = [*(g for g in chain if g.runs_first), *(g for g in chain if not g.runs_first)]
+    blocker = next((g for g in order if _blocks_everything(g)), None)
+    if blocker is not None:
+        for g in order[order.index(blocker) + 1 :]:
+            out.append(Finding(index[id(g)], g.name, f"unreachable: {blocker.name!r} before it blocks every action"))
+    return sorted(out, key=lambda f: f.index)
+
+
+def _blocks_everything(g: Guardrail) -> bool:
+    if not isinstance(g, ActionList) or g.agents or g.groups or g.spec.options.get("mode", "block") != "block":
+        return False
+    deny = [str(p) for p in g.spec.options.get("deny") or []]
+    return any(p in _EVERYTHING for p in deny)
+
+
+def _list_problems(g: ActionList) -> list[str]:
+    allow = [str(p) for p in g.spec.options.get("allow") or []]
+    deny = [str(p) for p in g.spec.options.get("deny") or []]
+    out = _shadowed(allow, "allow") + _shadowed(deny, "deny")
+    for a in allow:
+        for d in deny:
+            if fnmatch.fnmatchcase(a, d):
+                out.append(f"allow entry {a!r} can never take effect: deny entry {d!r} matches it first")
+                break
+    return out
+
+
+def _shadowed(entries: list[str], key: str, *, substring: bool = False) -> list[str]:
+    out = []
+    for j, entry in enumerate(entries):
+        for earlier in entries[:j]:
+            covered = earlier.lower() in entry.lower() if substring else fnmatch.fnmatchcase(entry, earlier)
+            if covered:
+                out.append(f"{key} entry {entry!r} is shadowed by the earlier {earlier!r}")
+                break
+    return out
