@@ -9,15 +9,16 @@ PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance
+.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance docs
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
 	@echo "make test         install and start everything the tests need, then run them all"
-	@echo "make proto        regenerate the Python, TypeScript, Go and Java code from proto/"
+	@echo "make proto        regenerate the Python, TypeScript, Go and Java code and docs/reference/api.md from proto/"
 	@echo "make conformance  build the clients, run tests/conformance in Python, TypeScript, Go, Java"
 	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
 	@echo "make lint         ruff, mypy, import-linter"
+	@echo "make docs         build the docs site strictly (mkdocs.yml, docs/) into site/"
 	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
@@ -25,7 +26,7 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e clients/python -e '.[dev]'
+	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain]' -e '.[dev,mcp,openai-agents,langchain]'
 	touch $@
 
 venv: $(STAMP)
@@ -46,6 +47,7 @@ proto: venv proto/node_modules/.bin/buf
 	  outrider/v1/*.proto
 	printf '"""Generated from proto/outrider/v1 by `make proto`; do not edit."""\n' > $(PROTO_OUT)/outrider/v1/__init__.py
 	bash scripts/buf-generate.sh
+	$(PY) scripts/proto_docs.py --out docs/reference/api.md
 
 proto-check: venv proto/node_modules/.bin/buf
 	cd proto && npx --no-install buf lint
@@ -66,6 +68,10 @@ format: venv
 	$(BIN)/ruff format server console tests bench clients/python
 	$(BIN)/ruff check --fix server console tests bench clients/python
 
+# The docs site, strictly: a broken link or anchor, or a page left out of the nav, fails the build.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+
 pg-start:
 	bash scripts/postgres.sh start "$(PG_DIR)"
 
@@ -75,10 +81,12 @@ pg-stop:
 test: venv proto/node_modules/.bin/buf
 	$(MAKE) --no-print-directory proto-check
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory docs
 	bash scripts/chromium.sh
 	bash scripts/jaeger.sh
+	bash scripts/grpc-tools.sh
 	bash scripts/postgres.sh start "$(PG_DIR)"
-	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1; \
+	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1 OUTRIDER_REQUIRE_GRPC_TOOLS=1; \
 	  $(PY) -m pytest tests -p no:cacheprovider; rc=$$?; \
 	  bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
 	$(MAKE) --no-print-directory conformance
@@ -105,6 +113,7 @@ bench: venv
 	$(PY) bench/approvals.py --out docs/benchmarks.md
 	$(PY) bench/safeguards.py --out docs/benchmarks.md
 	$(PY) bench/tracing.py --out docs/benchmarks.md
+	$(PY) bench/fairness.py --out docs/benchmarks.md
 	bash scripts/postgres.sh start "$(PG_DIR)"
 	export OUTRIDER_BENCH_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")"; \
 	  $(PY) bench/fleet.py --out docs/benchmarks.md; rc=$$?; bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
@@ -114,5 +123,5 @@ docker:
 	docker build -t outrider:dev .
 
 clean:
-	rm -rf $(VENV) .outrider .outrider-test proto/node_modules .outrider-tools
+	rm -rf $(VENV) .outrider .outrider-test proto/node_modules .outrider-tools site
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist clients/java/target

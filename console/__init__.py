@@ -13,6 +13,7 @@ from console.auth import bp as auth_bp
 from console.guardrails import bp as guardrails_bp
 from console.notifications import bp as notifications_bp
 from console.overview import bp as overview_bp
+from console.proxies import TrustedProxies, parse_networks
 from console.sidecars import bp as sidecars_bp
 from console.sse import bp as sse_bp
 from console.sse import init_app as init_sse
@@ -28,6 +29,9 @@ def create_app(services: Services, config: Config | None = None, *, max_streams:
     config = config or services.config
     app = Flask(__name__)
     app.config["SERVICES"] = services
+    proxies = parse_networks(config.console_trusted_proxies)
+    if proxies:
+        app.wsgi_app = TrustedProxies(app.wsgi_app, proxies)  # type: ignore[method-assign]
     # Form posts are small; this bounds what an anonymous client can make the console parse.
     app.config["MAX_CONTENT_LENGTH"] = 2 * config.max_context_bytes + (64 << 10)
     HTMX(app)

@@ -66,6 +66,7 @@ def live_context(oob: bool = False) -> dict[str, Any]:
         "history": r.recent_history("", HISTORY_SIZE, "").items,
         "escalations": r.escalations(ESCALATIONS_SIZE, "").items,
         "kills": r.kill_history("", KILLS_SIZE, "").items,
+        "contained": services().agents.contained(),
         "oob": oob,
     }
 
@@ -82,6 +83,19 @@ def events() -> Response:
         return html, html  # the page holds no clock-relative text: equal HTML, nothing new to show
 
     return sse.stream(render, TOPIC)
+
+
+@bp.post("/agents/reinstate")
+@require_role(Role.ADMIN)
+def reinstate() -> tuple[str, int]:
+    """Lift a kill's termination or an EJECT's quarantine (audited); answers with the page's live part."""
+    agent_id, reason = request.form.get("agent", ""), request.form.get("reason", "").strip()[:MAX_DETAILS]
+    try:
+        lifted = services().agents.reinstate(agent_id, reason, current_user().label)
+    except OutriderError as exc:
+        return render_template("_agents.html", **live_context(), message=exc.message), status_of(exc)
+    text = f"{agent_id} is no longer {lifted.standing.value}."
+    return render_template("_agents.html", **live_context(), message=text), 200
 
 
 # ---- the kill switch -----------------------------------------------------------------------------

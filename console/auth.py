@@ -15,7 +15,7 @@ bp = Blueprint("auth", __name__)
 
 @bp.route("/login", methods=["GET", "POST"])
 def login() -> Any:
-    target = security.safe_next(request.values.get("next") or url_for("approvals.pending"))
+    target = security.safe_next(request.values.get("next"), url_for("approvals.pending"))
     if request.method == "GET":
         if g.user is not None:
             return redirect(target, 303)
@@ -23,12 +23,12 @@ def login() -> Any:
     name = request.form.get("username", "").strip()
     password = request.form.get("password", "")
     try:
-        user, stamp = services().users.login(name, password, request.remote_addr or "unknown")
+        _, session_id = services().users.login(name, password, request.remote_addr or "unknown")
     except ResourceExhausted as exc:
         return _form(target, name, exc.message, 429)[0], 429, {"Retry-After": "60"}
     except Unauthenticated as exc:
         return _form(target, name, exc.message, 401)
-    security.sign_in(user, stamp)
+    security.sign_in(session_id)
     return redirect(target, 303)
 
 

@@ -36,7 +36,14 @@ def healthz() -> Any:
         status="SERVING",
         agents=s.agents.count(),
         guardrails=len(s.chain.list_guardrails()),
-        decision_log={"written": stats.written, "dropped": stats.dropped, "failed": stats.failed},
+        decision_log={
+            "written": stats.written,
+            "dropped": stats.dropped,
+            "failed": stats.failed,
+            "restarts": stats.restarts,
+            "writer": "running" if stats.up else "down",
+            "last_error": stats.last_error,
+        },
     )
 
 

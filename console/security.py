@@ -1,9 +1,10 @@
 """Sessions, CSRF and roles: every request but sign-in needs a signed-in, enabled reviewer.
 
-The session is Flask's signed cookie (HttpOnly, SameSite=Lax, Secure over https) keyed by a secret in
-the database's settings table, so the sidecar's console and a separate `outrider console` accept the
-same sessions. It holds the user name, a stamp of their password hash (a changed password or a
-disabled account ends every session at once) and the CSRF token that every state-changing request
+The cookie is Flask's signed cookie (HttpOnly, SameSite=Lax, Secure over https) keyed by a secret in the
+database's settings table, so the sidecar's console and a separate `outrider console` accept the same
+sessions. It holds the id of a server-side session (a row in the database, checked on every request: signing
+out, a password change, a disabled account or "sign out everywhere" deletes it, and a saved copy of the
+cookie is then worth nothing in any console process) and the CSRF token that every state-changing request
 must echo (form field `csrf_token` or header `X-CSRF-Token`); otherwise 400.
 """
 
@@ -11,10 +12,11 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import unicodedata
 from collections.abc import Callable
-from datetime import timedelta
 from functools import wraps
 from typing import Any, TypeVar, cast
+from urllib.parse import unquote, urlsplit
 
 from flask import Flask, abort, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
@@ -22,8 +24,8 @@ from werkzeug.wrappers import Response
 
 from console import web
 from server.domain.access.users import Role, User
+from server.services.access.users import SESSION_LIFETIME
 
-SESSION_LIFETIME = timedelta(hours=12)
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -69,16 +71,23 @@ def current_user() -> User:
     return cast(User, user)
 
 
-def sign_in(user: User, stamp: str) -> None:
-    """A fresh session (new CSRF token) for `user`."""
+def sign_in(session_id: str) -> None:
+    """A fresh cookie (new CSRF token) for the server-side session `session_id`."""
     session.clear()
     session.permanent = True
-    session["user"] = user.name
-    session["stamp"] = stamp
+    session["sid"] = session_id
     session["csrf"] = secrets.token_urlsafe(32)
 
 
+def session_id() -> str | None:
+    sid = session.get("sid")
+    return sid if isinstance(sid, str) and sid else None
+
+
 def sign_out() -> None:
+    sid = session_id()
+    if sid is not None:
+        web.services().users.end_session(sid)
     session.clear()
 
 
@@ -99,12 +108,11 @@ def require_role(role: Role) -> Callable[[F], F]:
 
 def _load_user() -> None:
     g.user = None
-    name, stamp = session.get("user"), session.get("stamp")
-    if isinstance(name, str) and isinstance(stamp, str):
-        g.user = web.services().users.session_user(name, stamp)
-        if g.user is None:  # disabled, removed, or the password changed: the session is over
-            session.pop("user", None)
-            session.pop("stamp", None)
+    sid = session_id()
+    if sid is not None:
+        g.user = web.services().users.session_user(sid)
+        if g.user is None:  # signed out, ended everywhere, expired, or the user is disabled
+            session.pop("sid", None)
 
 
 def _require_session() -> Response | None:
@@ -130,13 +138,34 @@ def _check_csrf() -> None:
         abort(400, description="The CSRF token is missing or wrong: reload the page and try again.")
 
 
-def _local_path(path: str) -> str:
-    """Only same-site paths may be a post-sign-in destination (no open redirect)."""
+def _local_path(path: str, default: str = "/") -> str:
+    """`path` when it is a same-origin path, else `default` (no open redirect, never a 500).
+
+    Browsers strip tabs and newlines from a URL and read a backslash as a slash, so `/%09/evil.example`
+    (a tab) and `/%5Cevil.example` go off-site; a CR or LF would also make the Location header invalid. So the
+    value and every URL-decoding of it must start with exactly one `/` and hold no backslash, control
+    or whitespace character, and parse with neither a scheme nor a host.
+    """
     path = path.rstrip("?")
+    seen = path
+    for _ in range(4):  # the value as sent and up to three further decodings (double-encoded tricks)
+        if not _is_local(seen):
+            return default
+        decoded = unquote(seen)
+        if decoded == seen:
+            return path
+        seen = decoded
+    return default
+
+
+def _is_local(path: str) -> bool:
     if not path.startswith("/") or path.startswith("//") or "\\" in path:
-        return "/"
-    return path
+        return False
+    if any((ch.isspace() and ch != " ") or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in path):
+        return False
+    parts = urlsplit(path)
+    return not parts.scheme and not parts.netloc
 
 
-def safe_next(value: str | None) -> str:
-    return _local_path(value or "/")
+def safe_next(value: str | None, default: str = "/") -> str:
+    return _local_path(value or default, default)

@@ -24,6 +24,7 @@ from werkzeug.wrappers import Response
 from console.approvals import detail_context, pending_context, pending_key
 from console.web import services
 from server.container import Services
+from server.domain.access.users import Role
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +44,23 @@ Indicator = Callable[[], Hashable]
 class VersionHub:
     """Polls the change indicator of every topic with a listener; streams wait on their topic's.
 
-    The limit on streams is shared by all topics: each stream holds a server thread.
+    The limit on streams is shared by all topics: each stream holds a server thread. Within it, one user
+    holds at most `per_user` streams (`per_admin` for admins), and the last `reserved_for_admins` streams
+    are admins' only: one viewer with many tabs (or a script) cannot lock an admin out of the live pages.
     """
 
-    def __init__(self, read: Indicator, max_streams: int, interval: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        read: Indicator,
+        max_streams: int,
+        interval: float = POLL_SECONDS,
+        per_user: int = 4,
+        per_admin: int = 8,
+        reserved_for_admins: int | None = None,
+    ) -> None:
+        self.per_user, self.per_admin = per_user, per_admin
+        self.reserved_for_admins = max_streams // 8 if reserved_for_admins is None else reserved_for_admins
+        self._users: dict[str, int] = {}
         self.interval = interval
         self._cond = threading.Condition()
         self._reads: dict[str, Indicator] = {APPROVALS: read}
@@ -63,13 +77,22 @@ class VersionHub:
             self._reads[topic] = read
             self._versions.pop(topic, None)
 
-    def subscribe(self, topic: str = APPROVALS) -> bool:
-        """False when the console already serves its maximum of streams (each holds a server thread)."""
+    def subscribe(self, topic: str = APPROVALS, user: str = "", admin: bool = False) -> bool:
+        """False when the console already serves its maximum of streams (each holds a server thread), when
+        `user` holds its share already, or when only the admins' reserve is left and `user` is no admin.
+        No `user` (tests, internal callers): only the overall maximum applies."""
         with self._cond:
             if topic not in self._reads:
                 raise KeyError(f"no live topic {topic!r}")
-            if self._closed or sum(self._listeners.values()) >= self._max:
+            total = sum(self._listeners.values())
+            if self._closed or total >= self._max:
                 return False
+            if user:
+                if self._users.get(user, 0) >= (self.per_admin if admin else self.per_user):
+                    return False
+                if not admin and total >= self._max - self.reserved_for_admins:
+                    return False
+                self._users[user] = self._users.get(user, 0) + 1
             if not self._listeners.get(topic):
                 self._versions[topic] = None  # read afresh before the first answer
             self._listeners[topic] = self._listeners.get(topic, 0) + 1
@@ -81,9 +104,15 @@ class VersionHub:
                 self._cond.notify_all()
             return True
 
-    def unsubscribe(self, topic: str = APPROVALS) -> None:
+    def unsubscribe(self, topic: str = APPROVALS, user: str = "") -> None:
         with self._cond:
             self._listeners[topic] = max(0, self._listeners.get(topic, 0) - 1)
+            if user:
+                left = self._users.get(user, 0) - 1
+                if left > 0:
+                    self._users[user] = left
+                else:
+                    self._users.pop(user, None)
             self._cond.notify_all()
 
     def wait(self, seen: Hashable | None, timeout: float, topic: str = APPROVALS) -> Hashable | None:
@@ -182,9 +211,11 @@ Render = Callable[[], tuple[Hashable, str]]
 def stream(render: Render, topic: str = APPROVALS) -> Response:
     """An SSE response that sends `render()`'s HTML whenever its key changes (looked at when `topic` moves)."""
     h = hub()
-    if not h.subscribe(topic):
+    name = g.user.name if g.user is not None else ""
+    admin = g.user is not None and g.user.role.at_least(Role.ADMIN)
+    if not h.subscribe(topic, name, admin):
         return Response("too many live connections; retrying", 503, {"Retry-After": "5"})
-    name, stamp = session.get("user") or "", session.get("stamp") or ""
+    sid = session.get("sid")
     users = services().users
 
     def generate() -> Iterator[str]:
@@ -199,9 +230,9 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                     return
                 if version != seen:
                     seen = version
-                    g.user = users.session_user(name, stamp)
+                    g.user = users.session_user(sid) if isinstance(sid, str) else None
                     if g.user is None:
-                        return  # disabled, or the password changed: the session is over
+                        return  # signed out, ended everywhere, or the user disabled: the session is over
                     key, html = render()
                     if key != shown:
                         shown = key
@@ -209,10 +240,12 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
                         yield event("update", html)
                         continue
                 if time.monotonic() >= beat + HEARTBEAT_SECONDS:
+                    if not isinstance(sid, str) or users.session_user(sid) is None:
+                        return  # an ended session's stream closes by the next heartbeat at the latest
                     beat = time.monotonic()
                     yield ": heartbeat\n\n"
         finally:
-            h.unsubscribe(topic)
+            h.unsubscribe(topic, name)
 
     return Response(
         stream_with_context(generate()),

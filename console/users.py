@@ -1,4 +1,5 @@
-"""Users page (admins): console reviewers, their roles and groups; add, change role, reset, disable."""
+"""Users page (admins): console reviewers, their roles and groups; add, change role, reset, disable, and
+sign a reviewer out everywhere."""
 
 from __future__ import annotations
 
@@ -70,6 +71,16 @@ def disable(name: str) -> Any:
     def action() -> str:
         services().users.set_disabled(name, True, current_user().label)
         return f"Disabled {name}; their open sessions have ended."
+
+    return _act(action)
+
+
+@bp.post("/users/<name>/sessions/end")
+@require_role(Role.ADMIN)
+def end_sessions(name: str) -> Any:
+    def action() -> str:
+        ended = services().users.end_sessions(name, current_user().label)
+        return f"Signed {name} out everywhere ({ended} open session{'' if ended == 1 else 's'} ended)."
 
     return _act(action)
 

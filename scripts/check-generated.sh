@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fails when the committed TypeScript, Go or Java client code is not exactly what `make proto` makes
-# from proto/ now (the Python code is checked by tests/unit/test_generated_code.py).
+# Fails when the committed TypeScript, Go or Java client code, or the API reference page, is not exactly
+# what `make proto` makes from proto/ now (the Python code is checked by tests/unit/test_generated_code.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -14,6 +14,11 @@ for d in clients/typescript/src/gen clients/go/outrider/v1 clients/java/src/main
     stale=1
   fi
 done
+"${PYTHON:-$root/.venv/bin/python}" "$root/scripts/proto_docs.py" --out "$tmp/api.md"
+if ! diff -q "$root/docs/reference/api.md" "$tmp/api.md" >/dev/null 2>&1; then
+  echo "check-generated.sh: docs/reference/api.md is stale (or missing)" >&2
+  stale=1
+fi
 [ "$stale" = 0 ] || { echo "check-generated.sh: run 'make proto' and commit the result" >&2; exit 1; }
 # The TypeScript package exports every generated file (a new .proto needs a line in src/index.ts).
 for f in "$root"/clients/typescript/src/gen/outrider/v1/*_pb.ts; do
@@ -23,4 +28,4 @@ for f in "$root"/clients/typescript/src/gen/outrider/v1/*_pb.ts; do
     exit 1
   }
 done
-echo "generated TypeScript, Go and Java clients are fresh"
+echo "generated TypeScript, Go and Java clients and the API reference are fresh"

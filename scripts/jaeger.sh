@@ -2,7 +2,7 @@
 # The real Jaeger that the telemetry tests export to: Jaeger v2 (an OpenTelemetry Collector with Jaeger's
 # storage and query API), built from the Go module proxy into .outrider-tools/bin/jaeger when missing or at
 # another version. The first build takes about 4-5 minutes on 2 cores; the Go caches make a rebuild quick.
-# A binary built this way has no UI assets (the query API is complete); see README "Tracing" for the UI.
+# A binary built this way has no UI assets (the query API is complete); see docs/observability.md for the UI.
 #   scripts/jaeger.sh          (prints nothing when the binary is in place)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -33,7 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     issue = tsub.add_parser("issue", help="issue a token; prints the secret once")
     who = issue.add_mutually_exclusive_group(required=True)
     who.add_argument("--agent", metavar="ID", help="a token that may only act as this agent")
-    who.add_argument("--operator", metavar="NAME", help="an operator token (guardrails, policy, kills, tokens)")
+    who.add_argument("--operator", metavar="NAME", help="an operator token (guardrails, policy, kills, approvals)")
+    who.add_argument(
+        "--admin", metavar="NAME", help="an admin operator token: may also issue and revoke credentials over gRPC"
+    )
     issue.add_argument("--description", default="", help="what the token is for")
     _config_flags(issue)
     revoke = tsub.add_parser("revoke", help="revoke a token by id (refused by running sidecars within 250 ms)")
@@ -43,6 +46,20 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="include revoked tokens")
     _config_flags(listing)
 
+    agents = sub.add_parser("agents", help="agent standing (works on the database directly)")
+    asub = agents.add_subparsers(dest="agents_command", required=True)
+    reinstate = asub.add_parser("reinstate", help="lift a kill's termination or an EJECT's quarantine")
+    reinstate.add_argument("agent_id")
+    reinstate.add_argument("--reason", default="", help="why the agent may act again (audited)")
+    _config_flags(reinstate)
+
+    certs = sub.add_parser("certs", help="mTLS client certificates (works on the database directly)")
+    csub = certs.add_subparsers(dest="certs_command", required=True)
+    crevoke = csub.add_parser("revoke", help="refuse a client certificate (running sidecars within 250 ms)")
+    crevoke.add_argument("--fingerprint", required=True, metavar="SHA256", help="SHA-256 of the DER certificate")
+    crevoke.add_argument("--reason", default="", help="why (audited)")
+    _config_flags(crevoke)
+
     from server.cli.audit import add_audit_parser
 
     add_audit_parser(sub, _config_flags)
@@ -50,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     from server.cli.users import add_users_parser
 
     add_users_parser(sub, _config_flags)
+    from server.cli.gateway import add_gateway_parser
+
+    add_gateway_parser(sub)
 
     from server.cli.fleet import add_fleet_parser
 
@@ -98,6 +118,10 @@ def _config(args: argparse.Namespace) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "mcp-gateway":  # its own config file (upstreams), not the sidecar's
+        from server.cli.gateway import run_gateway
+
+        return run_gateway(args)
     if args.command == "policy":  # works on a policy file alone: no configuration, no database
         from server.cli.policy import run_policy
 
@@ -115,6 +139,14 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.tokens import run_tokens
 
         return run_tokens(args, config)
+    if args.command == "agents":
+        from server.cli.agents import run_agents
+
+        return run_agents(args, config)
+    if args.command == "certs":
+        from server.cli.certs import run_certs
+
+        return run_certs(args, config)
     if args.command == "audit":
         from server.cli.audit import run_audit
 
@@ -141,14 +173,14 @@ def main(argv: list[str] | None = None) -> int:
 def _check_config(config: Config) -> int:
     from server.adapters.policy_file import FilePolicySource
     from server.domain.guardrails.policy import parse_guardrails
-    from server.services.supervisor.plugins import load_plugin_class
+    from server.services.supervisor.plugins import PluginModules
 
     if config.config_path is None:
         print("outrider: no config file; the defaults are valid")
         return 0
     try:
         raw, _ = FilePolicySource(config.config_path).read()
-        chain = parse_guardrails(raw, load_plugin_class)
+        chain = parse_guardrails(raw, PluginModules(config.plugin_modules))
     except OutriderError as exc:
         print(f"outrider: configuration error: {config.config_path}: {exc.message}", file=sys.stderr)
         return 2

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
+from server.adapters.audit_keys import AuditKeys
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
@@ -21,9 +23,9 @@ from server.domain.safeguards.breakers import BreakerState
 from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
+from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
 from server.services.ports import AuditSink, Clock, PolicySource
@@ -46,14 +48,15 @@ from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.explain import ExplainService
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from server.storage.access.tokens import SqlTokenRepository
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.sidecars import SqlSidecarRepository
+from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
@@ -79,6 +82,7 @@ def sql_repositories(
         tokens=SqlTokenRepository(engine),
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
+        sessions=SqlSessionRepository(engine),
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine),
@@ -88,6 +92,7 @@ def sql_repositories(
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
         leases=safeguards,
+        idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
@@ -102,9 +107,12 @@ def build_services(
     probes: Probes | None = None,
     policy: PolicySource | None = None,
     telemetry: Telemetry | None = None,
+    audit_keys: AuditKeys | None = None,
 ) -> Services:
     """Every service, loaded and ready, by constructor injection. Without `repos`, the SQL repositories on
     the configured database (migrated first); tests pass in-memory ones, a fake clock and fake probes.
+    With the SQL repositories the audit chain is sealed with the keys of audit.key_file (created on first
+    start) unless `audit_keys` are given; on fakes it is keyed only when they are.
     `services.close()` releases what was built, in reverse order."""
     clock = clock or SystemClock()
     telemetry = telemetry or build_telemetry(config.telemetry)
@@ -122,14 +130,22 @@ def build_services(
         changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval)
         repos = sql_repositories(engine, planner if n.enabled else None, changes)
         single_process = engine.dialect.name == "sqlite"
+        if audit_keys is None:
+            audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
-    audit = AuditTrail(repos.audit, clock, config.sensitive_keys)
+    try:
+        audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
+    except BaseException:
+        for close in reversed(closers):  # e.g. another key on this database: release what was opened
+            close()
+        raise
+    closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
     decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
     access = AccessService(repos.tokens, clock, audit)
     access.load()
-    users = UserService(repos.users, repos.settings, clock, audit)
-    agents = AgentService(repos.agents)
+    users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
+    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock)
     agents.load()
     approvals = ApprovalService(
         repos.approvals,
@@ -140,6 +156,7 @@ def build_services(
         metrics=telemetry.metrics,
         notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
         changes=repos.changes,
+        max_pending_per_agent=config.max_pending_approvals_per_agent,
     )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
@@ -174,9 +191,10 @@ def build_services(
     for loadable in (breakers, budgets, episodes, leases):
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
+    chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
     sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
-    chain = ChainStore(repos.guardrails, policy, audit, load_plugin_class, deps, sections)
+    chain = ChainStore(repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections)
     chain.load()
     checks = CheckActionService(
         chain,
@@ -191,6 +209,10 @@ def build_services(
         tracer=telemetry.tracer,
         metrics=telemetry.metrics,
         clock=clock,
+        chain_pool=chain_pool,
+        offload_bytes=config.offload_context_bytes,
+        max_offloaded=config.max_offloaded,
+        max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
     notifications = NotificationService(
@@ -215,6 +237,7 @@ def build_services(
     repos.changes.start()  # every cache has subscribed by now
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
+        lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
         recovery.close,
         breakers.events.close,
@@ -243,6 +266,7 @@ def build_services(
         notifications=notifications,
         fleet=fleet,
         closers=closers,
+        idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
     )
     observe(telemetry, services)
     return services
@@ -297,7 +321,9 @@ def _build_recovery(
         revoke_leases=revoke_leases,
         reversibility=reversibility,
     )
-    cascade = CascadeService(repos.recovery, kills, emitter, clock, settings.cascade, open_breaker)
+    cascade = CascadeService(
+        repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy
+    )
     return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 
 

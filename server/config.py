@@ -5,6 +5,7 @@ A bad value stops start-up with a message that names the file, the key and the p
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -13,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from server.domain.agents import AgentSettings, parse_agent_settings
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
@@ -36,6 +38,9 @@ _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
 _SECTIONS |= {"fleet"}
+_SECTIONS |= {"actions", "approvals"}
+_SECTIONS |= {"plugins"}
+_SECTIONS |= {"agents"}
 _SECTIONS |= {"notifications"}
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
@@ -57,6 +62,10 @@ class Config:
     log_format: str = "text"
     log_level: str = "info"
     max_context_bytes: int = 1 << 20
+    max_context_depth: int = 32  # levels of nesting in any Struct a caller sends (server/rpc/convert.py)
+    max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
+    max_pending_approvals_per_agent: int = 100  # `approvals.max_pending_per_agent`
+    action_charset: str = "printable"  # `actions.charset`: printable or strict (server/domain/actions.py)
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
     # Security (see docs/security.md).
@@ -65,8 +74,19 @@ class Config:
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None
-    requests_per_second: float = 1000.0  # per credential
-    burst: int = 2000
+    # Per credential: a quarter of the capacity `make bench` measured on 2 cores (~1,000 CheckActions/s), so
+    # one runaway credential cannot take the sidecar; size it as capacity / agents that may burst at once
+    # (docs/hardening.md).
+    requests_per_second: float = 250.0
+    # The event loop stays free (docs/benchmarks.md has the figures these defaults come from).
+    max_inflight_per_agent: int = 16  # concurrent CheckActions per agent; RESOURCE_EXHAUSTED beyond
+    offload_context_bytes: int = 64 * 1024  # contexts this large are checked on the chain pool
+    chain_workers: int = 2  # threads of that pool
+    max_offloaded: int = 64  # large-context calls waiting for it at most; RESOURCE_EXHAUSTED beyond
+    burst: int = 500
+    # Calls with no or a failed credential, per peer address (host, without the port).
+    unauthenticated_requests_per_second: float = 20.0
+    unauthenticated_burst: int = 40
     max_message_bytes: int = 4 << 20
     sensitive_keys: tuple[str, ...] = DEFAULT_SENSITIVE_KEYS
     recovery: RecoverySettings = field(default_factory=RecoverySettings)
@@ -75,8 +95,27 @@ class Config:
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
     fleet: FleetSettings = field(default_factory=FleetSettings)  # see docs/fleet.md
+    # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
+    plugin_modules: tuple[str, ...] = ()
+    # The audit trail's files outside the database (docs/security.md); None: inside data_dir.
+    audit_key_file: Path | None = None
+    audit_checkpoint_dir: Path | None = None
+    audit_checkpoint_every: int = 1000  # records
+    audit_checkpoint_interval: float = 60.0  # seconds
+    # `console.trusted_proxies`: reverse proxies whose X-Forwarded-For/-Proto the console believes.
+    console_trusted_proxies: tuple[str, ...] = ()
+    # Who owns agent records (self_registration, default_group, require_registration); docs/agent-threat-model.md.
+    agents: AgentSettings = field(default_factory=AgentSettings)
+    # How long the first answer to a mutating RPC's request_id is kept (server.idempotency_retention).
+    idempotency_retention: float = 24 * 3600.0
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     console_public_url: str | None = None  # where reviewers reach the console (links in notifications)
+
+    def audit_key_path(self) -> Path:
+        return self.audit_key_file or self.data_dir / "audit.key"
+
+    def audit_checkpoint_path(self) -> Path:
+        return self.audit_checkpoint_dir or self.data_dir / "audit-checkpoints"
 
     def database_url(self) -> str:
         if self.db_url:
@@ -191,6 +230,25 @@ def _key_list(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _module_list(value: Any, name: str) -> tuple[str, ...]:
+    from server.services.supervisor.plugins import check_module_name
+
+    if not isinstance(value, list):
+        raise InvalidArgument("must be a list of module names, e.g. [my_company.guards]")
+    return tuple(check_module_name(v) for v in value)
+
+
+def _network_list(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidArgument("must be a list of addresses or networks, e.g. [127.0.0.1, 10.0.0.0/8]")
+    for v in value:
+        try:
+            ipaddress.ip_network(v.strip(), strict=False)
+        except ValueError:
+            raise InvalidArgument(f"{v!r} is not an IP address or network") from None
+    return tuple(v.strip() for v in value)
+
+
 def _duration(value: Any, name: str) -> float:
     return parse_duration(value, name)
 
@@ -218,13 +276,47 @@ def check_listen(value: str, source: str, key: str) -> str:
 def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     src = str(path) if path else "defaults"
     srv = _Reader(
-        src, data, "server", {"listen", "shutdown_grace", "max_context_bytes", "insecure", "max_message_bytes"}
+        src,
+        data,
+        "server",
+        {
+            "listen",
+            "shutdown_grace",
+            "max_context_bytes",
+            "max_context_depth",
+            "max_string_length",
+            "insecure",
+            "max_message_bytes",
+            "idempotency_retention",
+        },
     )
     auth = _Reader(src, data, "auth", {"enabled"})
     tls = _Reader(src, data, "tls", {"cert_file", "key_file", "client_ca_file"})
-    lim = _Reader(src, data, "limits", {"requests_per_second", "burst"})
-    aud = _Reader(src, data, "audit", {"sensitive_keys"})
-    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "public_url"})
+    lim = _Reader(
+        src,
+        data,
+        "limits",
+        {
+            "requests_per_second",
+            "burst",
+            "max_inflight_per_agent",
+            "offload_context_bytes",
+            "chain_workers",
+            "max_offloaded",
+            "unauthenticated_requests_per_second",
+            "unauthenticated_burst",
+        },
+    )
+    aud = _Reader(
+        src,
+        data,
+        "audit",
+        {"sensitive_keys", "key_file", "checkpoint_dir", "checkpoint_every", "checkpoint_interval"},
+    )
+    act = _Reader(src, data, "actions", {"charset"})
+    apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
+    con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies", "public_url"})
+    plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
@@ -255,19 +347,37 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         cfg,
         insecure=srv.get("insecure", _bool, False),
         max_message_bytes=srv.get("max_message_bytes", _positive_int, 4 << 20),
+        max_context_depth=srv.get("max_context_depth", _positive_int, 32),
+        max_string_length=srv.get("max_string_length", _positive_int, 1 << 20),
+        action_charset=act.get("charset", _choice("printable", "strict"), "printable"),
+        max_pending_approvals_per_agent=apr.get("max_pending_per_agent", _positive_int, 100),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),
         tls_key_file=tls.get("key_file", _path, None),
         tls_client_ca_file=tls.get("client_ca_file", _path, None),
-        requests_per_second=lim.get("requests_per_second", _positive_float, 1000.0),
-        burst=lim.get("burst", _positive_int, 2000),
+        requests_per_second=lim.get("requests_per_second", _positive_float, 250.0),
+        max_inflight_per_agent=lim.get("max_inflight_per_agent", _positive_int, 16),
+        offload_context_bytes=lim.get("offload_context_bytes", _positive_int, 64 * 1024),
+        chain_workers=lim.get("chain_workers", _positive_int, 2),
+        max_offloaded=lim.get("max_offloaded", _positive_int, 64),
+        unauthenticated_requests_per_second=lim.get("unauthenticated_requests_per_second", _positive_float, 20.0),
+        unauthenticated_burst=lim.get("unauthenticated_burst", _positive_int, 40),
+        burst=lim.get("burst", _positive_int, 500),
         sensitive_keys=aud.get("sensitive_keys", _key_list, DEFAULT_SENSITIVE_KEYS),
+        audit_key_file=aud.get("key_file", _path, None),
+        audit_checkpoint_dir=aud.get("checkpoint_dir", _path, None),
+        audit_checkpoint_every=aud.get("checkpoint_every", _positive_int, 1000),
+        audit_checkpoint_interval=aud.get("checkpoint_interval", _duration, 60.0),
         recovery=_recovery(src, data),
         safeguards=_parsed(src, data, "safeguards", parse_safeguards),
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
         fleet=_parsed(src, data, "fleet", parse_fleet),
+        plugin_modules=plugins.get("allowed_modules", _module_list, ()),
+        console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
+        agents=_parsed(src, data, "agents", parse_agent_settings),
+        idempotency_retention=srv.get("idempotency_retention", _duration, 24 * 3600.0),
         notifications=_parsed(src, data, "notifications", parse_notifications),
         console_public_url=con.get("public_url", _http_url, None),
     )
@@ -293,6 +403,8 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
     ("OUTRIDER_TLS_KEY_FILE", "tls_key_file", _path),
     ("OUTRIDER_TLS_CLIENT_CA_FILE", "tls_client_ca_file", _path),
     ("OUTRIDER_CONSOLE_JAEGER_UI_URL", "console_jaeger_ui_url", _http_url),
+    ("OUTRIDER_AUDIT_KEY_FILE", "audit_key_file", _path),
+    ("OUTRIDER_AUDIT_CHECKPOINT_DIR", "audit_checkpoint_dir", _path),
     ("OUTRIDER_CONSOLE_PUBLIC_URL", "console_public_url", _http_url),
 ]
 

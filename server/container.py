@@ -10,11 +10,12 @@ from typing import Any
 
 from server.config import Config
 from server.services.access.credentials import AccessService
-from server.services.access.users import SettingsRepository, UserRepository, UserService
+from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
 from server.services.fleet.ports import ChangeFeed, SidecarRepository
 from server.services.fleet.sidecars import SidecarService
+from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
 from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
@@ -46,6 +47,7 @@ class Repositories:
     tokens: TokenRepository
     users: UserRepository
     settings: SettingsRepository
+    sessions: SessionRepository
     approvals: ApprovalRepository
     audit: AuditRepository
     recovery: RecoveryRepository
@@ -58,6 +60,8 @@ class Repositories:
     sidecars: SidecarRepository
     changes: ChangeFeed  # the sidecar's one notification listener (server/storage/fleet/changes.py)
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
+    # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
+    idempotency: IdempotencyRepository | None = None
 
 
 @dataclass
@@ -83,6 +87,8 @@ class Services:
     telemetry: Telemetry
     fleet: SidecarService
     notifications: NotificationService
+    # Durable request-id idempotency of mutating RPCs (issue 12).
+    idempotency: IdempotencyService | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
 
 from outrider.v1 import (
     access_service_pb2,
@@ -28,13 +27,18 @@ from server.config import Config
 from server.container import Services
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
+from server.rpc.convert import EdgeLimits
+from server.rpc.hygiene import HygieneInterceptor
+from server.rpc.idempotency import IdempotencyInterceptor
 from server.rpc.recovery import RecoveryServicer
+from server.rpc.reflection import enable_reflection
 from server.rpc.safeguard import SafeguardServicer
 from server.rpc.security import check_exposure, server_credentials
 from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
 from server.services.approvals.reviewers import reviewer_for
 from server.services.ports import Clock
+from server.services.supervisor.decision_log import DecisionLog
 from server.storage.db import lock_sqlite_for_serving
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,7 @@ SERVICE_NAMES = (
     safeguard_service_pb2.DESCRIPTOR.services_by_name["SafeguardService"].full_name,
     access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
+DECISION_LOG_HEALTH = "outrider.decision_log"  # a gRPC health service name that follows the writer
 
 
 @dataclass
@@ -102,11 +107,16 @@ async def build_server(
         RateLimiter(config.requests_per_second, config.burst),
         enabled=config.auth_enabled,
         mtls=config.tls_client_ca_file is not None,
+        peer_limiter=RateLimiter(config.unauthenticated_requests_per_second, config.unauthenticated_burst),
+        containment_of=services.agents.containment_of,
     )
     # Tracing first: a call that authentication refuses is traced too.
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
+    # Inside authentication: the remembered answer is the caller's own.
+    remembered = [IdempotencyInterceptor(services.idempotency)] if services.idempotency else []
     server = grpc.aio.server(
-        interceptors=[*tracing, auth],
+        # Hygiene before authentication: a request that does not parse is refused before anything reads it.
+        interceptors=[*tracing, HygieneInterceptor(), auth, *remembered],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -117,6 +127,7 @@ async def build_server(
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
         ],
     )
+    limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(
@@ -127,11 +138,12 @@ async def build_server(
             services.approvals,
             reviewer_for(services.users),
             services.explain,
+            limits=limits,
         ),
         server,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
-        RecoveryServicer(services.recovery, services.agents), server
+        RecoveryServicer(services.recovery, services.agents, limits=limits), server
     )
     safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
         SafeguardServicer(
@@ -141,6 +153,7 @@ async def build_server(
             services.leases,
             services.reversibility,
             config.max_context_bytes,
+            limits=limits,
         ),
         server,
     )
@@ -148,7 +161,7 @@ async def build_server(
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection((*SERVICE_NAMES, reflection.SERVICE_NAME, "grpc.health.v1.Health"), server)
+    enable_reflection((*SERVICE_NAMES, "grpc.health.v1.Health"), server)  # v1 and v1alpha
 
     if credentials is None:
         port = server.add_insecure_port(config.listen)
@@ -164,14 +177,28 @@ async def build_server(
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
-        from server.jobs.scheduler import add_fleet_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
+        from server.jobs.scheduler import (
+            add_audit_jobs,
+            add_fleet_jobs,
+            add_recovery_jobs,
+            add_safeguard_jobs,
+            build_scheduler,
+        )
 
-        scheduler = build_scheduler(services.decisions, services.access, services.approvals, services.chain)
+        scheduler = build_scheduler(
+            services.decisions,
+            services.access,
+            services.approvals,
+            services.chain,
+            agents=services.agents,
+            idempotency=services.idempotency,
+        )
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
         add_fleet_jobs(scheduler, services.fleet)
+        add_audit_jobs(scheduler, services.audit)
         scheduler.start()
-        sidecar._closers.append(lambda: scheduler.shutdown(wait=False))
+        sidecar._closers.append(lambda: scheduler.shutdown(wait=True))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)
     if config.console_enabled if with_console is None else with_console:
         stop_console = start_console(services)
@@ -179,10 +206,36 @@ async def build_server(
     if config.telemetry.metrics_listen:
         sidecar._closers.append(services.telemetry.serve_metrics(config.telemetry.metrics_listen, services.health))
 
-    for name in ("", *SERVICE_NAMES):
+    for name in ("", *SERVICE_NAMES, DECISION_LOG_HEALTH):
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    loop = asyncio.get_running_loop()
+    watch = loop.create_task(_watch_decision_log(services.decisions, health))
+    sidecar._closers.insert(0, lambda: _cancel_soon(loop, watch))  # closers run in threads
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:
+    loop.call_soon_threadsafe(task.cancel)
+
+
+async def _watch_decision_log(decisions: DecisionLog, health: HealthServicer, interval: float = 0.25) -> None:
+    """The gRPC health of `outrider.decision_log` follows the writer (NOT_SERVING while it is down), and a
+    writer thread that is gone is started again."""
+    serving = True
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            decisions.watchdog()
+            up = decisions.stats.up
+            if up != serving:
+                serving = up
+                status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+                await health.set(DECISION_LOG_HEALTH, status)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("decision log watch failed")
 
 
 def start_console(services: Services) -> Callable[[], None]:

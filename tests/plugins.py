@@ -64,3 +64,12 @@ class NoFridays:
 
     def check(self, agent_id: str, action: str, context: dict[str, Any]) -> Any:
         return context.get("weekday") != self.weekday
+
+
+def touch_marker(path: str = "") -> None:
+    """Not a class: a plugin path naming it must be refused without calling it (it would leave a file)."""
+    with open(path, "w") as f:
+        f.write("called")
+
+
+MARKER_OBJECT = Recorder("module-level instance")  # an instance, not a class: refused too

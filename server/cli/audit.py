@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.adapters.audit_files import FileCheckpointStore, read_key
+from server.adapters.audit_keys import AuditKeys
 from server.config import Config
-from server.services.audit import AuditTrail
+from server.domain.errors import OutriderError
+from server.services.audit import AuditTrail, FullVerifyResult
 from server.services.clock import SystemClock
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
@@ -20,19 +24,36 @@ def add_audit_parser(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     add_config_flags: Callable[[argparse.ArgumentParser], object],
 ) -> argparse.ArgumentParser:
-    """Add `audit verify` and `audit export [--output FILE]`; each takes the usual config flags."""
+    """Add `audit verify [--key-file F] [--checkpoints DIR]` and `audit export [--output FILE]`."""
     audit = subparsers.add_parser("audit", help="verify or export the tamper-evident audit trail")
     sub = audit.add_subparsers(dest="audit_command", required=True, metavar="{verify,export}")
-    verify = sub.add_parser("verify", help="walk the hash chain and report the first broken link (exit 1)")
+    verify = sub.add_parser(
+        "verify", help="check the chain under the key and against the signed checkpoints; name the first break (exit 1)"
+    )
     add_config_flags(verify)
-    export = sub.add_parser("export", help="write every audit record as one JSON object per line")
+    verify.add_argument("--key-file", metavar="F", help="the audit key (default: audit.key_file of the config)")
+    verify.add_argument(
+        "--checkpoints", metavar="DIR", help="signed checkpoints to check against (default: audit.checkpoint_dir)"
+    )
+    export = sub.add_parser("export", help="write every audit record, then every checkpoint, as JSON lines")
     add_config_flags(export)
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of standard output")
+    export.add_argument("--checkpoints", metavar="DIR", help="checkpoints to include (default: audit.checkpoint_dir)")
     return audit
 
 
 def run_audit(args: argparse.Namespace, config: Config) -> int:
-    """0: chain OK / export written; 1: chain broken; 2: the database or output could not be opened."""
+    """0: chain OK / export written; 1: chain broken; 2: the database, key or output could not be opened."""
+    explicit_key = getattr(args, "key_file", None)
+    key_path = Path(explicit_key) if explicit_key else config.audit_key_path()
+    checkpoint_dir = Path(args.checkpoints) if getattr(args, "checkpoints", None) else config.audit_checkpoint_path()
+    keys = None
+    if explicit_key or key_path.exists():  # never created here: verifying must not invent a key
+        try:
+            keys = AuditKeys(read_key(key_path))
+        except OutriderError as exc:
+            print(f"outrider: {exc.message}", file=sys.stderr)
+            return 2
     try:
         engine = create_db_engine(config.database_url())
     except (SQLAlchemyError, ValueError) as exc:
@@ -40,9 +61,15 @@ def run_audit(args: argparse.Namespace, config: Config) -> int:
         return 2
     try:
         migrate(engine)
-        trail = AuditTrail(SqlAuditRepository(engine), SystemClock(), config.sensitive_keys)
+        trail = AuditTrail(
+            SqlAuditRepository(engine),
+            SystemClock(),
+            config.sensitive_keys,
+            keys=keys,
+            checkpoints=FileCheckpointStore(checkpoint_dir),
+        )
         if args.audit_command == "verify":
-            return _verify(trail)
+            return _verify(trail, keys is not None, key_path, checkpoint_dir)
         return _export(trail, args.output)
     except SQLAlchemyError as exc:
         print(f"outrider: database error: {exc}", file=sys.stderr)
@@ -51,13 +78,32 @@ def run_audit(args: argparse.Namespace, config: Config) -> int:
         engine.dispose()
 
 
-def _verify(trail: AuditTrail) -> int:
+def describe(result: FullVerifyResult) -> str:
+    """The one-line verdict `outrider audit verify` prints."""
+    c = result.chain
+    if not c.ok:
+        where = f"record {c.first_broken_seq}" if c.first_broken_seq is not None else "the end"
+        if c.missing is not None and c.kind in ("truncated", "missing", "checkpoint_mismatch"):
+            where = f"records {c.missing[0]}..{c.missing[1]}"
+        return f"audit chain BROKEN at {where} [{c.kind}]: {c.problem}"
+    if result.bad_checkpoints:
+        return f"audit checkpoints BROKEN [bad_checkpoint]: {result.bad_checkpoints[0]}"
+    parts = [f"{c.checked} records"]
+    if c.keyed_from is not None:
+        if c.legacy:
+            parts.append(f"{c.legacy} from before the audit key (SHA-256 rule), keyed from record {c.keyed_from} on")
+        parts.append(f"{c.checkpoints} signed checkpoints matched")
+    return "audit chain OK: " + "; ".join(parts)
+
+
+def _verify(trail: AuditTrail, keyed: bool, key_path: Path, checkpoint_dir: Path) -> int:
+    if not keyed:
+        print(f"outrider: no audit key at {key_path}: only records from before the key can be checked", file=sys.stderr)
+    elif not checkpoint_dir.is_dir():
+        print(f"outrider: no checkpoints in {checkpoint_dir}: truncation cannot be detected", file=sys.stderr)
     result = trail.verify()
-    if result.ok:
-        print(f"audit chain OK: {result.checked} records")
-        return 0
-    print(f"audit chain BROKEN at record {result.first_broken_seq}: {result.problem}")
-    return 1
+    print(describe(result))
+    return 0 if result.ok else 1
 
 
 def _export(trail: AuditTrail, output: str | None) -> int:

@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.errors import OutriderError
 from server.domain.notifications.delivery import DeliveryState, Notification, NotificationFilter
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
@@ -51,7 +51,7 @@ def run_notifications(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         settings = config.notifications
         planner = NotificationPlanner(settings.routes, config.console_public_url, config.sensitive_keys)
         # No senders: this process only reads and re-schedules; a running sidecar delivers.
@@ -59,6 +59,7 @@ def run_notifications(args: argparse.Namespace, config: Config) -> int:
         if args.notifications_command == "retry":
             found = service.retry(args.notification_id, f"cli:{getpass.getuser()}")
             print(f"{found.notification_id} is due again ({found.channel}); a running sidecar sends it")
+            audit.close()  # a signed checkpoint covering the retry's audit record
             return 0
         state = DeliveryState(args.state.upper()) if args.state else None
         page = service.list(NotificationFilter(state, args.channel, args.kind), max(1, args.limit), "")

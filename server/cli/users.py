@@ -9,13 +9,13 @@ import getpass
 import sys
 from collections.abc import Callable
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.access.users import Role
 from server.domain.errors import InvalidArgument, OutriderError
 from server.services.access.users import UserService
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 
@@ -53,8 +53,14 @@ def run_users(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-        users = UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
+        users = UserService(
+            SqlUserRepository(engine),
+            SqlSettingsRepository(engine),
+            clock,
+            audit,
+            sessions=SqlSessionRepository(engine),
+        )
         actor = f"cli:{getpass.getuser()}"
         command = args.users_command
         if command == "add":
@@ -74,6 +80,7 @@ def run_users(args: argparse.Namespace, config: Config) -> int:
                     f"{u.name:<24} {u.role.value:<9} {','.join(u.groups):<30} {u.create_time:%Y-%m-%d %H:%M:%S}  "
                     f"{'disabled' if u.disabled else 'active'}"
                 )
+        audit.close()  # a signed checkpoint covering what this command recorded
         return 0
     except OutriderError as exc:
         print(f"outrider: {exc.message}", file=sys.stderr)

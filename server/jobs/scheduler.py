@@ -10,7 +10,10 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from server.services.access.credentials import AccessService
 from server.services.approvals.requests import ApprovalService
+from server.services.audit import AuditTrail
 from server.services.fleet.sidecars import SidecarService
+from server.services.idempotency import IdempotencyService
+from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
@@ -27,6 +30,8 @@ def build_scheduler(
     approvals: ApprovalService,
     chain: ChainStore | None = None,
     prune_interval: float = 60.0,
+    agents: AgentService | None = None,
+    idempotency: IdempotencyService | None = None,
 ) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1})
     scheduler.add_job(decisions.prune, "interval", seconds=prune_interval, id="decision-log-prune")
@@ -35,10 +40,21 @@ def build_scheduler(
     # Approval timeouts and escalations, and decisions taken by other processes (a separate console).
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
+    if idempotency is not None:
+        # Remembered answers past the retention (server.idempotency_retention, default 24 h).
+        scheduler.add_job(idempotency.prune, "interval", seconds=prune_interval, id="idempotency-prune")
+    if agents is not None:
+        # Kills, quarantines and reinstatements made by other processes (CLI, other sidecars).
+        scheduler.add_job(agents.refresh, "interval", seconds=0.25, id="containment-refresh")
     if chain is not None:
         # Guardrail changes stored by another process (a separate console, another sidecar).
         scheduler.add_job(chain.refresh, "interval", seconds=1.0, id="guardrail-refresh")
     return scheduler
+
+
+def add_audit_jobs(scheduler: BackgroundScheduler, audit: AuditTrail) -> None:
+    """Signed audit checkpoints every N records or T seconds (the tick only looks at two counters)."""
+    scheduler.add_job(audit.checkpoint_due, "interval", seconds=1.0, id="audit-checkpoint")
 
 
 class HealthMonitorJob:

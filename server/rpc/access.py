@@ -27,6 +27,7 @@ def token_to_pb(t: Token) -> access_pb2.Token:
         created_by=t.created_by,
         create_time=convert.timestamp(t.create_time),
         revoke_time=convert.timestamp(t.revoke_time),
+        admin=t.admin,
     )
 
 
@@ -38,7 +39,9 @@ class AccessServicer(pb_grpc.AccessServiceServicer):
     async def WhoAmI(self, request: pb.WhoAmIRequest, context: Ctx) -> pb.WhoAmIResponse:
         p = current_principal()
         kind: Any = int(p.kind)
-        return pb.WhoAmIResponse(kind=kind, subject=p.subject, authenticated_by=p.via, token_id=p.token_id)
+        return pb.WhoAmIResponse(
+            kind=kind, subject=p.subject, authenticated_by=p.via, token_id=p.token_id, admin=p.admin
+        )
 
     async def IssueToken(self, request: pb.IssueTokenRequest, context: Ctx) -> pb.IssueTokenResponse:
         try:
@@ -55,6 +58,14 @@ class AccessServicer(pb_grpc.AccessServiceServicer):
     async def RevokeToken(self, request: pb.RevokeTokenRequest, context: Ctx) -> pb.RevokeTokenResponse:
         token = await asyncio.to_thread(self.access.revoke, request.token_id, current_principal().label)
         return pb.RevokeTokenResponse(token=token_to_pb(token))
+
+    async def RevokeCertificate(
+        self, request: pb.RevokeCertificateRequest, context: Ctx
+    ) -> pb.RevokeCertificateResponse:
+        fingerprint, when = await asyncio.to_thread(
+            self.access.revoke_certificate, request.fingerprint, request.reason[:512], current_principal().label
+        )
+        return pb.RevokeCertificateResponse(fingerprint=fingerprint, revoke_time=convert.timestamp(when))
 
     async def ListTokens(self, request: pb.ListTokensRequest, context: Ctx) -> pb.ListTokensResponse:
         page = await asyncio.to_thread(

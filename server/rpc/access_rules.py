@@ -6,6 +6,7 @@ from __future__ import annotations
 from server.domain.access.principals import Rule, Scope
 
 OPERATOR = Rule(Scope.OPERATOR)
+ADMIN = Rule(Scope.ADMIN)
 ANY = Rule(Scope.ANY)
 OWNED = Rule(Scope.OWNED)
 
@@ -60,6 +61,7 @@ _RECOVERY = {
     "GetRecoveryHistory": own("agent_id"),
     "GetRetryCount": own("agent_id"),
     "Kill": OPERATOR,
+    "ReinstateAgent": OPERATOR,
     "GetKill": OPERATOR,
     "ListKills": OPERATOR,
     "RegisterSubstitute": OPERATOR,
@@ -107,13 +109,16 @@ _SAFEGUARD = {
     "ListLeases": OPERATOR,
     "AssessReversibility": ANY,
     "ListReversibilityRules": ANY,
-    "ValidatePlan": ANY,
+    # Another agent's capabilities are not an agent's business.
+    "ValidatePlan": Rule(Scope.AGENT_SELF, ("agent_id",), optional=True),
 }
 
 _ACCESS = {
     "WhoAmI": ANY,
-    "IssueToken": OPERATOR,
-    "RevokeToken": OPERATOR,
+    # Minting credentials needs an admin: an operator must not be able to become a second reviewer.
+    "IssueToken": ADMIN,
+    "RevokeToken": ADMIN,
+    "RevokeCertificate": ADMIN,
     "ListTokens": OPERATOR,
 }
 

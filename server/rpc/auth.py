@@ -8,7 +8,10 @@ checked against the RPC's rule (server.rpc.access_rules), and made available to 
 from __future__ import annotations
 
 import contextvars
+import functools
+import hashlib
 import logging
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -17,6 +20,7 @@ import grpc
 
 from server.domain.access.principals import ANONYMOUS_OPERATOR, Principal, Rule, authorize, principal_from_certificate
 from server.domain.access.rate import TokenBucket
+from server.domain.agents import Containment, Standing
 from server.domain.errors import OutriderError, PermissionDenied, ResourceExhausted, Unauthenticated
 from server.rpc.access_rules import OPEN_PREFIXES, RULES
 from server.rpc.errors import abort
@@ -25,6 +29,13 @@ from server.services.access.credentials import AccessService
 log = logging.getLogger(__name__)
 
 _principal: contextvars.ContextVar[Principal] = contextvars.ContextVar("principal", default=ANONYMOUS_OPERATOR)
+
+
+@functools.lru_cache(maxsize=4096)  # a connection's certificate is the same on every call
+def certificate_fingerprint(pem: bytes | str) -> str:
+    """SHA-256 of the certificate's DER encoding, as `openssl x509 -fingerprint -sha256` shows it."""
+    text = pem.decode() if isinstance(pem, bytes) else pem
+    return hashlib.sha256(ssl.PEM_cert_to_DER_cert(text)).hexdigest()
 
 
 def current_principal() -> Principal:
@@ -41,6 +52,10 @@ def _field(message: Any, path: str) -> str:
 
 
 class RateLimiter:
+    # Buckets kept at most: beyond, the idle ones are forgotten (a full bucket is a new bucket), so a
+    # flood from many addresses or made-up keys cannot grow memory without bound.
+    MAX_BUCKETS = 10_000
+
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, burst
         self._buckets: dict[str, TokenBucket] = {}
@@ -49,6 +64,8 @@ class RateLimiter:
         now = time.monotonic()
         bucket = self._buckets.get(key)
         if bucket is None:
+            if len(self._buckets) >= self.MAX_BUCKETS:
+                self._forget_idle(now)
             bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
         wait = bucket.take(now)
         if wait:
@@ -57,13 +74,43 @@ class RateLimiter:
                 reason="RATE_LIMITED",
             )
 
+    def _forget_idle(self, now: float) -> None:
+        refill = self.burst / self.rate
+        idle = [k for k, b in self._buckets.items() if now - b.stamp >= refill]
+        for k in idle or list(self._buckets)[: len(self._buckets) // 2]:
+            del self._buckets[k]
+
+
+def peer_host(peer: str) -> str:
+    """`ipv4:127.0.0.1:5000` -> `ipv4:127.0.0.1`; `ipv6:[::1]:5000` -> `ipv6:[::1]`; others as they are."""
+    if peer.startswith(("ipv4:", "ipv6:")):
+        return peer.rpartition(":")[0]
+    return peer
+
+
+# CheckAction from a killed agent is answered (BLOCK by the `kill-switch` guardrail), not refused: the
+# agent learns why it may not act.
+_ANSWERED_WHEN_TERMINATED = "/outrider.v1.SupervisorService/CheckAction"
+
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    def __init__(self, access: AccessService, limiter: RateLimiter, enabled: bool, mtls: bool) -> None:
+    def __init__(
+        self,
+        access: AccessService,
+        limiter: RateLimiter,
+        enabled: bool,
+        mtls: bool,
+        peer_limiter: RateLimiter | None = None,
+        containment_of: Callable[[str], Containment | None] | None = None,
+    ) -> None:
         self.access = access
         self.limiter = limiter
+        # Calls with no or a failed credential, per peer address: refused cheaply once over the limit.
+        self.peer_limiter = peer_limiter or RateLimiter(20.0, 40)
         self.enabled = enabled
         self.mtls = mtls
+        # An agent id's TERMINATED or QUARANTINED standing (in memory, no I/O).
+        self.containment_of = containment_of
 
     async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
         handler = await continuation(details)
@@ -109,10 +156,22 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     # ---- the checks ------------------------------------------------------------------------
 
     def _admit(self, request: Any, context: Any, method: str, rule: Rule | None, streaming: bool) -> Any:
-        principal = self._authenticate(context)
+        try:
+            principal = self._authenticate(context)
+        except Unauthenticated:
+            self.peer_limiter.check(peer_host(context.peer()), "unauthenticated calls from this address")
+            raise
         self.limiter.check(principal.label if self.enabled else context.peer(), principal.label)
         if rule is None:
             raise PermissionDenied(f"{method} has no access rule and is refused", reason="NO_RULE")
+        if not principal.is_operator and self.containment_of is not None and method != _ANSWERED_WHEN_TERMINATED:
+            contained = self.containment_of(principal.subject)
+            if contained is not None and contained.standing is Standing.TERMINATED:
+                raise PermissionDenied(
+                    f"agent {principal.subject!r} was killed ({contained.kill_id}); its credentials are refused "
+                    "until an operator reinstates it",
+                    reason="AGENT_TERMINATED",
+                )
         _principal.set(principal)
         if not streaming:
             authorize(principal, rule, method, {f: _field(request, f) for f in rule.fields}, streaming=False)
@@ -127,6 +186,11 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def _authenticate(self, context: Any) -> Principal:
         if not self.enabled:
             return ANONYMOUS_OPERATOR
+        auth = (context.auth_context() or {}) if self.mtls else {}
+        # A revoked certificate is refused whatever else the call carries (a token on top included).
+        for pem in auth.get("x509_pem_cert") or ():
+            if self.access.certificate_revoked(certificate_fingerprint(pem)):
+                raise Unauthenticated("this client certificate was revoked", reason="CERTIFICATE_REVOKED")
         for key, value in context.invocation_metadata() or ():
             if key != "authorization":
                 continue
@@ -138,7 +202,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 raise Unauthenticated("unknown or revoked token", reason="BAD_CREDENTIAL")
             return token.principal()
         if self.mtls:
-            names = (context.auth_context() or {}).get("x509_common_name") or []
+            names = auth.get("x509_common_name") or []
             for name in names:
                 principal = principal_from_certificate(name.decode() if isinstance(name, bytes) else str(name))
                 if principal:

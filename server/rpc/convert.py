@@ -1,8 +1,19 @@
-"""Protobuf <-> Python values: Struct to plain dicts (hot path), timestamps, durations."""
+"""Protobuf <-> Python values: Struct to plain dicts (hot path), timestamps, durations.
+
+`struct_to_dict` and `value_to_py` are the one converter for every Struct or Value the sidecar accepts
+(contexts, guardrail options, edited contexts, episode metadata, breaker results, saga payloads): they
+refuse what JSON and the rules cannot hold (NaN and infinities, nesting deeper than
+`server.max_context_depth`, strings longer than `server.max_string_length`) with INVALID_ARGUMENT naming
+the path (`context.steps[2].cost`). The path is built only when a value is refused, so the common case
+costs one walk.
+"""
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,27 +22,110 @@ from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 from outrider.v1 import common_pb2, supervisor_pb2
 from server.domain.agents import Agent
 from server.domain.approvals.requests import Approval
+from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.decisions import Decision
 
+DEFAULT_MAX_DEPTH = 32
+DEFAULT_MAX_STRING = 1 << 20
 
-def value_to_py(v: struct_pb2.Value) -> Any:
+
+@dataclass(frozen=True, slots=True)
+class EdgeLimits:
+    """What one Struct or Value may hold (`server.max_context_depth`, `server.max_string_length`), and the
+    character set of action names."""
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_string: int = DEFAULT_MAX_STRING
+    action_charset: str = "printable"  # `actions.charset` (server/domain/actions.py)
+
+
+DEFAULT_LIMITS = EdgeLimits()
+
+
+class _Refused(Exception):
+    """Raised deep in the walk; each level adds its path segment while the exception unwinds."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.trail: list[str] = []
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
+def _key_segment(key: str) -> str:
+    if _PLAIN_KEY.match(key):
+        return f".{key}"
+    shown = key if len(key) <= 40 else key[:40] + "..."
+    return f"[{shown!r}]"
+
+
+def _refusal(field: str, exc: _Refused) -> InvalidArgument:
+    path = field + "".join(reversed(exc.trail))
+    return InvalidArgument(f"{path}: {exc.problem}", field=path)
+
+
+def _py(v: struct_pb2.Value, depth: int, lim: EdgeLimits) -> Any:
     kind = v.WhichOneof("kind")
     if kind == "string_value":
-        return v.string_value
+        s = v.string_value
+        if len(s) > lim.max_string:
+            raise _Refused(f"a string of {len(s)} characters is over the limit of {lim.max_string}")
+        return s
     if kind == "number_value":
-        return v.number_value
+        n = v.number_value
+        if not math.isfinite(n):
+            raise _Refused(f"{n} is not a finite number (NaN and infinities are refused)")
+        return n
     if kind == "bool_value":
         return v.bool_value
     if kind == "struct_value":
-        return struct_to_dict(v.struct_value)
+        return _dict(v.struct_value, depth + 1, lim)
     if kind == "list_value":
-        return [value_to_py(x) for x in v.list_value.values]
+        if depth + 1 > lim.max_depth:
+            raise _Refused(f"nested deeper than {lim.max_depth} levels")
+        out = []
+        for i, item in enumerate(v.list_value.values):
+            try:
+                out.append(_py(item, depth + 1, lim))
+            except _Refused as exc:
+                exc.trail.append(f"[{i}]")
+                raise
+        return out
     return None
 
 
-def struct_to_dict(s: struct_pb2.Struct) -> dict[str, Any]:
-    return {k: value_to_py(v) for k, v in s.fields.items()}
+def _dict(s: struct_pb2.Struct, depth: int, lim: EdgeLimits) -> dict[str, Any]:
+    if depth > lim.max_depth:
+        raise _Refused(f"nested deeper than {lim.max_depth} levels")
+    out: dict[str, Any] = {}
+    for key, item in s.fields.items():
+        try:
+            if len(key) > lim.max_string:
+                raise _Refused(f"a key of {len(key)} characters is over the limit of {lim.max_string}")
+            out[key] = _py(item, depth, lim)
+        except _Refused as exc:
+            exc.trail.append(_key_segment(key))
+            raise
+    return out
+
+
+def value_to_py(v: struct_pb2.Value, field: str = "value", limits: EdgeLimits = DEFAULT_LIMITS) -> Any:
+    """A Value as plain Python; INVALID_ARGUMENT naming `field` and the path inside it when refused."""
+    try:
+        return _py(v, 0, limits)
+    except _Refused as exc:
+        raise _refusal(field, exc) from None
+
+
+def struct_to_dict(s: struct_pb2.Struct, field: str = "context", limits: EdgeLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """A Struct as a plain dict (the Struct itself is level 1); refusals name `field` and the path."""
+    try:
+        return _dict(s, 1, limits)
+    except _Refused as exc:
+        raise _refusal(field, exc) from None
 
 
 def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -125,6 +219,7 @@ def approval_to_pb(a: Approval) -> supervisor_pb2.Approval:
         ],
         warnings=warnings_to_pb(a.warnings),
         edited_context=dict_to_struct(a.edited_context) if a.edited_context is not None else None,
+        consume_time=timestamp(a.consume_time),
     )
 
 

@@ -19,7 +19,7 @@ from server.domain.recovery.ladder import HistoryFilter, RecoveryAction, Recover
 from server.rpc import convert
 from server.rpc import recovery_convert as rc
 from server.rpc.auth import current_principal
-from server.rpc.convert import timestamp
+from server.rpc.convert import DEFAULT_LIMITS, EdgeLimits, timestamp
 from server.rpc.errors import translate_errors
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import Connection, StreamEnd
@@ -51,9 +51,10 @@ def _text(value: str, field: str) -> str:
 
 @translate_errors
 class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
-    def __init__(self, feature: RecoveryFeature, agents: AgentService) -> None:
+    def __init__(self, feature: RecoveryFeature, agents: AgentService, limits: EdgeLimits = DEFAULT_LIMITS) -> None:
         self.f = feature
         self.agents = agents
+        self.limits = limits
 
     # ---- the control channel -----------------------------------------------------------------
 
@@ -251,7 +252,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             request.agent_id,
             request.session_id,
             reason,
-            [rc.step_from_pb(s) for s in request.in_flight_steps],
+            [rc.step_from_pb(s, f"in_flight_steps[{i}]", self.limits) for i, s in enumerate(request.in_flight_steps)],
             _text(request.details, "details"),
             callback_timeout=convert.seconds(request, "callback_timeout"),
             handoff_timeout=convert.seconds(request, "handoff_timeout"),
@@ -259,6 +260,14 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             actor=current_principal().label,
         )
         return pb.KillResponse(result=rc.kill_to_pb(result))
+
+    async def ReinstateAgent(self, request: pb.ReinstateAgentRequest, context: Ctx) -> pb.ReinstateAgentResponse:
+        lifted = await asyncio.to_thread(
+            self.agents.reinstate, request.agent_id, _text(request.reason, "reason"), current_principal().label
+        )
+        return pb.ReinstateAgentResponse(
+            agent_id=lifted.agent_id, previous_standing=lifted.standing.value, kill_id=lifted.kill_id
+        )
 
     async def GetKill(self, request: pb.GetKillRequest, context: Ctx) -> pb.GetKillResponse:
         result = await asyncio.to_thread(self.f.kills.get, request.kill_id)
@@ -314,6 +323,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             request.detail,
             request_id=request.request_id,
             actor=current_principal().label,
+            reporter=current_principal().label,
         )
         return pb.ReportFailureResponse(
             failure=rc.failure_to_pb(failure), cascade=rc.cascade_to_pb(cascade) if cascade else None

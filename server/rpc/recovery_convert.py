@@ -27,7 +27,17 @@ from server.domain.recovery.kill import (
     SubstituteScope,
 )
 from server.domain.recovery.ladder import AgentRecoveryStatus, Escalation, RecoveryPolicy, RecoveryResult
-from server.rpc.convert import agent_to_pb, dict_to_struct, duration, from_timestamp, seconds, struct_to_dict, timestamp
+from server.rpc.convert import (
+    DEFAULT_LIMITS,
+    EdgeLimits,
+    agent_to_pb,
+    dict_to_struct,
+    duration,
+    from_timestamp,
+    seconds,
+    struct_to_dict,
+    timestamp,
+)
 
 # ---- health checks --------------------------------------------------------------------------------
 
@@ -138,11 +148,13 @@ def agent_status_to_pb(s: AgentRecoveryStatus) -> pb.AgentRecoveryStatus:
 # ---- kills ----------------------------------------------------------------------------------------
 
 
-def compensation_from_pb(c: safeguard_pb2.CompensatingAction) -> CompensatingAction:
+def compensation_from_pb(
+    c: safeguard_pb2.CompensatingAction, field: str = "compensation", limits: EdgeLimits = DEFAULT_LIMITS
+) -> CompensatingAction:
     return CompensatingAction(
         description=c.description,
         action=c.action,
-        parameters=struct_to_dict(c.parameters),
+        parameters=struct_to_dict(c.parameters, f"{field}.parameters", limits),
         effectiveness=int(c.effectiveness),
         time_window=seconds(c, "time_window"),
     )
@@ -158,13 +170,15 @@ def compensation_to_pb(c: CompensatingAction) -> safeguard_pb2.CompensatingActio
     )
 
 
-def step_from_pb(s: pb.SagaStep) -> SagaStep:
+def step_from_pb(s: pb.SagaStep, field: str = "step", limits: EdgeLimits = DEFAULT_LIMITS) -> SagaStep:
     return SagaStep(
         saga_id=s.saga_id,
         step_id=s.step_id,
         action=s.action,
-        payload=struct_to_dict(s.payload),
-        compensation=tuple(compensation_from_pb(c) for c in s.compensation),
+        payload=struct_to_dict(s.payload, f"{field}.payload", limits),
+        compensation=tuple(
+            compensation_from_pb(c, f"{field}.compensation[{i}]", limits) for i, c in enumerate(s.compensation)
+        ),
     )
 
 
@@ -254,6 +268,7 @@ def failure_to_pb(f: AgentFailure) -> pb.AgentFailure:
         detail=f.detail,
         source=f.source,
         failure_time=timestamp(f.failure_time),
+        reporter=f.reporter,
     )
 
 
@@ -267,6 +282,7 @@ def cascade_to_pb(c: Cascade) -> pb.Cascade:
         kill_id=c.kill_id,
         opened_breakers=list(c.opened_breakers),
         detect_time=timestamp(c.detect_time),
+        corroborated=c.corroborated,
     )
 
 

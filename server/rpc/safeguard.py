@@ -14,9 +14,9 @@ from google.protobuf import struct_pb2
 
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards import plans
-from server.domain.safeguards.leases import validate_key
+from server.domain.safeguards.leases import Scope, validate_key
 from server.rpc import convert
 from server.rpc import safeguard_convert as cv
 from server.rpc.auth import current_principal
@@ -71,7 +71,9 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         leases: LeaseService,
         reversibility: ReversibilityService,
         max_value_bytes: int,
+        limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
     ) -> None:
+        self.limits = limits
         self.breakers = breakers
         self.budgets = budgets
         self.episodes = episodes
@@ -95,7 +97,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         answer, _ = await self.breakers.report_async(
             request.permit_id,
             request.outcome,
-            convert.value_to_py(request.result),
+            convert.value_to_py(request.result, "result", self.limits),
             request.HasField("result"),
             _caller(),
         )
@@ -114,7 +116,11 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             _finite(m.result, "result")
             try:
                 answer, repeated = await self.breakers.report_async(
-                    m.permit_id, m.outcome, convert.value_to_py(m.result), m.HasField("result"), caller
+                    m.permit_id,
+                    m.outcome,
+                    convert.value_to_py(m.result, "result", self.limits),
+                    m.HasField("result"),
+                    caller,
                 )
             except NotFound:
                 not_found += 1
@@ -268,7 +274,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             e.agent_id,
             e.task_type,
             e.outcome,
-            convert.struct_to_dict(e.metadata),
+            convert.struct_to_dict(e.metadata, "episode.metadata", self.limits),
             convert.from_timestamp(e.episode_time, e.HasField("episode_time")),
             request.request_id,
         )
@@ -290,6 +296,14 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def AcquireLease(self, request: pb.AcquireLeaseRequest, context: Ctx) -> pb.AcquireLeaseResponse:
         key = validate_key(request.isolation_key.scope, request.isolation_key.id)
+        caller = _caller()
+        if caller is not None and key.scope is Scope.AGENT and key.id != caller:
+            # Taking another agent's AGENT-scope key would block that agent.
+            raise PermissionDenied(
+                f"agent credential {caller!r} may only take its own AGENT-scope key: isolation_key.id is {key.id!r}",
+                reason="NOT_YOUR_AGENT",
+                field="isolation_key.id",
+            )
         ttl = _positive_duration(request, "ttl")
         # Waiting ends with the caller's deadline or cancellation: gRPC cancels this coroutine.
         lease, waited = await self.leases.acquire(key, request.agent_id, ttl, request.request_id)
@@ -323,7 +337,9 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         self, request: pb.AssessReversibilityRequest, context: Ctx
     ) -> pb.AssessReversibilityResponse:
         self._limit(request.parameters.ByteSize(), "parameters")
-        found = self.reversibility.assess(request.action, convert.struct_to_dict(request.parameters))
+        found = self.reversibility.assess(
+            request.action, convert.struct_to_dict(request.parameters, "parameters", self.limits)
+        )
         return pb.AssessReversibilityResponse(assessment=cv.assessment_pb(found))
 
     async def ListReversibilityRules(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
@@ -37,7 +39,9 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         approvals: ApprovalService,
         reviewer_for: Callable[[str], Reviewer],
         explain: ExplainService,
+        limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
     ) -> None:
+        self.limits = limits
         self.chain = chain
         self.checks = checks
         self.agents = agents
@@ -50,14 +54,22 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- agents ----------------------------------------------------------------------------
 
     async def RegisterAgent(self, request: pb.RegisterAgentRequest, context: Ctx) -> pb.RegisterAgentResponse:
-        a = request.agent
+        a, p = request.agent, current_principal()
         agent, created = await asyncio.to_thread(
-            self.agents.register, a.agent_id, a.group, list(a.capabilities), dict(a.labels)
+            functools.partial(
+                self.agents.register,
+                a.agent_id,
+                a.group,
+                list(a.capabilities),
+                dict(a.labels),
+                by_agent=not p.is_operator,
+                actor=p.label,
+            )
         )
         return pb.RegisterAgentResponse(agent=convert.agent_to_pb(agent), created=created)
 
     async def DeregisterAgent(self, request: pb.DeregisterAgentRequest, context: Ctx) -> pb.DeregisterAgentResponse:
-        await asyncio.to_thread(self.agents.deregister, request.agent_id)
+        await asyncio.to_thread(self.agents.deregister, request.agent_id, current_principal().label)
         return pb.DeregisterAgentResponse()
 
     async def GetAgent(self, request: pb.GetAgentRequest, context: Ctx) -> pb.GetAgentResponse:
@@ -73,17 +85,30 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- the chain -------------------------------------------------------------------------
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
-        # Checked before converting, so an oversized context costs no parsing.
-        self.checks.validate_check(request.agent_id, request.action, request.context.ByteSize())
-        checked = await self.checks.check_action(
-            request.agent_id,
-            request.action,
-            convert.struct_to_dict(request.context),
-            dict(request.binary_context),
-            request.request_id,
-            trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
-            wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
-        )
+        # Checked before converting, so an oversized context costs no parsing; `context` and
+        # `binary_context` count together against one limit.
+        binary = dict(request.binary_context)
+        size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
+        action = canonical_action(request.action, self.limits.action_charset)
+        self.checks.validate_check(request.agent_id, action, size)
+        self.checks.admit(request.agent_id)
+        try:
+            if self.checks.heavy(size):  # a large context converts off the event loop too
+                ctx = await self.checks.offload(convert.struct_to_dict, request.context, "context", self.limits)
+            else:
+                ctx = convert.struct_to_dict(request.context, "context", self.limits)
+            checked = await self.checks.check_action(
+                request.agent_id,
+                action,
+                ctx,
+                binary,
+                request.request_id,
+                trace_id=current_trace_id(),  # the agent's trace when it sent a traceparent (stored with the decision)
+                wait=request.wait_mode != pb.WAIT_MODE_NON_BLOCKING,
+                context_bytes=size,
+            )
+        finally:
+            self.checks.release(request.agent_id)
         v = checked.verdict
         effective = (
             convert.dict_to_struct(checked.effective_context)
@@ -115,7 +140,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
         spec, position = await asyncio.to_thread(
-            self.chain.add_guardrail, g.name, g.kind, convert.struct_to_dict(g.options), current_principal().label
+            self.chain.add_guardrail,
+            g.name,
+            g.kind,
+            convert.struct_to_dict(g.options, "guardrail.options", self.limits),
+            current_principal().label,
         )
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
@@ -186,7 +215,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def DecideApproval(self, request: pb.DecideApprovalRequest, context: Ctx) -> pb.DecideApprovalResponse:
         p = current_principal()  # an operator: the access rule refuses agents
         reviewer = self.reviewer_for(p.subject)
-        edited = convert.struct_to_dict(request.edited_context) if request.HasField("edited_context") else None
+        edited = (
+            convert.struct_to_dict(request.edited_context, "edited_context", self.limits)
+            if request.HasField("edited_context")
+            else None
+        )
         approval = await asyncio.to_thread(
             self.approvals.decide, request.approval_id, reviewer, request.approve, request.comment, edited
         )

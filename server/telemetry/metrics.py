@@ -212,8 +212,20 @@ def observe_services(metrics: Metrics, services: Any) -> None:
         metrics.counter(
             "outrider.decision_log.failed",
             "{record}",
-            "Decision-log records that storage refused",
+            "Decision-log records that could not be written (storage refused them, or they cannot be rows)",
             lambda: [(float(stats.failed), {})],
+        )
+        metrics.counter(
+            "outrider.decision_log.restarts",
+            "{restart}",
+            "Times the decision-log writer stopped unexpectedly and was restarted",
+            lambda: [(float(stats.restarts), {})],
+        )
+        metrics.gauge(
+            "outrider.decision_log.up",
+            "",
+            "1 while the decision-log writer runs, 0 while it is down",
+            lambda: [(1.0 if stats.up else 0.0, {})],
         )
     breakers = getattr(services, "breakers", None)
     if breakers is not None:

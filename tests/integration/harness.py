@@ -31,6 +31,7 @@ def make_config(tmp_path: Path, db_url: str | None = None, config_path: Path | N
         data_dir=tmp_path / "data",
         db_url=db_url,
         shutdown_grace=1.0,
+        plugin_modules=("tests.plugins",),  # the tests' own plugin guardrails
     )
     return replace(cfg, **kw)
 
@@ -61,14 +62,18 @@ class RunningSidecar:
     def new_channel(self) -> grpc.Channel:
         return grpc.insecure_channel(self.sidecar.target)
 
-    def issue(self, kind: PrincipalKind, subject: str) -> str:
-        secret, _ = self.services.access.issue(kind, subject, "test", "test-harness")
+    def issue(self, kind: PrincipalKind, subject: str, *, admin: bool = False) -> str:
+        secret, _ = self.services.access.issue(kind, subject, "test", "test-harness", admin=admin)
         return secret
 
     def as_agent(self, agent_id: str) -> Any:
         """Stubs speaking with a fresh token of `agent_id`."""
         channel = with_token(self.raw_channel, self.issue(PrincipalKind.AGENT, agent_id))
         return _Stubs(channel)
+
+    def as_operator(self, name: str, *, admin: bool = False) -> Any:
+        """Stubs speaking with a fresh operator (or admin) token of identity `name`."""
+        return _Stubs(with_token(self.raw_channel, self.issue(PrincipalKind.OPERATOR, name, admin=admin)))
 
     @property
     def services(self) -> Any:

@@ -357,15 +357,18 @@ def cli(argv: list[str]) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def test_cli_verify_ok_then_broken(db_url: str, engine: Engine, capsys: pytest.CaptureFixture[str]) -> None:
-    config = Config(db_url=db_url)
+def test_cli_verify_ok_then_broken(
+    db_url: str, engine: Engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = Config(db_url=db_url, data_dir=tmp_path)  # no audit key or checkpoints from the working directory
     fill(trail(engine), 3)
     assert run_audit(cli(["audit", "verify", "--db-url", db_url]), config) == 0
     assert capsys.readouterr().out == "audit chain OK: 3 records\n"
     sql(engine, """UPDATE audit_log SET details = '{"i": 99}' WHERE seq = 2""")
     assert run_audit(cli(["audit", "verify"]), config) == 1
     assert capsys.readouterr().out == (
-        "audit chain BROKEN at record 2: hash does not match the record's content (the record was edited)\n"
+        "audit chain BROKEN at record 2 [edited]: hash does not match the record's content under SHA-256 "
+        "(the record was edited, re-hashed without the key, forged or inserted)\n"
     )
 
 

@@ -113,6 +113,9 @@ class Env:
     def operator(self) -> grpc.Channel:
         return self.chan(self.s.operator_secret)
 
+    def admin(self) -> grpc.Channel:
+        return self.chan(self.s.issue(PrincipalKind.OPERATOR, "test-admin", admin=True))
+
     def close(self) -> None:
         for ch in self.channels:
             ch.close()
@@ -238,7 +241,7 @@ def test_revoked_tokens_are_refused_at_once(env: Env) -> None:
 def ops_access(env: Env) -> Any:
     from outrider.v1 import access_service_pb2_grpc
 
-    return access_service_pb2_grpc.AccessServiceStub(env.operator())
+    return access_service_pb2_grpc.AccessServiceStub(env.admin())
 
 
 def test_only_the_hash_of_a_token_is_stored(env: Env) -> None:

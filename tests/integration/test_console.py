@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import grpc
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -100,14 +101,47 @@ def test_sign_in_form_cookie_and_sign_out(app: Flask) -> None:
     assert c.get("/approvals").status_code == 303
 
 
-def test_open_redirects_are_refused(app: Flask) -> None:
+EVIL_NEXT = [
+    "https://evil.example/",
+    "//evil.example/x",
+    "/\\evil.example",
+    "/\tevil",
+    "/\t/evil.example/x",  # browsers drop the tab: //evil.example/x
+    "/%09/evil.example/x",  # the same, once more encoded
+    "/%2509/evil.example/x",  # and twice
+    "/%2F/evil.example",
+    "/%5Cevil.example",
+    "/\r\nSet-Cookie: pwned=1",  # a CR or LF used to give HTTP 500
+    "/%0d%0aSet-Cookie:%20pwned=1",
+    "/x\x00y",
+    "/\u2028evil",
+    "javascript:alert(1)",
+    "http:/evil.example",
+    " //evil.example",
+    "",
+]
+
+
+@pytest.mark.parametrize("evil", EVIL_NEXT)
+def test_open_redirects_are_refused(app: Flask, evil: str) -> None:
+    c = client(app)
+    r = c.get("/login", query_string={"next": evil})
+    assert r.status_code == 200
+    token = csrf_of(r.text)
+    assert 'name="next" value="/approvals"' in r.text
+    r = c.post("/login", data={"username": "alice", "password": PASSWORD, "csrf_token": token, "next": evil})
+    assert (r.status_code, r.headers["Location"]) == (303, "/approvals"), evil
+    # Signed in, the sign-in page sends the reviewer on: to the default page as well.
+    r = c.get("/login", query_string={"next": evil})
+    assert (r.status_code, r.headers["Location"]) == (303, "/approvals"), evil
+
+
+@pytest.mark.parametrize("good", ["/history", "/approvals?state=pending&q=a%20b", "/approvals/abc/edit"])
+def test_same_origin_paths_are_kept(app: Flask, good: str) -> None:
     c = client(app)
     token = csrf_of(c.get("/login").text)
-    for evil in ("https://evil.example/", "//evil.example/x", "/\\evil.example"):
-        r = c.post("/login", data={"username": "alice", "password": PASSWORD, "csrf_token": token, "next": evil})
-        assert r.headers["Location"] == "/", evil
-        c.post("/logout", data={"csrf_token": csrf_of(c.get("/approvals").text)})
-        token = csrf_of(c.get("/login").text)
+    r = c.post("/login", data={"username": "alice", "password": PASSWORD, "csrf_token": token, "next": good})
+    assert (r.status_code, r.headers["Location"]) == (303, good)
 
 
 def test_cookie_is_secure_over_https(app: Flask) -> None:
@@ -427,11 +461,16 @@ def sse_html(event: str) -> str:
 
 
 def test_live_stream_sends_the_pending_table_out_of_band(sidecar: RunningSidecar, app: Flask) -> None:
-    approval_id = ask(sidecar, "deploy\r\nevent: evil\r\ndata: <b>x</b>")
+    # Line breaks in an action are refused at the edge now (control characters), so an SSE field
+    # injection cannot start there; markup in a printable action still must not reach the stream raw.
+    with pytest.raises(grpc.RpcError) as err:
+        ask(sidecar, "deploy\r\nevent: evil\r\ndata: <b>x</b>")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    approval_id = ask(sidecar, "deploy event: evil data: <b>x</b>")
     c = client(app)
     sign_in(c, "victor")
     event = first_event(c, "/events/pending")
-    assert "\nevent: evil" not in event and "\ndata: <b>" not in event and "\r" not in event
+    assert "\nevent: evil" not in event and "<b>x</b>" not in event and "\r" not in event
     fragment = sse_html(event)
     assert '<div id="pending-table" hx-swap-oob="true">' in fragment and approval_id in fragment
     hub = app.extensions["outrider.sse"]

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -259,3 +260,31 @@ def test_edit_then_approve_sends_the_edited_context(
     assert answer.allowed, answer
     assert dict(answer.effective_context) == {"replicas": 2, "region": "eu"}
     assert watch.dialogs == [] and watch.csp == []
+
+
+@pytest.mark.parametrize(
+    "evil",
+    ["/%09/evil.example/pwned", "/%5Cevil.example/pwned", "//evil.example/pwned", "/%0d%0a/evil.example/pwned"],
+)
+def test_sign_in_never_sends_chromium_off_site(browser: Browser, live: tuple[RunningSidecar, str], evil: str) -> None:
+    """`next` that a browser would read as another host (a tab it drops, a backslash it reads as a slash)
+    lands on the default page; a CR/LF in it is no 500."""
+    _, url = live
+    page = browser.new_context().new_page()
+    off_site: list[str] = []
+
+    def record(route: Any) -> None:  # never reach the network: note where Chromium went
+        off_site.append(route.request.url)
+        route.fulfill(status=200, body="off-site")
+
+    console_host = urlsplit(url).netloc
+    page.route("**/*", lambda r: r.continue_() if urlsplit(r.request.url).netloc == console_host else record(r))
+    page.goto(f"{url}/login?next={evil}")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(f"{url}/approvals")
+    assert off_site == []
+    page.goto(f"{url}/login?next={evil}")  # signed in: sent on at once, still not off-site
+    expect(page).to_have_url(f"{url}/approvals")
+    assert off_site == []

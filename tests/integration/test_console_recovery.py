@@ -514,3 +514,21 @@ def test_csrf_meta_and_forms_carry_the_token(app: Flask) -> None:
         assert csrf_of(page) == token
         for form in re.findall(r"<form[^>]*method=\"post\"[^>]*>.*?</form>", page, re.S):
             assert f'name="csrf_token" value="{token}"' in form, (path, form[:200])
+
+
+def test_admins_reinstate_a_killed_agent(sidecar: RunningSidecar, app: Flask) -> None:
+    register(sidecar, "agent-1")
+    sidecar.recovery.Kill(rpb.KillRequest(agent_id="agent-1", reason=recovery_pb2.KILL_REASON_MANUAL), timeout=30)
+    c, token = signed_in(app, "alice")  # an approver, not an admin
+    page = c.get("/agents").text
+    assert 'data-contained-id="agent-1"' in page and "Reinstate agent-1" not in page
+    assert htmx_post(c, "/agents/reinstate", token, agent="agent-1").status_code == 403
+    c, token = signed_in(app, "ada")
+    assert "Reinstate agent-1" in c.get("/agents").text
+    r = htmx_post(c, "/agents/reinstate", token, agent="agent-1", reason="reviewed")
+    assert r.status_code == 200 and "agent-1 is no longer terminated." in r.text
+    assert sidecar.services.agents.containment_of("agent-1") is None
+    again = htmx_post(c, "/agents/reinstate", token, agent="agent-1")
+    assert again.status_code == 409 and "neither terminated nor quarantined" in again.text
+    audit = [(r.actor, r.action) for r in sidecar.services.audit.repo.iter_all() if r.subject == "agent-1"]
+    assert ("reviewer:ada", "agent.reinstate") in audit

@@ -59,7 +59,8 @@ def test_trust_root_cannot_be_removed_over_grpc(sidecar: RunningSidecar) -> None
         (guardrail("", "cost_cap", max=1), "name", "guardrail name"),
         (guardrail("cap", "cost_cap", max="a lot"), "max", "must be a number"),
         (guardrail("cap", "cost_cap", max=1, typo=2), "typo", "unknown option"),
-        (guardrail("p", "plugin", **{"class": "no.such.module:Thing"}), "class", "cannot load"),
+        (guardrail("p", "plugin", **{"class": "no.such.module:Thing"}), "class", "not in the policy file's plugins"),
+        (guardrail("p", "plugin", **{"class": "tests.plugins:Nothing"}), "class", "has no attribute"),
     ],
 )
 def test_bad_guardrails_are_invalid_argument(

@@ -198,9 +198,11 @@ def test_two_sidecars_on_one_postgresql_deliver_each_notification_once(
         },
         env={},
     )
+    key = tmp_path / "audit.key"
     with (
-        RunningSidecar(make_config(tmp_path / "a", db_url=db_url, notifications=settings)) as a,
-        RunningSidecar(make_config(tmp_path / "b", db_url=db_url, notifications=settings)) as b,
+        # A fleet shares one audit key (docs/security.md): another key on the database refuses to start.
+        RunningSidecar(make_config(tmp_path / "a", db_url=db_url, notifications=settings, audit_key_file=key)) as a,
+        RunningSidecar(make_config(tmp_path / "b", db_url=db_url, notifications=settings, audit_key_file=key)) as b,
     ):
         a.stub.AddGuardrail(guardrail("deploys", "hitl", patterns=["deploy"], notify=["hooks"]))
         for i in range(30):

@@ -55,7 +55,7 @@ def test_the_example_policy_suite_passes() -> None:
         check=False,
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "4 passed, 0 failed" in r.stdout
+    assert "5 passed, 0 failed" in r.stdout
 
 
 def test_passing_suite_with_hitl_decisions_sequences_and_fixtures(

@@ -194,9 +194,10 @@ def test_kill_unregisters_everywhere_and_runs_the_hooks(s: RunningSidecar, clock
     assert s.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group="g")).substitutes == []
     assert s.recovery.GetRetryCount(rpb.GetRetryCountRequest(agent_id="victim")).retry_count == 0
     assert s.services.recovery.health.spec("victim") is None
-    # A killed agent must register again before it may attach.
+    # A killed agent is terminated: its credentials are refused until an operator reinstates it.
     with SimAgent(s.as_agent("victim").recovery, "victim") as again:
-        assert again.wait_ended() is not None and again.error.code() == grpc.StatusCode.NOT_FOUND
+        assert again.wait_ended() is not None and again.error.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert error_info(again.error).reason == "AGENT_TERMINATED"
 
 
 def test_duplicate_substitute_and_validation(s: RunningSidecar) -> None:
@@ -229,9 +230,8 @@ def test_duplicate_substitute_and_validation(s: RunningSidecar) -> None:
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, field
         assert error_info(err.value).metadata["field"] == field
     assert s.recovery.ListKills(rpb.ListKillsRequest()).kills == []  # nothing was recorded for bad requests
-    with pytest.raises(grpc.RpcError) as err:
-        kill(s, "ghost")
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    # An agent that never registered is stoppable too (tests/adversarial/test_kill_containment.py).
+    assert kill(s, "ghost").agent_id == "ghost"
     with pytest.raises(grpc.RpcError) as err:
         s.recovery.GetKill(rpb.GetKillRequest(kill_id="kill:00000000"))
     assert err.value.code() == grpc.StatusCode.NOT_FOUND

@@ -164,6 +164,21 @@ def test_priorities_honour_minimum_context_when_the_pool_is_short(s: RunningSide
     assert [a.priority for a in listed.allocations] == [crit, low] and listed.global_budget.total == 10_000
 
 
+def test_an_agent_that_never_set_a_priority_gets_no_floor(s: RunningSidecar) -> None:
+    """The token-budget rule: both the agent and the pool must have room. Before, an agent that never set
+    a priority was given the NORMAL floor (1,000 tokens) when only the pool was short."""
+    st = s.safeguard
+    st.SetGlobalBudget(pb.SetGlobalBudgetRequest(tokens=1_000))
+    st.Allocate(pb.AllocateRequest(agent_id="plain", tokens=50_000))
+    st.Allocate(pb.AllocateRequest(agent_id="normal", tokens=50_000, priority=sg.CONTEXT_PRIORITY_NORMAL))
+    st.Consume(pb.ConsumeRequest(agent_id="plain", tokens=1_000))
+    plain = st.CanConsume(pb.CanConsumeRequest(agent_id="plain", tokens=500))
+    assert (plain.allowed, plain.priority_floor_applied, plain.reason) == (False, False, "global budget: 0 left")
+    assert not st.Reserve(pb.ReserveRequest(agent_id="plain", estimate=500)).granted
+    normal = st.CanConsume(pb.CanConsumeRequest(agent_id="normal", tokens=500))
+    assert (normal.allowed, normal.priority_floor_applied) == (True, True)
+
+
 def test_concurrent_reserves_cannot_overspend(s: RunningSidecar) -> None:
     st = s.safeguard
     st.Allocate(pb.AllocateRequest(agent_id="a1", tokens=1_000))

@@ -77,7 +77,7 @@ LEVEL = sg.ReversibilityLevel
 TABLE = [
     ("write_file", LEVEL.REVERSIBILITY_LEVEL_FULLY_REVERSIBLE, False, "restore_file_backup"),
     ("create_file", LEVEL.REVERSIBILITY_LEVEL_FULLY_REVERSIBLE, False, "delete_file"),
-    ("delete_file", LEVEL.REVERSIBILITY_LEVEL_PARTIALLY_REVERSIBLE, False, "restore_file_backup"),
+    ("delete_file", LEVEL.REVERSIBILITY_LEVEL_IRREVERSIBLE, True, "restore_file_backup"),
     ("database_write", LEVEL.REVERSIBILITY_LEVEL_FULLY_REVERSIBLE, False, "rollback_transaction"),
     ("drop_table", LEVEL.REVERSIBILITY_LEVEL_IRREVERSIBLE, True, "restore_table_backup"),
     ("send_email", LEVEL.REVERSIBILITY_LEVEL_PARTIALLY_REVERSIBLE, False, "recall_email"),

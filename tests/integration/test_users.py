@@ -4,6 +4,7 @@ on a hand-moved clock, the shared session secret, and the `outrider users` comma
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import threading
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from server.domain.access.users import Role
 from server.domain.errors import AlreadyExists, FailedPrecondition, NotFound, ResourceExhausted, Unauthenticated
 from server.services.access.users import UserService
 from server.services.audit import AuditTrail
-from server.storage.access.users import SqlSettingsRepository, SqlUserRepository
+from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from tests.fakes import FakeClock
@@ -38,7 +39,9 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 def service(engine: Engine, clock: FakeClock) -> UserService:
     audit = AuditTrail(SqlAuditRepository(engine), clock, DEFAULT_SENSITIVE_KEYS)
-    return UserService(SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit)
+    return UserService(
+        SqlUserRepository(engine), SqlSettingsRepository(engine), clock, audit, sessions=SqlSessionRepository(engine)
+    )
 
 
 def test_accounts_store_only_an_argon2_hash(engine: Engine) -> None:
@@ -56,26 +59,66 @@ def test_accounts_store_only_an_argon2_hash(engine: Engine) -> None:
     assert all(PW not in str(r.details) for r in SqlAuditRepository(engine).iter_all())
 
 
-def test_sign_in_stamp_and_session_validity(engine: Engine) -> None:
+def test_sign_in_sessions_and_their_end(engine: Engine) -> None:
     clock = FakeClock()
     users = service(engine, clock)
     users.add("alice", Role.APPROVER, "", PW, "test")
-    user, stamp = users.login("alice", PW, "10.0.0.1")
-    assert user.name == "alice" and users.session_user("alice", stamp) == user
-    assert users.session_user("alice", "0" * 16) is None
+    user, sid = users.login("alice", PW, "10.0.0.1")
+    assert user.name == "alice" and users.session_user(sid) == user
+    assert users.session_user("0" * 43) is None
+    assert users.session_user("") is None and users.session_user("x" * 10_000) is None
     with pytest.raises(Unauthenticated, match="wrong username or password"):
         users.login("alice", "nope", "10.0.0.1")
     with pytest.raises(Unauthenticated, match="wrong username or password"):
         users.login("nobody", PW, "10.0.0.1")
     users.set_password("alice", "a different password", "test")
-    assert users.session_user("alice", stamp) is None  # the old session is over
-    _, stamp = users.login("alice", "a different password", "10.0.0.1")
+    assert users.session_user(sid) is None  # the old session is over
+    _, sid = users.login("alice", "a different password", "10.0.0.1")
+    users.end_session(sid)
+    assert users.session_user(sid) is None  # signed out
+    _, sid = users.login("alice", "a different password", "10.0.0.1")
     users.set_disabled("alice", True, "test")
-    assert users.session_user("alice", stamp) is None
-    with pytest.raises(Unauthenticated):
-        users.login("alice", "a different password", "10.0.0.1")
+    assert users.session_user(sid) is None
+    users.set_disabled("alice", False, "test")
+    assert users.session_user(sid) is None  # enabling again does not bring old sessions back
     with pytest.raises(NotFound):
         users.set_role("nobody", "admin", "test")
+
+
+def test_sessions_expire_after_twelve_hours(engine: Engine) -> None:
+    clock = FakeClock()
+    users = service(engine, clock)
+    users.add("alice", Role.APPROVER, "", PW, "test")
+    _, sid = users.login("alice", PW, "10.0.0.1")
+    clock.advance(12 * 3600 - 1)
+    assert users.session_user(sid) is not None
+    clock.advance(1)
+    assert users.session_user(sid) is None
+    assert users.session_count("alice") == 0
+
+
+def test_the_database_keeps_only_a_hash_of_the_session_id(engine: Engine) -> None:
+    users = service(engine, FakeClock())
+    users.add("alice", Role.APPROVER, "", PW, "test")
+    _, sid = users.login("alice", PW, "10.0.0.1")
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT id_hash, user_name FROM console_sessions").all()
+    assert rows == [(hashlib.sha256(sid.encode()).hexdigest(), "alice")]
+
+
+def test_a_flood_from_one_address_never_locks_out_other_addresses(engine: Engine) -> None:
+    clock = FakeClock()
+    users = service(engine, clock)
+    users.add("alice", "approver", "", PW, "test")
+    users.add("bob", "approver", "", PW, "test")
+    for name in ("alice", "bob", "alice", "alice", "bob"):
+        with pytest.raises(Unauthenticated):
+            users.login(name, "guess", "203.0.113.66")
+    for name in ("alice", "bob"):  # the flooding address is locked out, for every name
+        with pytest.raises(ResourceExhausted):
+            users.login(name, PW, "203.0.113.66")
+    users.login("alice", PW, "10.0.0.7")  # ... and nobody else is
+    users.login("bob", PW, "10.0.0.8")
 
 
 def test_throttle_per_user_and_per_client_on_the_clock(engine: Engine) -> None:
@@ -177,8 +220,9 @@ def test_users_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     try:
         users = service(engine, FakeClock())
         users.login("ada", "the new password", "cli")
-        actors = {r.actor.split(":")[0] for r in SqlAuditRepository(engine).iter_all()}
-        assert actors == {"cli"}
+        records = list(SqlAuditRepository(engine).iter_all())
+        assert (records[0].actor, records[0].action) == ("system", "audit.keyed")  # the first command's key
+        assert {r.actor.split(":")[0] for r in records[1:]} == {"cli"}
     finally:
         engine.dispose()
 

@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.deps import GuardrailDeps
 from server.services.supervisor.chain import ChainStore
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from tests.fakes.memory import Counters, MemoryGuardrails
 from tests.fakes.safeguards import MemoryAudit
+
+load_plugin_class = PluginModules(["tests.plugins"])
 
 
 class _RacingRepo(MemoryGuardrails):

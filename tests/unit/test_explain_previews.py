@@ -9,7 +9,7 @@ from server.domain.guardrails import ActionCall, GuardrailSpec, Severity, build_
 from server.domain.safeguards.breakers import BreakerConfig, BreakerState
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import BreakerSettings
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
 from tests.fakes import FakeClock
 from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
@@ -19,7 +19,7 @@ def call(agent_id: str = "agent-1") -> ActionCall:
 
 
 def rate(**options: Any) -> Any:
-    return build_guardrail(GuardrailSpec("pace", "rate_limit", options), load_plugin_class)
+    return build_guardrail(GuardrailSpec("pace", "rate_limit", options), PluginModules(["tests.plugins"]))
 
 
 def test_rate_limit_explain_counts_nothing_and_matches_check() -> None:

@@ -10,7 +10,9 @@ from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.guardrails import ActionCall, GuardrailSpec, Severity, build_guardrail, evaluation_order
 from server.domain.guardrails.plugin import coerce_result
 from server.domain.guardrails.policy import parse_guardrails
-from server.services.supervisor.plugins import load_plugin_class
+from server.services.supervisor.plugins import PluginModules
+
+load_plugin_class = PluginModules(["tests.plugins"])
 
 
 def build(kind: str, name: str = "g", **options: Any) -> Any:

@@ -84,7 +84,7 @@ class TestReversibility:
         [
             ("write_file", Level.FULLY_REVERSIBLE, False),
             ("create_file", Level.FULLY_REVERSIBLE, False),
-            ("delete_file", Level.PARTIALLY_REVERSIBLE, False),
+            ("delete_file", Level.IRREVERSIBLE, True),
             ("database_write", Level.FULLY_REVERSIBLE, False),
             ("drop_table", Level.IRREVERSIBLE, True),
             ("send_email", Level.PARTIALLY_REVERSIBLE, False),

@@ -20,10 +20,10 @@ from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
 from server.domain.access.principals import Token
 from server.domain.access.users import Role, User
-from server.domain.agents import Agent
+from server.domain.agents import Agent, Containment, Standing
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState
-from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, seal_chain
-from server.domain.errors import AlreadyExists, InvalidArgument
+from server.domain.audit import GENESIS_HASH, AuditEntry, AuditRecord, is_keyed, is_legacy, marker_entry, seal_chain
+from server.domain.errors import AlreadyExists, FailedPrecondition, InvalidArgument
 from server.domain.guardrails import GuardrailSpec
 from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.domain.notifications.delivery import Notification
@@ -91,13 +91,33 @@ class Counters:
 class MemoryAgents:
     def __init__(self) -> None:
         self.rows: dict[str, Agent] = {}
+        # Standings by agent id, kept after the record goes (the `agent_containment` table).
+        self.standings: dict[str, Containment] = {}
+        self.registered_once: set[str] = set()
+        self.containment_changes = 0
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
         now = datetime.now(UTC)
         old = self.rows.get(agent.agent_id)
         stored = replace(agent, create_time=old.create_time if old else now, update_time=now)
         self.rows[agent.agent_id] = stored
+        self.registered_once.add(agent.agent_id)
         return copy.deepcopy(stored), old is None
+
+    def ever_registered(self, agent_id: str) -> bool:
+        return agent_id in self.registered_once
+
+    def contained(self) -> dict[str, Containment]:
+        return {a: c for a, c in self.standings.items() if c.standing is not Standing.ACTIVE}
+
+    def set_standing(self, c: Containment) -> Containment | None:
+        before = self.standings.get(c.agent_id)
+        self.standings[c.agent_id] = c
+        self.containment_changes += 1
+        return before if before is not None and before.standing is not Standing.ACTIVE else None
+
+    def containment_version(self) -> int:
+        return self.containment_changes
 
     def delete(self, agent_id: str) -> bool:
         return self.rows.pop(agent_id, None) is not None
@@ -178,6 +198,7 @@ class MemoryTokens:
     def __init__(self, counters: Counters) -> None:
         self.counters = counters
         self.rows: dict[str, tuple[Token, str]] = {}
+        self.certificates: set[str] = set()
 
     def insert(self, token: Token, secret_hash: str) -> None:
         self.rows[token.token_id] = (copy.deepcopy(token), secret_hash)
@@ -199,6 +220,16 @@ class MemoryTokens:
 
     def active(self) -> dict[str, Token]:
         return {h: copy.deepcopy(t) for t, h in self.rows.values() if t.revoke_time is None}
+
+    def revoke_certificate(self, fingerprint: str, reason: str, actor: str, when: datetime) -> bool:
+        if fingerprint in self.certificates:
+            return False
+        self.certificates.add(fingerprint)
+        self.counters.bump("tokens")
+        return True
+
+    def revoked_certificates(self) -> set[str]:
+        return set(self.certificates)
 
     def version(self) -> int:
         return self.counters.get("tokens")
@@ -243,6 +274,37 @@ class MemoryUsers:
         return copy.deepcopy(before), copy.deepcopy(after)
 
 
+class MemorySessions:
+    """Console sessions by the hash of their id, as the SQL table keeps them."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[str, datetime]] = {}
+
+    def insert(self, id_hash: str, user: str, create_time: datetime, expire_time: datetime, client: str) -> None:
+        self.rows[id_hash] = (user, expire_time)
+
+    def get(self, id_hash: str) -> tuple[str, datetime] | None:
+        return self.rows.get(id_hash)
+
+    def delete(self, id_hash: str) -> bool:
+        return self.rows.pop(id_hash, None) is not None
+
+    def delete_user(self, user: str) -> int:
+        gone = [k for k, (u, _) in self.rows.items() if u == user]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+    def count_user(self, user: str, now: datetime) -> int:
+        return sum(1 for u, expire in self.rows.values() if u == user and expire > now)
+
+    def purge_expired(self, now: datetime) -> int:
+        gone = [k for k, (_, expire) in self.rows.items() if expire <= now]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+
 class MemorySettings:
     def __init__(self) -> None:
         self.values: dict[str, str] = {}
@@ -259,14 +321,19 @@ class MemoryApprovals:
         self.counters = counters
         self.outbox = outbox  # written with the change, as the SQL repository does in one transaction
         self.rows: dict[str, Approval] = {}
-        self.consumed: dict[str, datetime] = {}
 
-    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None:
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
         if approval.approval_id in self.rows:
             raise AlreadyExists(f"approval {approval.approval_id} exists", field="approval_id")
+        key = (approval.agent_id, approval.request_id, approval.digest, approval.attempt)
+        if approval.request_id and any(
+            (a.agent_id, a.request_id, a.digest, a.attempt) == key for a in self.rows.values()
+        ):
+            return False  # the unique index
         self.rows[approval.approval_id] = copy.deepcopy(approval)
         self.outbox.add(outbox)
         self.counters.bump("approvals")
+        return True
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         current = self.rows.get(approval.approval_id)
@@ -277,8 +344,12 @@ class MemoryApprovals:
         self.counters.bump("approvals")
         return True
 
-    def mark_consumed(self, approval_id: str, when: Any) -> None:
-        self.consumed.setdefault(approval_id, when)
+    def mark_consumed(self, approval_id: str, when: Any) -> bool:
+        current = self.rows.get(approval_id)
+        if current is None or current.consume_time is not None:
+            return False
+        self.rows[approval_id] = replace(current, consume_time=when)
+        return True
 
     def get(self, approval_id: str) -> Approval | None:
         return copy.deepcopy(self.rows.get(approval_id))
@@ -292,7 +363,10 @@ class MemoryApprovals:
             for a in self.rows.values()
             if a.agent_id == agent_id and a.request_id == request_id and a.digest == digest
         ]
-        return copy.deepcopy(max(found, key=lambda a: a.create_time)) if found else None
+        return copy.deepcopy(max(found, key=lambda a: (a.attempt, a.create_time))) if found else None
+
+    def count_pending(self, agent_id: str) -> int:
+        return sum(1 for a in self.rows.values() if a.state is ApprovalState.PENDING and a.agent_id == agent_id)
 
     def pending(self, agent_id: str = "") -> list[Approval]:
         found = [
@@ -341,11 +415,27 @@ class MemoryAuditLog:
     ) -> AuditRecord:
         return self.append_many([AuditEntry(actor, action, subject, details, record_time)])[0]
 
-    def append_many(self, entries: Sequence[AuditEntry]) -> list[AuditRecord]:
-        last_seq, last_hash = (self.records[-1].seq, self.records[-1].hash) if self.records else (0, GENESIS_HASH)
-        sealed = seal_chain(copy.deepcopy(list(entries)), last_seq, last_hash)
+    def append_many(
+        self, entries: Sequence[AuditEntry], now: Callable[[], datetime] | None = None, key: bytes | None = None
+    ) -> list[AuditRecord]:
+        last_seq, last_hash = self.head()
+        t = now() if now is not None else None
+        if t is not None and self.records and self.records[-1].record_time > t:
+            t = self.records[-1].record_time
+        sealed = seal_chain(copy.deepcopy(list(entries)), last_seq, last_hash, key, t)
         self.records += sealed
         return list(sealed)
+
+    def ensure_keyed(self, key: bytes, now: Callable[[], datetime]) -> AuditRecord | None:
+        if self.records and is_keyed(self.records[-1], key):
+            return None
+        if self.records and not is_legacy(self.records[-1]):
+            raise FailedPrecondition("the newest audit record is not sealed with this key", reason="AUDIT_KEY_MISMATCH")
+        seq, head = self.head()
+        return self.append_many([marker_entry(seq, head, now())], now, key)[0]
+
+    def head(self) -> tuple[int, str]:
+        return (self.records[-1].seq, self.records[-1].hash) if self.records else (0, GENESIS_HASH)
 
     def iter_all(self, batch: int = 1000) -> Iterator[AuditRecord]:
         yield from list(self.records)
@@ -452,15 +542,20 @@ class MemoryRecoveryEvents:
 
 
 class MemoryKills:
-    def __init__(self) -> None:
+    def __init__(self, agents: MemoryAgents | None = None) -> None:
         self.rows: list[tuple[int, KillResult]] = []
         self.substitutes: list[Substitute] = []
         self._seq = itertools.count(1)
+        self.agents = agents  # where a kill terminates the agent id, as the SQL insert does
 
     def insert(self, kill: KillResult) -> bool:
         if any(k.kill_id == kill.kill_id for _, k in self.rows):
             return False
         self.rows.append((next(self._seq), copy.deepcopy(kill)))
+        if self.agents is not None:
+            self.agents.set_standing(
+                Containment(kill.agent_id, Standing.TERMINATED, kill.kill_id, kill.request_details, kill.requested_by)
+            )
         return True
 
     def update(self, kill: KillResult) -> None:
@@ -518,10 +613,11 @@ class MemoryStore:
     decisions: MemoryDecisions = field(default_factory=MemoryDecisions)
     users: MemoryUsers = field(default_factory=MemoryUsers)
     settings: MemorySettings = field(default_factory=MemorySettings)
+    sessions: MemorySessions = field(default_factory=MemorySessions)
     audit: MemoryAuditLog = field(default_factory=MemoryAuditLog)
     recovery: MemoryRecovery = field(default_factory=MemoryRecovery)
     recovery_events: MemoryRecoveryEvents = field(default_factory=MemoryRecoveryEvents)
-    kills: MemoryKills = field(default_factory=MemoryKills)
+    kills: MemoryKills = field(init=False)
     safeguards: MemorySafeguards = field(default_factory=MemorySafeguards)
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
@@ -534,6 +630,7 @@ class MemoryStore:
         self.guardrails = MemoryGuardrails(self.counters)
         self.tokens = MemoryTokens(self.counters)
         self.approvals = MemoryApprovals(self.counters, self.notifications)
+        self.kills = MemoryKills(self.agents)
 
     def repositories(self) -> Repositories:
         return Repositories(
@@ -543,6 +640,7 @@ class MemoryStore:
             tokens=self.tokens,
             users=self.users,
             settings=self.settings,
+            sessions=self.sessions,
             approvals=self.approvals,
             audit=self.audit,
             recovery=self.recovery,

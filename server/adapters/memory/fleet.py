@@ -113,7 +113,15 @@ class MemoryBudgetLedger:
             self.glob.total, self.glob.source = total, "runtime"
             return self._change("", now, evaluate)
 
-    def allocate(self, agent_id: str, tokens: int, priority: Priority, now: datetime, evaluate: Evaluate) -> Change:
+    def allocate(
+        self,
+        agent_id: str,
+        tokens: int,
+        priority: Priority,
+        now: datetime,
+        evaluate: Evaluate,
+        priority_set: bool = False,
+    ) -> Change:
         with self.lock:
             assert self.glob is not None
             for r in self.reservations.values():
@@ -121,7 +129,9 @@ class MemoryBudgetLedger:
                     r.state, r.end_time = ReservationState.CANCELLED, now
                     self.glob.reserved = max(0, self.glob.reserved - r.tokens)
             before = self.allocations.get(agent_id)
-            a = Allocation(agent_id, tokens, priority, now, now, version=before.version if before else 0)
+            a = Allocation(
+                agent_id, tokens, priority, now, now, priority_set=priority_set, version=before.version if before else 0
+            )
             if before is not None:
                 a.warned, a.stopped = before.warned, before.stopped
             self.allocations[agent_id] = a
@@ -147,7 +157,7 @@ class MemoryBudgetLedger:
             if a.remaining < n:
                 return ReserveOutcome(None, None, "agent", False, copy.copy(a), copy.copy(g))
             floor = n > g.remaining
-            if floor and n > min_context.get(a.priority, 0):
+            if floor and (not a.priority_set or n > min_context.get(a.priority, 0)):
                 return ReserveOutcome(None, None, "global", False, copy.copy(a), copy.copy(g))
             a.reserved += n
             g.reserved += n

@@ -1,7 +1,9 @@
 """Who may call what: principals, tokens, and the scope rules every RPC is checked against.
 
 Agents are untrusted: an agent credential may only act as its own agent_id. Operators may do
-everything. The rules are data (`Rule`); which RPC has which rule lives with the gRPC adapter.
+everything but mint credentials: issuing and revoking credentials needs an admin credential (issued on
+the host), so one person cannot become two reviewers. Every operator credential speaks for one identity,
+its subject. The rules are data (`Rule`); which RPC has which rule lives with the gRPC adapter.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ class Principal:
     subject: str
     via: str = "token"  # "token", "certificate" or "none" (authentication disabled)
     token_id: str = ""
+    admin: bool = False  # an operator credential that may issue and revoke credentials
+
+    @property
+    def identity(self) -> str:
+        """The person or agent behind the credential: two credentials of one subject are one identity."""
+        return self.subject
 
     @property
     def label(self) -> str:
@@ -40,7 +48,7 @@ class Principal:
 
 
 # Used when authentication is disabled (development mode): everything is allowed.
-ANONYMOUS_OPERATOR = Principal(PrincipalKind.OPERATOR, "anonymous", via="none")
+ANONYMOUS_OPERATOR = Principal(PrincipalKind.OPERATOR, "anonymous", via="none", admin=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +60,10 @@ class Token:
     created_by: str
     create_time: datetime
     revoke_time: datetime | None = None
+    admin: bool = False
 
     def principal(self) -> Principal:
-        return Principal(self.kind, self.subject, "token", self.token_id)
+        return Principal(self.kind, self.subject, "token", self.token_id, admin=self.admin)
 
 
 def hash_secret(secret: str) -> str:
@@ -68,6 +77,8 @@ def principal_from_certificate(common_name: str) -> Principal | None:
     if not sep or not subject:
         return None
     if kind == "agent":
+        if ":" in subject:  # agent ids never hold ':' (key ownership must be unambiguous)
+            return None
         return Principal(PrincipalKind.AGENT, subject, "certificate")
     if kind == "operator":
         return Principal(PrincipalKind.OPERATOR, subject, "certificate")
@@ -76,6 +87,7 @@ def principal_from_certificate(common_name: str) -> Principal | None:
 
 class Scope(enum.Enum):
     OPERATOR = "operator"  # operators only
+    ADMIN = "admin"  # admin operator credentials only (issuing and revoking credentials)
     ANY = "any"  # any authenticated principal
     AGENT_SELF = "agent_self"  # agents only with their own id in `fields`
     AGENT_KEY = "agent_key"  # agents only for keys "<own id>" or "<own id>:<dependency>"
@@ -86,6 +98,9 @@ class Scope(enum.Enum):
 class Rule:
     scope: Scope
     fields: tuple[str, ...] = ()
+    # AGENT_SELF: an empty value is allowed on a unary call too (the field is optional, e.g. ValidatePlan's
+    # agent_id); a set value must still be the caller's own id.
+    optional: bool = False
 
 
 def authorize(principal: Principal, rule: Rule, method: str, values: Mapping[str, str], streaming: bool) -> None:
@@ -95,6 +110,14 @@ def authorize(principal: Principal, rule: Rule, method: str, values: Mapping[str
     carry the field (an empty value) is not checked; on a unary call an empty value is refused, so an
     agent cannot ask for "everything".
     """
+    if rule.scope is Scope.ADMIN:
+        if principal.is_operator and principal.admin:
+            return
+        raise PermissionDenied(
+            f"{method} needs an admin credential (issued on the host: outrider tokens issue --admin NAME); "
+            f"this call used {principal.label}",
+            reason="ADMIN_REQUIRED",
+        )
     if principal.is_operator or rule.scope in (Scope.ANY, Scope.OWNED):
         return
     if rule.scope is Scope.OPERATOR:
@@ -104,7 +127,7 @@ def authorize(principal: Principal, rule: Rule, method: str, values: Mapping[str
         )
     for name in rule.fields:
         value = values.get(name, "")
-        if not value and streaming:
+        if not value and (streaming or rule.optional):
             continue
         owner = value.split(":", 1)[0] if rule.scope is Scope.AGENT_KEY else value
         if owner != principal.subject:

@@ -61,6 +61,7 @@ class ApprovalPolicy:
     min_approvals: int = 1
     prevent_self_review: bool = False
     edits_require_approval: bool = False
+    on_reuse: str = "block"  # an identical request after the approval was used: "block" or "ask_again"
     notify: tuple[str, ...] = ()  # notification channels that hear of this guardrail's requests
 
 
@@ -88,6 +89,12 @@ class Approval:
     warnings: tuple[tuple[str, str], ...] = ()
     edited_context: Mapping[str, Any] | None = None
     version: int = 0  # bumped on every change (optimistic concurrency)
+    consume_time: datetime | None = None  # when its one allowed answer was delivered
+    attempt: int = 0  # 1, 2, ... for the requests `on_reuse: ask_again` opened after this one was used
+
+    @property
+    def used(self) -> bool:
+        return self.consume_time is not None
 
     @property
     def closed(self) -> bool:
@@ -123,6 +130,7 @@ def new_approval(
     owner: str,
     warnings: tuple[tuple[str, str], ...],
     now: datetime,
+    attempt: int = 0,
 ) -> Approval:
     expire = now + timedelta(seconds=policy.timeout) if policy.timeout else None
     return Approval(
@@ -141,6 +149,7 @@ def new_approval(
         approvers=policy.approvers,
         expire_time=expire,
         warnings=warnings,
+        attempt=attempt,
     )
 
 
@@ -241,7 +250,9 @@ def cancel(approval: Approval, actor: str, reason: str, now: datetime) -> Approv
 
 
 def block_reason(approval: Approval) -> str:
-    """What the waiting agent is told when the request did not end APPROVED."""
+    """What the waiting agent is told when the request did not end APPROVED, or was already used."""
+    if approval.state is ApprovalState.APPROVED and approval.used:
+        return f"approval {approval.approval_id} was already used: an approval grants one action"
     if approval.state is ApprovalState.REJECTED:
         return f"Rejected by {approval.decided_by}: {approval.comment}"
     if approval.state is ApprovalState.EXPIRED:

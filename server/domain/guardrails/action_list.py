@@ -1,4 +1,7 @@
-"""`action_list`: allow and deny lists of action globs, optionally only for some agents or groups."""
+"""`action_list`: allow and deny lists of action globs, optionally only for some agents or groups.
+
+Globs match the NFKC form of the action ignoring case (`deny: ['shell.*']` stops `Shell.exec`), unless
+`case_sensitive: true`."""
 
 from __future__ import annotations
 
@@ -13,9 +16,10 @@ class ActionList(Guardrail):
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)
-        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode"})
-        self.allow = GlobSet(opts.strings("allow"))
-        self.deny = GlobSet(opts.strings("deny"))
+        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode", "case_sensitive"})
+        case_sensitive = opts.boolean("case_sensitive", False)
+        self.allow = GlobSet(opts.strings("allow"), case_sensitive)
+        self.deny = GlobSet(opts.strings("deny"), case_sensitive)
         if not self.allow and not self.deny:
             raise InvalidArgument(f"{opts.where('allow')}: give an `allow` or a `deny` list", field="allow")
         self.agents = frozenset(opts.strings("agents"))

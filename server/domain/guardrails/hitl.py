@@ -1,14 +1,17 @@
 """`hitl`: human approval (the SupervisorAgent library's "Human approval").
 
-An action matches when it *contains* any pattern, ignoring case (`deploy` matches `redeploy-cache`);
+An action matches when it *contains* any pattern, ignoring case (`deploy` matches `redeploy-cache`;
+both sides NFKC-normalised and case-folded, or only normalised with `case_sensitive: true`);
 non-matching actions are allowed. A matching action waits for a reviewer: the waiting itself is the
 supervisor service's business; this class only says whether a call needs approval and with what policy.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
+from server.domain.actions import fold
 from server.domain.approvals.requests import ApprovalPolicy
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
@@ -41,11 +44,14 @@ class Hitl(Guardrail):
                 "prevent_self_review",
                 "edits_require_approval",
                 "reversibility",
+                "case_sensitive",
+                "on_reuse",
                 "notify",
             },
         )
         self.patterns = opts.strings("patterns")
-        self._lowered = tuple(p.lower() for p in self.patterns)
+        self.case_sensitive = opts.boolean("case_sensitive", False)
+        self._lowered = tuple(self._canon(p) for p in self.patterns)
         self.reversibility = bool(opts.get("reversibility", False))
         if not self.patterns and not self.reversibility:
             raise InvalidArgument(f"{opts.where('patterns')}: give patterns, or reversibility: true", field="patterns")
@@ -68,6 +74,12 @@ class Hitl(Guardrail):
         if not is_number(min_approvals) or min_approvals < 1 or not float(min_approvals).is_integer():
             raise InvalidArgument(f"{opts.where('min_approvals')}: must be a whole number >= 1", field="min_approvals")
         esc_timeout = opts.get("escalate_timeout")
+        # An approval grants one action: what a later identical request (same request id, action, context) gets.
+        on_reuse = opts.get("on_reuse", "block")
+        if on_reuse not in ("block", "ask_again"):
+            raise InvalidArgument(
+                f"{opts.where('on_reuse')}: must be 'block' or 'ask_again', got {on_reuse!r}", field="on_reuse"
+            )
         self.policy = ApprovalPolicy(
             approvers=opts.strings("approvers"),
             timeout=parse_duration(timeout, opts.where("timeout")) if timeout is not None else None,
@@ -77,11 +89,17 @@ class Hitl(Guardrail):
             min_approvals=int(min_approvals),
             prevent_self_review=bool(opts.get("prevent_self_review", False)),
             edits_require_approval=bool(opts.get("edits_require_approval", False)),
+            on_reuse=on_reuse,
             notify=opts.strings("notify"),
         )
 
+    def _canon(self, text: str) -> str:
+        if self.case_sensitive:
+            return text if text.isascii() else unicodedata.normalize("NFKC", text)
+        return fold(text)
+
     def matches(self, action: str, level: str | None = None) -> bool:
-        lowered = action.lower()
+        lowered = self._canon(action)
         if any(p in lowered for p in self._lowered):
             return True
         return self.reversibility and level is not None and level in NEEDS_APPROVAL_LEVELS

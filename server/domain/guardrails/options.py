@@ -40,6 +40,12 @@ class Options:
             raise InvalidArgument(f"{self.where(key)}: must be a non-empty string, got {value!r}", field=key)
         return value
 
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise InvalidArgument(f"{self.where(key)}: must be true or false, got {value!r}", field=key)
+        return value
+
     def strings(self, key: str) -> tuple[str, ...]:
         value = self.get(key, ())
         if isinstance(value, str):

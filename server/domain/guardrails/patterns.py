@@ -4,35 +4,95 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable
 
+import re2
+
+from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
 
 
 class GlobSet:
-    """Exact names or shell globs (`deploy-*`, `db.?`), matched case-sensitively as one regex."""
+    """Exact names or shell globs (`deploy-*`, `db.?`), matched as one regex after NFKC normalisation
+    (server/domain/actions.py), ignoring case unless `case_sensitive`."""
 
-    __slots__ = ("_regex", "patterns")
+    __slots__ = ("_regex", "case_sensitive", "patterns")
 
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], case_sensitive: bool = False) -> None:
         self.patterns = tuple(patterns)
-        joined = "|".join(f"(?:{fnmatch.translate(p)})" for p in self.patterns)
+        self.case_sensitive = case_sensitive
+        canon = [unicodedata.normalize("NFKC", p) if case_sensitive else fold(p) for p in self.patterns]
+        joined = "|".join(f"(?:{fnmatch.translate(p)})" for p in canon)
         self._regex = re.compile(joined) if self.patterns else None
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def matches(self, value: str) -> bool:
-        return self._regex is not None and self._regex.match(value) is not None
+        if self._regex is None:
+            return False
+        if not self.case_sensitive:
+            value = fold(value)
+        elif not value.isascii():
+            value = unicodedata.normalize("NFKC", value)
+        return self._regex.match(value) is not None
 
 
-def compile_regexes(patterns: Iterable[str], where: str) -> tuple[re.Pattern[str], ...]:
-    compiled = []
-    for i, pattern in enumerate(patterns):
-        try:
-            compiled.append(re.compile(pattern))
-        except re.error as exc:
-            raise InvalidArgument(
-                f"{where}[{i}]: invalid regular expression {pattern!r}: {exc}", field="blocked_patterns"
-            ) from exc
-    return tuple(compiled)
+class RegexSet:
+    """Operator regular expressions, compiled with RE2: linear time in the text, so no pattern can stall
+    the sidecar (no catastrophic backtracking). One RE2 set scans a text for all of them at once, each
+    pattern matching exactly as it would alone (joining them into one alternation renumbers capture
+    groups and changes what a pattern means). Back-references and look-around do not exist in RE2: such
+    a pattern is refused when the guardrail is built, naming it."""
+
+    __slots__ = ("_set", "patterns", "regexes")
+
+    def __init__(self, patterns: Iterable[str], where: str, field: str) -> None:
+        self.patterns = tuple(patterns)
+        regexes = []
+        for i, pattern in enumerate(self.patterns):
+            try:
+                regexes.append(re2.compile(pattern, _RE2_OPTIONS))
+            except re2.error as exc:
+                raise InvalidArgument(
+                    f"{where}[{i}]: invalid regular expression {pattern!r}: RE2 cannot compile it "
+                    f"({_re2_message(exc)}); back-references and look-around are not supported",
+                    field=field,
+                ) from None
+        self.regexes = tuple(regexes)
+        self._set = re2.Set.SearchSet(_RE2_OPTIONS) if self.patterns else None
+        if self._set is not None:
+            for pattern in self.patterns:
+                self._set.Add(pattern)
+            self._set.Compile()
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def any_match(self, text: str) -> bool:
+        """Does any pattern match anywhere in `text`?"""
+        return self._set is not None and self._set.Match(text) is not None
+
+    def matching(self, text: str) -> list[str]:
+        """The patterns that match somewhere in `text`, in the order given."""
+        if self._set is None:
+            return []
+        found = self._set.Match(text)
+        return [self.patterns[i] for i in sorted(found)] if found else []
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would print each refused pattern to stderr
+
+
+def _re2_message(exc: Exception) -> str:
+    arg = exc.args[0] if exc.args else ""
+    return arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)
+
+
+def compile_regexes(patterns: Iterable[str], where: str, field: str = "blocked_patterns") -> RegexSet:
+    return RegexSet(patterns, where, field)

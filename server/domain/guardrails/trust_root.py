@@ -6,7 +6,6 @@ decoded as UTF-8 with backslash escapes, so nothing hides inside a structure or 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -74,31 +73,6 @@ def iter_string_leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from iter_string_leaves(item, f"{path}[{i}]")
 
 
-_LEADING_FLAGS = re.compile(r"^\(\?([aiLmsux]+)\)")
-
-
-def _combine(regexes: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
-    """One alternation for the common no-match scan; patterns with global inline flags such as `(?i)`
-    cannot be joined, and then a small object runs them one by one."""
-    parts = []
-    for r in regexes:
-        flags = _LEADING_FLAGS.match(r.pattern)
-        # `(?i)rm` becomes the scoped `(?i:rm)`, which may stand inside an alternation.
-        parts.append(f"(?{flags.group(1)}:{r.pattern[flags.end() :]})" if flags else f"(?:{r.pattern})")
-    try:
-        return re.compile("|".join(parts))
-    except re.error:
-        return _Each(regexes)  # type: ignore[return-value]
-
-
-class _Each:
-    def __init__(self, regexes: tuple[re.Pattern[str], ...]) -> None:
-        self.regexes = regexes
-
-    def search(self, text: str) -> bool:
-        return any(r.search(text) for r in self.regexes)
-
-
 class TrustRoot(Guardrail):
     kind = "trust_root"
     runs_first = True
@@ -108,24 +82,21 @@ class TrustRoot(Guardrail):
         opts = Options(spec, allowed={"allowed_actions", "blocked_patterns"})
         self.allowed_actions = GlobSet(opts.strings("allowed_actions"))
         self.blocked = compile_regexes(opts.strings("blocked_patterns"), opts.where("blocked_patterns"))
-        self._any = _combine(self.blocked)
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         if self.allowed_actions and not self.allowed_actions.matches(call.action):
             return GuardrailResult.blocked(f"Action {call.action!r} is not allowed by the trust root")
         if not self.blocked:
             return GuardrailResult.allow()
-        search = self._any.search
+        any_match = self.blocked.any_match
         texts = collect_texts(call.binary_context, collect_texts(call.context, [call.action]))
-        if not any(search(text) for text in texts):
+        if not any(any_match(text) for text in texts):
             return GuardrailResult.allow()
         # A match: walk again, with paths, to say which pattern matched where.
         for where, text in self._leaves(call):
-            for regex in self.blocked:
-                if regex.search(text):
-                    return GuardrailResult.blocked(
-                        f"Blocked by the trust root: pattern {regex.pattern!r} matched {where}"
-                    )
+            matched = self.blocked.matching(text)
+            if matched:
+                return GuardrailResult.blocked(f"Blocked by the trust root: pattern {matched[0]!r} matched {where}")
         return GuardrailResult.allow()
 
     @staticmethod

@@ -5,6 +5,10 @@ As the source: a failure is kept while `now - t < window`; when `threshold` rela
 window, a cascade is detected. "Related" means connected through shared agents (A->B, B->C and C->D are one
 chain; A->B and C->D are not). The failures that formed a cascade leave the window, so one chain raises one
 cascade per `threshold` failures. Defaults: window 60 s, threshold 3, action NONE.
+
+Beyond the source: nobody is framed by one voice. The action (kill the root, open breakers) runs only against
+an accused agent the evidence corroborates: `threshold` distinct reporters other than the accused, or a
+failure the sidecar observed or an operator reported. The event fires either way, marked `corroborated`.
 """
 
 from __future__ import annotations
@@ -72,6 +76,8 @@ class AgentFailure:
     detail: str
     source: str  # "report" or "breaker"
     failure_time: datetime
+    # From the credential: "agent:ID", "operator:NAME", or "sidecar" (observed by the sidecar itself).
+    reporter: str = "sidecar"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +90,7 @@ class Cascade:
     detect_time: datetime
     kill_id: str = ""
     opened_breakers: tuple[str, ...] = ()
+    corroborated: bool = False
 
 
 class CascadeWindow:
@@ -134,6 +141,18 @@ def chain_root(failures: Sequence[AgentFailure]) -> str:
         if f.from_agent not in victims:
             return f.from_agent
     return ""
+
+
+def is_corroborated(accused: str, failures: Sequence[AgentFailure], threshold: int, observed: bool = False) -> bool:
+    """Whether the cascade's evidence lets an action run against `accused`: a failure of it reported by
+    an operator or the sidecar, a fact the sidecar observed (`observed`: its health check failed), or
+    reports from at least `threshold` distinct agents other than the accused."""
+    if observed:
+        return True
+    if any(f.from_agent == accused and not f.reporter.startswith("agent:") for f in failures):
+        return True
+    voices = {f.reporter for f in failures if f.reporter.startswith("agent:") and f.reporter != f"agent:{accused}"}
+    return len(voices) >= threshold
 
 
 def parse_cascade_action(value: Any, field: str) -> CascadeAction:

@@ -7,7 +7,9 @@ fits when both the agent and the global budget have room. Beyond the source: res
 so concurrent calls cannot overspend together, and kernel-style signals are edge-triggered on the level
 (used + reserved): SIGWARN once per crossing of 90%, SIGSTOP when the level reaches the budget, SIGRESUME
 when it drops below again. When only the global pool is short, a request up to the priority's minimum
-context size still fits.
+context size still fits, for an agent whose priority was set explicitly: an agent that never chose one
+gets the token-budget rule as the source states it (both the agent and the pool must have room), not a
+NORMAL floor it never asked for.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class Allocation:
     reserved: int = 0
     warned: bool = False
     stopped: bool = False
+    priority_set: bool = False  # the priority was given explicitly (only then do its floors apply)
     version: int = 0  # the stored row's change count: a cache keeps the newest it has seen
 
     @property
@@ -136,7 +139,8 @@ class Fit:
 
 
 def fits(alloc: Allocation | None, glob: GlobalBudget, tokens: int, min_context: Mapping[Priority, int]) -> Fit:
-    """Both budgets have room, or only the global pool is short and `tokens` is within the priority floor."""
+    """Both budgets have room, or only the global pool is short and `tokens` is within the floor of a
+    priority the agent set explicitly."""
     if alloc is None:
         return Fit(False, "no allocation", 0, glob.remaining)
     agent_left, global_left = alloc.remaining, glob.remaining
@@ -144,7 +148,7 @@ def fits(alloc: Allocation | None, glob: GlobalBudget, tokens: int, min_context:
         return Fit(False, f"agent budget: {agent_left} of {alloc.allocated} left", agent_left, global_left)
     if tokens <= global_left:
         return Fit(True, "", agent_left, global_left)
-    if tokens <= min_context.get(alloc.priority, 0):
+    if alloc.priority_set and tokens <= min_context.get(alloc.priority, 0):
         return Fit(True, "", agent_left, global_left, priority_floor_applied=True)
     return Fit(False, f"global budget: {global_left} left", agent_left, global_left)
 

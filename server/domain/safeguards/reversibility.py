@@ -92,11 +92,17 @@ BUILTIN: tuple[Rule, ...] = (
         "A created file can be deleted again",
         (_c("Delete the created file", "delete_file", _F, path="{path}"),),
     ),
+    # IRREVERSIBLE with extra approval, as the Agent Governance Toolkit's reference implementation rates
+    # it: the sidecar cannot know that a backup or trash copy exists, and "partially reversible" made an
+    # agent's retry-and-compensate path look safe where the data may simply be gone. A fleet whose files
+    # are versioned overrides it in the policy file's `reversibility:` list. The restore stays listed as
+    # a mitigation for when a copy does exist.
     Rule(
         "delete_file",
-        Level.PARTIALLY_REVERSIBLE,
-        "A deleted file comes back only from a backup or trash copy, and changes since that copy are lost",
-        (_c("Restore the file from its backup or trash copy", "restore_file_backup", _P, 86400.0, path="{path}"),),
+        Level.IRREVERSIBLE,
+        "A deleted file is gone unless a backup or trash copy exists, and changes since that copy are lost",
+        (_c("Restore the file from a backup or trash copy, if one exists", "restore_file_backup", _M, path="{path}"),),
+        extra_approval=True,
     ),
     Rule(
         "database_write",

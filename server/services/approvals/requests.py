@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalFilter, Reviewer
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted, Unavailable
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
@@ -42,11 +42,11 @@ ApprovalNotices = Callable[[EventKind, Approval, datetime], Sequence[Notificatio
 
 
 class ApprovalRepository(Protocol):
-    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None: ...
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool: ...
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool: ...
 
-    def mark_consumed(self, approval_id: str, when: Any) -> None: ...
+    def mark_consumed(self, approval_id: str, when: Any) -> bool: ...
 
     def get(self, approval_id: str) -> Approval | None: ...
 
@@ -55,6 +55,8 @@ class ApprovalRepository(Protocol):
     def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None: ...
 
     def pending(self, agent_id: str = "") -> list[Approval]: ...
+
+    def count_pending(self, agent_id: str) -> int: ...
 
     def due(self, now: Any) -> list[Approval]: ...
 
@@ -74,7 +76,11 @@ class ApprovalService:
         metrics: Metrics | None = None,
         changes: ChangeFeed | None = None,
         notices: ApprovalNotices | None = None,
+        max_pending_per_agent: int = 100,
     ) -> None:
+        # `approvals.max_pending_per_agent`: an agent cannot fill storage (and the reviewers' queue) with
+        # requests; counted in storage, the truth in a fleet (a race can overshoot by the agent's in-flight cap).
+        self.max_pending_per_agent = max_pending_per_agent
         self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
         self.notices = notices
         self.repo = repo
@@ -113,12 +119,24 @@ class ApprovalService:
         warnings: tuple[tuple[str, str], ...],
     ) -> Approval:
         """The request for this call: the existing one when the agent retries (same request id and
-        digest), a new one otherwise. Reviewers never see duplicates."""
+        digest), a new one otherwise. Reviewers never see duplicates: concurrent identical requests are one
+        (a unique index). An approval already used is returned as it is (the caller answers "already used"),
+        unless the guardrail says `on_reuse: ask_again`: then a new request is opened."""
         digest = rules.approval_digest(call.action, call.context)
+        attempt = 0
         if request_id:
             existing = self.repo.find_attach(call.agent_id, request_id, digest)
             if existing is not None:
-                return existing
+                if not (existing.used and guardrail.policy.on_reuse == "ask_again"):
+                    return existing
+                attempt = existing.attempt + 1
+        waiting = self.repo.count_pending(call.agent_id)
+        if waiting >= self.max_pending_per_agent:
+            raise ResourceExhausted(
+                f"agent {call.agent_id!r} already has {waiting} approval requests pending "
+                f"(approvals.max_pending_per_agent: {self.max_pending_per_agent})",
+                reason="TOO_MANY_PENDING_APPROVALS",
+            )
         approval = rules.new_approval(
             approval_id="apr_" + secrets.token_hex(8),
             agent_id=call.agent_id,
@@ -132,8 +150,14 @@ class ApprovalService:
             owner=self.agents.owner_of(call.agent_id),
             warnings=warnings,
             now=self.clock.utcnow(),
+            attempt=attempt,
         )
-        self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval))
+        if not self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval)):
+            # An identical request won the race (another CheckAction, maybe another sidecar): that one.
+            winner = self.repo.find_attach(call.agent_id, request_id, digest)
+            if winner is None:
+                raise Unavailable("the approval request is being created concurrently; try again")
+            return winner
         self._changed()
         self.audit.record(
             f"agent:{call.agent_id}",
@@ -144,7 +168,8 @@ class ApprovalService:
                 "guardrail": guardrail.name,
                 "digest": approval.digest,
                 "request_id": request_id,
-                "context": approval.context,
+                # Stored once: the approval row holds the (masked) context; its digest binds this record to it.
+                "context_ref": f"approvals/{approval.approval_id}",
             },
         )
         log.info(
@@ -303,8 +328,12 @@ class ApprovalService:
             self._notify(new)
         return changed
 
-    def mark_consumed(self, approval_id: str) -> None:
-        self.repo.mark_consumed(approval_id, self.clock.utcnow())
+    def mark_consumed(self, approval_id: str) -> bool:
+        """Deliver the approval's one allowed answer: True for exactly one caller, in any process."""
+        if not self.repo.mark_consumed(approval_id, self.clock.utcnow()):
+            return False
+        self.audit.record("system", "approval.consume", approval_id, {})
+        return True
 
     def _change(self, approval_id: str, transition: Callable[[Approval], Approval]) -> Approval:
         for _ in range(_RETRIES):

@@ -1,28 +1,73 @@
-"""Agent registry: stored durably, mirrored in memory so the hot path never reads storage."""
+"""Agent registry: stored durably, mirrored in memory so the hot path never reads storage.
+
+Agent records are operator-owned: an agent credential may only create its own bare record (as
+`agents.self_registration` allows). Each agent id also has a standing: a killed agent is TERMINATED and an
+ejected one QUARANTINED until an operator reinstates it. Standings are mirrored in memory too; a change
+made by another process (the CLI, another sidecar) is seen by `refresh()`, polled several times a second.
+"""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
 
-from server.domain.agents import Agent, new_agent, validate_id
-from server.domain.errors import NotFound
-from server.services.ports import AgentRepository, Page
+from server.domain.agents import (
+    Agent,
+    AgentSettings,
+    Containment,
+    Standing,
+    new_agent,
+    self_registration,
+    validate_id,
+)
+from server.domain.errors import FailedPrecondition, NotFound
+from server.domain.recovery.ladder import EJECTED_GROUP
+from server.services.ports import AgentRepository, AuditSink, Clock, Page
+
+
+class _NoAudit:
+    def record(self, actor: str, action: str, subject: str, details: dict[str, Any]) -> None:
+        return None
 
 
 class AgentService:
-    def __init__(self, repo: AgentRepository) -> None:
+    def __init__(
+        self,
+        repo: AgentRepository,
+        *,
+        settings: AgentSettings | None = None,
+        audit: AuditSink | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self.repo = repo
+        self.settings = settings or AgentSettings()
+        self.audit: AuditSink = audit or _NoAudit()
+        self.clock = clock
         self._lock = threading.Lock()
         self._groups: dict[str, str] = {}
         self._owners: dict[str, str] = {}
+        self._contained: dict[str, Containment] = {}
+        self._containment_version = -1
 
     def load(self) -> None:
         with self._lock:
             agents = self.repo.all()
             self._groups = {a.agent_id: a.group for a in agents}
             self._owners = {a.agent_id: a.labels.get("owner", "") for a in agents}
+        self.refresh(force=True)
+
+    def refresh(self, force: bool = False) -> None:
+        """Pick up standings changed by other processes (one tiny read when nothing changed)."""
+        version = self.repo.containment_version()
+        if version == self._containment_version and not force:
+            return
+        # Under the lock the writers hold: a change they make meanwhile is never overwritten by an older read.
+        with self._lock:
+            self._containment_version = self.repo.containment_version()
+            self._contained = self.repo.contained()
 
     def group_of(self, agent_id: str) -> str | None:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
@@ -32,25 +77,70 @@ class AgentService:
         """The agent's `owner` label ("" when none): reviewers may not approve their own agents."""
         return self._owners.get(agent_id, "")
 
+    def contained(self) -> list[Containment]:
+        """Every terminated or quarantined agent id, by id (in memory)."""
+        return sorted(self._contained.values(), key=lambda c: c.agent_id)
+
+    def containment_of(self, agent_id: str) -> Containment | None:
+        """In-memory: the agent's TERMINATED or QUARANTINED standing, None when it may act."""
+        return self._contained.get(agent_id)
+
     def register(
-        self, agent_id: str, group: str, capabilities: Sequence[str], labels: Mapping[str, str]
+        self,
+        agent_id: str,
+        group: str,
+        capabilities: Sequence[str],
+        labels: Mapping[str, str],
+        *,
+        by_agent: bool = False,
+        actor: str = "system",
     ) -> tuple[Agent, bool]:
-        agent = new_agent(agent_id, group, capabilities, labels)
+        """Create or change a record. `by_agent`: the caller is the agent's own credential, which may only
+        create a bare record in the default group (PERMISSION_DENIED naming the field otherwise)."""
+        if by_agent:
+            agent_or_none = self._self_registration(agent_id, group, capabilities, labels)
+            if agent_or_none is None:
+                return self.get(agent_id), False
+            agent = agent_or_none
+        else:
+            agent = new_agent(agent_id, group, capabilities, labels, self.settings.default_group)
         with self._lock:
+            before = self.repo.get(agent.agent_id)
             stored, created = self.repo.upsert(agent)
             self._groups[stored.agent_id] = stored.group
             self._owners[stored.agent_id] = stored.labels.get("owner", "")
+        self._audit_change(actor, before, stored)
+        if not by_agent:
+            self._release_quarantine(stored, actor)
         return stored, created
 
-    def deregister(self, agent_id: str) -> None:
+    def _self_registration(
+        self, agent_id: str, group: str, capabilities: Sequence[str], labels: Mapping[str, str]
+    ) -> Agent | None:
+        existing = self.repo.get(agent_id)  # storage, not the mirror: another sidecar may have created it
+        ever = self.repo.ever_registered(agent_id) if existing is None else False
+        return self_registration(existing, ever, agent_id, group, capabilities, labels, self.settings)
+
+    def _audit_change(self, actor: str, before: Agent | None, after: Agent) -> None:
+        record = {"group": after.group, "labels": dict(after.labels), "capabilities": list(after.capabilities)}
+        if before is None:
+            self.audit.record(actor, "agent.register", after.agent_id, record)
+            return
+        old = {"group": before.group, "labels": dict(before.labels), "capabilities": list(before.capabilities)}
+        if old != record:
+            changed = sorted(k for k in record if record[k] != old[k])
+            self.audit.record(actor, "agent.update", after.agent_id, {"changed": changed, "before": old, **record})
+
+    def deregister(self, agent_id: str, actor: str = "system") -> None:
         validate_id(agent_id, "agent_id")
         with self._lock:
             if not self.repo.delete(agent_id):
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
             self._owners.pop(agent_id, None)
+        self.audit.record(actor, "agent.deregister", agent_id, {})
 
-    def move(self, agent_id: str, group: str) -> Agent:
+    def move(self, agent_id: str, group: str, actor: str = "system") -> Agent:
         """Put a registered agent into another group (recovery: EJECT out of its group, REPLACE into one)."""
         with self._lock:
             agent = self.repo.get(agent_id)
@@ -58,7 +148,65 @@ class AgentService:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             stored, _ = self.repo.upsert(replace(agent, group=group))
             self._groups[agent_id] = stored.group
+        self._audit_change(actor, agent, stored)
         return stored
+
+    # ---- standing --------------------------------------------------------------------------
+
+    def terminated(self, agent_id: str, kill_id: str, detail: str, actor: str) -> None:
+        """A kill recorded the agent TERMINATED (in the kill's own transaction): mirror it at once."""
+        with self._lock:
+            self._contained[agent_id] = Containment(agent_id, Standing.TERMINATED, kill_id, detail, actor, self._now())
+
+    def quarantine(self, agent_id: str, detail: str, actor: str = "system") -> None:
+        """EJECT: the agent keeps no freedom its group's rules denied it; CheckAction blocks until an
+        operator places it in a group again (RegisterAgent) or reinstates it."""
+        c = Containment(agent_id, Standing.QUARANTINED, "", detail, actor, self._now())
+        current = self._contained.get(agent_id)
+        if current is not None and current.standing is Standing.TERMINATED:
+            return  # a kill is stronger than a quarantine
+        self._store(c)
+        self.audit.record(actor, "agent.quarantine", agent_id, {"detail": detail})
+
+    def reinstate(self, agent_id: str, reason: str, actor: str) -> Containment:
+        """An operator lifts a termination or a quarantine; FAILED_PRECONDITION when the agent is neither."""
+        validate_id(agent_id, "agent_id")
+        self.refresh()
+        current = self._contained.get(agent_id)
+        if current is None:
+            raise FailedPrecondition(
+                f"agent {agent_id!r} is neither terminated nor quarantined", reason="NOT_CONTAINED"
+            )
+        self._store(Containment(agent_id, Standing.ACTIVE, "", reason, actor, self._now()))
+        self.audit.record(
+            actor,
+            "agent.reinstate",
+            agent_id,
+            {"standing": current.standing.value, "kill_id": current.kill_id, "reason": reason},
+        )
+        return current
+
+    def _release_quarantine(self, agent: Agent, actor: str) -> None:
+        current = self._contained.get(agent.agent_id)
+        if current is None or current.standing is not Standing.QUARANTINED:
+            return
+        if agent.group == EJECTED_GROUP:
+            return
+        self._store(Containment(agent.agent_id, Standing.ACTIVE, "", f"placed in {agent.group}", actor, self._now()))
+        self.audit.record(actor, "agent.release", agent.agent_id, {"group": agent.group})
+
+    def _store(self, c: Containment) -> None:
+        with self._lock:
+            self.repo.set_standing(c)
+            if c.standing is Standing.ACTIVE:
+                self._contained.pop(c.agent_id, None)
+            else:
+                self._contained[c.agent_id] = c
+
+    def _now(self) -> datetime:
+        return self.clock.utcnow() if self.clock is not None else datetime.now(UTC)
+
+    # ---- reads -----------------------------------------------------------------------------
 
     def get(self, agent_id: str) -> Agent:
         validate_id(agent_id, "agent_id")

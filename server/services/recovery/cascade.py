@@ -22,6 +22,7 @@ from server.domain.recovery.cascade import (
     CascadeWindow,
     agents_involved,
     chain_root,
+    is_corroborated,
     new_cascade_policy,
 )
 from server.domain.recovery.codec import from_json, to_json
@@ -51,7 +52,10 @@ class CascadeService:
         clock: Clock,
         file_policy: CascadePolicy | None = None,
         open_breaker: BreakerOpener | None = None,
+        observed_failing: Callable[[str], bool] | None = None,
     ) -> None:
+        # A failure the sidecar saw itself (the agent's health check failed): evidence no agent can forge.
+        self.observed_failing = observed_failing or (lambda agent_id: False)
         self.repo = repo
         self.kills = kills
         self.events = events
@@ -124,20 +128,22 @@ class CascadeService:
         source: str = "report",
         request_id: str = "",
         actor: str = "system",
+        reporter: str = "sidecar",
     ) -> tuple[AgentFailure, Cascade | None]:
         """Record that `from_agent`'s failure reached `to_agent`; returns the cascade it completed, if any.
-        Breakers report with source="breaker"."""
+        Breakers report with source="breaker". `reporter` comes from the caller's credential."""
         validate_id(from_agent, "from_agent")
         validate_id(to_agent, "to_agent")
         if len(detail) > MAX_DETAIL:
             raise InvalidArgument(f"detail must be at most {MAX_DETAIL} characters", field="detail")
-        if request_id and request_id in self._recent:
-            return self._recent[request_id]
-        failure = AgentFailure(from_agent, to_agent, detail, source, self.clock.utcnow())
+        key = f"{reporter}\n{request_id}"  # one caller's request id never answers for another's
+        if request_id and key in self._recent:
+            return self._recent[key]
+        failure = AgentFailure(from_agent, to_agent, detail, source, self.clock.utcnow(), reporter)
         members = self._window.record(failure, self.clock.monotonic(), self._policy)
         cascade = await self._detected(members) if members else None
         if request_id:
-            self._recent[request_id] = (failure, cascade)
+            self._recent[key] = (failure, cascade)
             while len(self._recent) > _REQUESTS_KEPT:
                 self._recent.popitem(last=False)
         return failure, cascade
@@ -145,6 +151,9 @@ class CascadeService:
     async def _detected(self, failures: tuple[AgentFailure, ...]) -> Cascade:
         policy = self._policy
         root = chain_root(failures)
+        failing = tuple(dict.fromkeys(f.from_agent for f in failures))
+        targets = failing if policy.action is CascadeAction.OPEN_BREAKERS or not root else (root,)
+        trusted = {a for a in targets if is_corroborated(a, failures, policy.threshold, self.observed_failing(a))}
         cascade = Cascade(
             f"cascade-{uuid.uuid4().hex[:12]}",
             failures,
@@ -152,22 +161,26 @@ class CascadeService:
             root,
             policy.action,
             self.clock.utcnow(),
+            corroborated=trusted == set(targets),
         )
         if policy.action is CascadeAction.OPEN_BREAKERS:
-            cascade = replace(cascade, opened_breakers=await asyncio.to_thread(self._open_breakers, failures))
-        elif policy.action is CascadeAction.KILL_ROOT and root:
+            cascade = replace(cascade, opened_breakers=await asyncio.to_thread(self._open_breakers, failures, trusted))
+        elif policy.action is CascadeAction.KILL_ROOT and root in trusted:
             cascade = replace(cascade, kill_id=await self._kill_root(root, cascade, policy.kill_reason))
         await self.events.emit(RecoveryEventType.CASCADE, root, cascade)
         await self.events.record("system", "cascade.detected", root or cascade.agent_ids[0], _details(cascade))
-        log.warning("cascade detected", extra={"agents": list(cascade.agent_ids), "root": root})
+        log.warning(
+            "cascade detected",
+            extra={"agents": list(cascade.agent_ids), "root": root, "corroborated": cascade.corroborated},
+        )
         return cascade
 
-    def _open_breakers(self, failures: tuple[AgentFailure, ...]) -> tuple[str, ...]:
+    def _open_breakers(self, failures: tuple[AgentFailure, ...], trusted: set[str]) -> tuple[str, ...]:
         if self._opener is None:
             log.warning("cascade action OPEN_BREAKERS, but no breakers are available")
             return ()
         opened = []
-        for key in dict.fromkeys(f.from_agent for f in failures):
+        for key in dict.fromkeys(f.from_agent for f in failures if f.from_agent in trusted):
             try:
                 if self._opener(key, "cascade"):
                     opened.append(key)
@@ -191,7 +204,9 @@ class CascadeService:
         """For other features (a breaker opening): from a worker thread it reports and waits; on the event loop
         itself it schedules the report (waiting there would block the loop)."""
         hub = self.kills.hub
-        coro = self.report_failure(from_agent, to_agent, detail[:MAX_DETAIL], source=source)
+        # A breaker opens on the outcomes its key's agent reported: that agent is the voice, not the sidecar.
+        reporter = f"agent:{to_agent}" if source == "breaker" else "sidecar"
+        coro = self.report_failure(from_agent, to_agent, detail[:MAX_DETAIL], source=source, reporter=reporter)
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -214,4 +229,6 @@ def _details(c: Cascade) -> dict[str, Any]:
         "action": c.action.name,
         "kill_id": c.kill_id,
         "opened_breakers": list(c.opened_breakers),
+        "corroborated": c.corroborated,
+        "reporters": sorted({f.reporter for f in c.failures}),
     }

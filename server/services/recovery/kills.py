@@ -8,6 +8,8 @@
 3. The termination callback is the KILL command, with the callback timeout.
 4. Whatever happened, the agent is unregistered: registry, group, health check, retry count, every
    substitute list, its stream; then every kill hook runs (approvals cancel, leases revoke, ...).
+The agent id is TERMINATED in the same transaction as the intent (registered or not): from then on every
+RPC of its credentials is refused and CheckAction blocks, until an operator reinstates it.
 A kill keeps going when its caller goes away; one interrupted by a restart is completed at start-up.
 """
 
@@ -205,8 +207,7 @@ class KillService:
             callback_timeout=self.callback_timeout if callback_timeout is None else callback_timeout,
             handoff_timeout=self.handoff_timeout if handoff_timeout is None else handoff_timeout,
         )  # fmt: skip
-        if self.agents.group_of(agent_id) is None:
-            raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
+        # Registered or not: an agent that acted without registering must be stoppable too.
         if agent_id in self._reserved:
             raise FailedPrecondition(f"a kill of agent {agent_id!r} is already in progress", reason="KILL_IN_PROGRESS")
         self._reserved.add(agent_id)  # before any await: a concurrent kill of the same agent sees it
@@ -236,6 +237,8 @@ class KillService:
                 candidate, handoffs=tuple(replace(h, kill_id=candidate.kill_id) for h in intent.handoffs)
             )
             if await asyncio.to_thread(self.repo.insert, candidate):
+                # The insert terminated the agent id in the same transaction; this process refuses it now.
+                self.agents.terminated(intent.agent_id, candidate.kill_id, intent.request_details, intent.requested_by)
                 await self.events.record(
                     intent.requested_by,
                     "kill.start",
@@ -299,6 +302,7 @@ class KillService:
     def _eligible(self, agent_id: str) -> bool:
         return (
             self.agents.group_of(agent_id) is not None
+            and self.agents.containment_of(agent_id) is None
             and agent_id not in self._reserved
             and not self.health.is_unhealthy(agent_id)
         )

@@ -232,6 +232,8 @@ class RecoveryService:
     def _eject(self, agent_id: str, group: str) -> str:
         """Out of the group, with its health check (its retry count goes with the recorded state)."""
         self.health.forget(agent_id)
+        # Quarantined, not freed: out of its group it would escape the group's deny lists.
+        self.agents.quarantine(agent_id, f"ejected from group {group}")
         if group == EJECTED_GROUP:
             return "not a member of any group"
         self.agents.move(agent_id, EJECTED_GROUP)
@@ -240,7 +242,12 @@ class RecoveryService:
     async def _promote_substitute(self, agent_id: str, group: str) -> str:
         """The first substitute registered for the group that is live and healthy joins it."""
         for candidate in self.substitutes.ordered(SubstituteScope.GROUP, group):
-            if candidate == agent_id or self.agents.group_of(candidate) is None or self.is_being_killed(candidate):
+            if (
+                candidate == agent_id
+                or self.agents.group_of(candidate) is None
+                or self.agents.containment_of(candidate) is not None
+                or self.is_being_killed(candidate)
+            ):
                 continue
             if self.health.spec(candidate) is not None:
                 if not (await self.health.run(candidate)).healthy:

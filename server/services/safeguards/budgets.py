@@ -100,7 +100,17 @@ class BudgetLedger(Protocol):
 
     def set_global(self, total: int, now: datetime, evaluate: Evaluate) -> Change: ...
 
-    def allocate(self, agent_id: str, tokens: int, priority: Priority, now: datetime, evaluate: Evaluate) -> Change: ...
+    def allocate(
+        self,
+        agent_id: str,
+        tokens: int,
+        priority: Priority,
+        now: datetime,
+        evaluate: Evaluate,
+        priority_set: bool = False,
+    ) -> Change:
+        """`priority_set`: the priority was given explicitly (only then do its floors apply)."""
+        ...
 
     def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change: ...
 
@@ -261,7 +271,9 @@ class BudgetService:
         key = ("allocate", agent_id, request_id)
         if (done := self._done(key)) is not None:
             return done  # type: ignore[no-any-return]
-        change = self.ledger.allocate(agent_id, tokens, prio, self.clock.utcnow(), self._evaluate(agent_id))
+        change = self.ledger.allocate(
+            agent_id, tokens, prio, self.clock.utcnow(), self._evaluate(agent_id), priority_set=bool(priority)
+        )
         assert change.allocation is not None
         result = Allocated(change.allocation.copy(), change.signals)
         self._remember(key, result)

@@ -1,5 +1,13 @@
 """The CheckAction use case: run the chain on one action call, ask a human where a hitl guardrail says so,
-take circuit-breaker permits, and record the decision."""
+take circuit-breaker permits, and record the decision.
+
+The event loop stays free: a call whose context is at least `offload_bytes` (limits.offload_context_bytes)
+runs its guardrails on a small bounded worker pool (limits.chain_workers threads; beyond
+limits.max_offloaded calls waiting for it, RESOURCE_EXHAUSTED), so one agent's megabyte context does not
+hold every other agent's small call behind it. One agent holds at most `max_inflight_per_agent`
+concurrent CheckActions (limits.max_inflight_per_agent; RESOURCE_EXHAUSTED beyond), so under overload
+every credential keeps its share.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +18,13 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
-from server.domain.agents import validate_id
+from server.domain.agents import Standing, validate_agent_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
-from server.domain.errors import FailedPrecondition, InvalidArgument
+from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import MASK, mask
@@ -30,6 +38,10 @@ from server.telemetry.metrics import Metrics
 log = logging.getLogger(__name__)
 
 MAX_ACTION = 1024
+# The built-in checks that run before the chain; their names are the `guardrail` of the decisions they block.
+KILL_SWITCH = "kill-switch"
+QUARANTINE = "quarantine"
+REGISTRATION = "registration"
 # An approver's edit re-runs the chain; an edit that needs approval again may re-run it again.
 MAX_EDIT_ROUNDS = 4
 
@@ -53,7 +65,7 @@ class Approvals(Protocol):
 
     async def wait(self, approval_id: str) -> Approval: ...
 
-    def mark_consumed(self, approval_id: str) -> None: ...
+    def mark_consumed(self, approval_id: str) -> bool: ...
 
 
 class NoApprovals:
@@ -67,7 +79,7 @@ class NoApprovals:
     async def wait(self, approval_id: str) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
 
-    def mark_consumed(self, approval_id: str) -> None:
+    def mark_consumed(self, approval_id: str) -> bool:
         raise FailedPrecondition("human approval is not configured in this process")
 
 
@@ -129,7 +141,17 @@ class CheckActionService:
         tracer: obs.Tracer = obs.NO_TRACER,
         metrics: Metrics,
         clock: Clock,
+        chain_pool: Executor | None = None,
+        offload_bytes: int = 64 * 1024,
+        max_offloaded: int = 64,
+        max_inflight_per_agent: int = 16,
     ) -> None:
+        self.chain_pool = chain_pool
+        self.offload_bytes = offload_bytes
+        self.max_offloaded = max_offloaded
+        self.max_inflight_per_agent = max_inflight_per_agent
+        self._inflight: dict[str, int] = {}  # event-loop state: CheckActions in progress per agent
+        self._offloaded = 0  # calls on (or waiting for) the chain pool
         self.chain = chain
         self.agents = agents
         self.decisions = decisions
@@ -145,7 +167,7 @@ class CheckActionService:
         self.clock = clock
 
     def validate_check(self, agent_id: str, action: str, context_bytes: int) -> None:
-        validate_id(agent_id, "agent_id")
+        validate_agent_id(agent_id, "agent_id")
         if not action:
             raise InvalidArgument("action is required", field="action")
         if len(action) > MAX_ACTION:
@@ -154,6 +176,43 @@ class CheckActionService:
             raise InvalidArgument(
                 f"context is {context_bytes} bytes, over the limit of {self.max_context_bytes}", field="context"
             )
+
+    def admit(self, agent_id: str) -> None:
+        """Take one of the agent's in-flight slots (RESOURCE_EXHAUSTED when it has none left); `release`
+        gives it back. Runs on the event loop: a plain dict, no lock."""
+        held = self._inflight.get(agent_id, 0)
+        if held >= self.max_inflight_per_agent:
+            raise ResourceExhausted(
+                f"agent {agent_id!r} already has {held} CheckAction calls in flight "
+                f"(limits.max_inflight_per_agent: {self.max_inflight_per_agent})",
+                reason="TOO_MANY_IN_FLIGHT",
+            )
+        self._inflight[agent_id] = held + 1
+
+    def release(self, agent_id: str) -> None:
+        held = self._inflight.get(agent_id, 1) - 1
+        if held > 0:
+            self._inflight[agent_id] = held
+        else:
+            self._inflight.pop(agent_id, None)
+
+    def heavy(self, context_bytes: int) -> bool:
+        return self.chain_pool is not None and context_bytes >= self.offload_bytes
+
+    async def offload(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run `fn` on the bounded chain pool (RESOURCE_EXHAUSTED when too many calls wait for it)."""
+        assert self.chain_pool is not None
+        if self._offloaded >= self.max_offloaded:
+            raise ResourceExhausted(
+                f"{self._offloaded} large-context calls are already waiting for the chain workers "
+                f"(limits.max_offloaded); retry with backoff",
+                reason="CHAIN_WORKERS_BUSY",
+            )
+        self._offloaded += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.chain_pool, fn, *args)
+        finally:
+            self._offloaded -= 1
 
     async def check_action(
         self,
@@ -164,29 +223,33 @@ class CheckActionService:
         request_id: str,
         trace_id: str = "",
         wait: bool = True,
+        context_bytes: int = 0,
     ) -> Checked:
         """Run the chain. A hitl guardrail that matches makes this wait for a person (or, with
         `wait=False`, return at once with the request pending); an approver's edit re-runs the whole
-        chain on the edited context."""
+        chain on the edited context. A large context (`context_bytes`) is checked on the chain pool."""
+        heavy = self.heavy(context_bytes)
         started = time.perf_counter()
         group = self.agents.group_of(agent_id)
         effective: Mapping[str, Any] = context
         approved_edits: set[str] = set()
         approval: Approval | None = None
-        for _ in range(MAX_EDIT_ROUNDS):
+        gate = self._standing(agent_id, group)
+        for _ in range(MAX_EDIT_ROUNDS if gate is None else 0):
             call = ActionCall(agent_id, action, effective, binary_context, group)
-            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits)
+            outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits, heavy)
             approval = outcome.approval or approval
             if outcome.edited is None:
                 break
             self._release_permits(outcome.permit_ids)  # the re-run takes its own
             effective = outcome.edited
         else:
-            outcome = _Outcome(ChainRun(), approval)
-            outcome.run.record(
-                approval.guardrail if approval else "",
-                GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
-            )
+            outcome = _Outcome(ChainRun(), approval, gate)
+            if gate is None:
+                outcome.run.record(
+                    approval.guardrail if approval else "",
+                    GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
+                )
         verdict = outcome.verdict or outcome.run.verdict()
         decision_id = _new_decision_id()
         if not verdict.allowed:
@@ -225,8 +288,29 @@ class CheckActionService:
             verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
         )
 
+    def _standing(self, agent_id: str, group: str | None) -> Verdict | None:
+        """Before the chain (in memory, no I/O): a killed agent, a quarantined one, or an unregistered one when
+        registration is required, is blocked whatever the chain would say."""
+        contained = self.agents.containment_of(agent_id)
+        if contained is not None and contained.standing is Standing.TERMINATED:
+            reason = f"agent {agent_id!r} was killed ({contained.kill_id}); an operator must reinstate it"
+            return Verdict(False, reason, Severity.BLOCK, KILL_SWITCH, ())
+        if contained is not None:
+            reason = f"agent {agent_id!r} was ejected and is quarantined until an operator places it in a group"
+            return Verdict(False, reason, Severity.BLOCK, QUARANTINE, ())
+        if group is None and self.agents.settings.require_registration:
+            reason = f"agent {agent_id!r} is not registered (agents.require_registration is on)"
+            return Verdict(False, reason, Severity.BLOCK, REGISTRATION, ())
+        return None
+
     async def _run_chain(
-        self, call: ActionCall, request_id: str, trace_id: str, wait: bool, approved_edits: set[str]
+        self,
+        call: ActionCall,
+        request_id: str,
+        trace_id: str,
+        wait: bool,
+        approved_edits: set[str],
+        heavy: bool = False,
     ) -> _Outcome:
         now = self.clock.monotonic()
         out = _Outcome(ChainRun())
@@ -248,6 +332,8 @@ class CheckActionService:
                     result = asked.result
                 elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
+                elif heavy:
+                    result = await self.offload(guardrail.check, call, now)
                 else:
                     result = guardrail.check(call, now)
             except Exception as exc:
@@ -316,7 +402,12 @@ class CheckActionService:
             obs.approval_event(approval)
         if approval.state is not ApprovalState.APPROVED:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
-        await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id)
+        # An approval grants one action: delivered to exactly one call (the waiting one, or the first
+        # re-attach after a lost answer); every later identical request is told it was used.
+        if not await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id):
+            used = replace(approval, consume_time=approval.consume_time or self.clock.utcnow())
+            return Asked(used, GuardrailResult.blocked(rules.block_reason(used)))
+        approval = replace(approval, consume_time=self.clock.utcnow())
         if approval.edited_context is not None:
             edited = rules.merge_masked(approval.edited_context, call.context, MASK)
             if approval_digest(call.action, edited) != digest:

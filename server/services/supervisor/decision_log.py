@@ -4,6 +4,12 @@ Best effort by design: a bounded queue between the hot path and a writer thread.
 behind and the queue is full, records are dropped and counted (visible in health detail and the log),
 so a slow disk never slows an agent. Everything else the sidecar acknowledges is written before the
 answer; this log is the one exception.
+
+It cannot die silently: a record that cannot be turned into a row (or that storage refuses) is counted
+as failed, its decision id in the log, and the writer goes on; a writer loop that stops for any reason
+is restarted with a back-off, and each stop is reported: `stats.restarts` and `stats.up` (health detail
+and metrics), one error log line, an audit record (`decision_log.writer_restarted`), and the gRPC health
+of `outrider.decision_log` is NOT_SERVING while it is down (server/bootstrap.py watches `up`).
 """
 
 from __future__ import annotations
@@ -81,6 +87,8 @@ class DecisionLogStats:
     failed: int = 0
     last_error: str = ""
     audit_failed: int = 0  # audit records (decisions and drop notices) that could not be appended
+    restarts: int = 0  # times the writer loop stopped unexpectedly and was started again
+    up: bool = True  # False from a writer stop until it runs again
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
 
@@ -107,10 +115,21 @@ class DecisionLog:
         self._finished = 0  # written, failed or lost (writer thread)
         self._thread: threading.Thread | None = None
         self._last_drop_log = 0.0
+        self._in_flight = 0  # records taken from the buffer and not yet finished (writer thread)
+        self.max_backoff = 5.0
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="decision-log", daemon=True)
+        self._thread = threading.Thread(target=self._supervise, name="decision-log", daemon=True)
         self._thread.start()
+
+    def watchdog(self) -> bool:
+        """Start the writer again if its thread is gone (True when it had to); called periodically."""
+        thread = self._thread
+        if thread is None or thread.is_alive() or self._stopping:
+            return False
+        self._writer_stopped(RuntimeError("the writer thread is gone"))
+        self.start()
+        return True
 
     def stop(self, timeout: float = 10.0) -> None:
         """Write what is queued, then stop the writer."""
@@ -164,6 +183,50 @@ class DecisionLog:
     def queued(self) -> int:
         return len(self._buffer)
 
+    def _supervise(self) -> None:
+        """The writer thread: the loop, started again whenever it stops for any reason but shutdown."""
+        backoff = 0.05
+        while True:
+            try:
+                self._run()
+                return  # a requested stop
+            except BaseException as exc:
+                self._writer_stopped(exc)
+            if self._stopping:
+                return
+            time.sleep(backoff)  # the writer thread's own time: no clock to fake here
+            backoff = min(backoff * 2, self.max_backoff)
+            with self.stats._lock:
+                self.stats.up = True
+            log.warning("decision log: writer restarted", extra={"restarts": self.stats.restarts})
+
+    def _writer_stopped(self, exc: BaseException) -> None:
+        lost, self._in_flight = self._in_flight, 0
+        with self.stats._lock:
+            self.stats.restarts += 1
+            self.stats.up = False
+            self.stats.failed += lost
+            self.stats.last_error = f"writer stopped: {type(exc).__name__}: {exc}"[:500]
+            restarts = self.stats.restarts
+        self._finished += lost
+        log.error(
+            "decision log: the writer stopped; restarting it",
+            exc_info=exc,
+            extra={"restarts": restarts, "records_lost": lost},
+        )
+        if self.audit is not None:
+            try:
+                self.audit.record(
+                    "system",
+                    "decision_log.writer_restarted",
+                    "decision_log",
+                    {"restarts": restarts, "records_lost": lost, "error": f"{type(exc).__name__}: {exc}"[:200]},
+                )
+            except Exception as audit_exc:
+                with self.stats._lock:
+                    self.stats.audit_failed += 1
+                log.error("decision log: the restart could not be audited: %s", audit_exc)
+
     def _run(self) -> None:
         s = self.settings
         while True:
@@ -174,23 +237,47 @@ class DecisionLog:
                 batch: list[_Pending] = []
                 while self._buffer and len(batch) < s.batch_size:
                     batch.append(self._buffer.popleft())
+                self._in_flight = len(batch)
                 self._write(batch)
+                self._in_flight = 0
                 self._finished += len(batch)
             if stopping:
                 return
 
     def _write(self, records: list[_Pending]) -> None:
-        decisions = [p.to_decision() for p in records]
+        decisions = []
+        for p in records:
+            try:
+                decisions.append(p.to_decision())
+            except Exception as exc:  # a record that cannot become a row (its context): count it, go on
+                with self.stats._lock:
+                    self.stats.failed += 1
+                    self.stats.last_error = f"{p.decision_id}: {type(exc).__name__}: {exc}"[:500]
+                log.error(
+                    "decision log: record %s cannot be written: %s: %s",
+                    p.decision_id,
+                    type(exc).__name__,
+                    exc,
+                    extra={"decision_id": p.decision_id},
+                )
+        if not decisions:
+            return
         try:
             self.repo.insert_many(decisions)
         except Exception as exc:  # storage down: count it, keep serving
             with self.stats._lock:
-                self.stats.failed += len(records)
+                self.stats.failed += len(decisions)
                 self.stats.last_error = f"{type(exc).__name__}: {exc}"[:500]
-            log.error("decision log: writing %d records failed: %s", len(records), exc)
+            log.error(
+                "decision log: writing %d records failed: %s (decision ids %s..%s)",
+                len(decisions),
+                exc,
+                decisions[0].decision_id,
+                decisions[-1].decision_id,
+            )
         else:
             with self.stats._lock:
-                self.stats.written += len(records)
+                self.stats.written += len(decisions)
             if self.audit is not None:
                 self._audit(decisions)
 

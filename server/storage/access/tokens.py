@@ -11,7 +11,7 @@ from server.domain import pages as pagination
 from server.domain.access.principals import PrincipalKind, Token
 from server.domain.errors import InvalidArgument
 from server.services.ports import Page
-from server.storage.access.tables import TokenRow
+from server.storage.access.tables import RevokedCertificateRow, TokenRow
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -27,6 +27,7 @@ def _token(row: TokenRow) -> Token:
         created_by=row.created_by,
         create_time=utc(row.create_time),
         revoke_time=utc(row.revoke_time) if row.revoke_time else None,
+        admin=bool(row.admin),
     )
 
 
@@ -45,6 +46,7 @@ class SqlTokenRepository:
                     description=token.description,
                     created_by=token.created_by,
                     create_time=token.create_time,
+                    admin=token.admin,
                 )
             )
             self._bump(s)
@@ -72,6 +74,19 @@ class SqlTokenRepository:
         with Session(self.engine) as s:
             rows = s.execute(select(TokenRow).where(col(TokenRow.revoke_time).is_(None))).scalars()
             return {r.secret_hash: _token(r) for r in rows}
+
+    def revoke_certificate(self, fingerprint: str, reason: str, actor: str, when: datetime) -> bool:
+        """False when it was revoked before. Bumps the counter every process polls."""
+        with Session(self.engine) as s, s.begin():
+            if s.get(RevokedCertificateRow, fingerprint) is not None:
+                return False
+            s.add(RevokedCertificateRow(fingerprint=fingerprint, reason=reason[:512], actor=actor, revoke_time=when))
+            self._bump(s)
+            return True
+
+    def revoked_certificates(self) -> set[str]:
+        with Session(self.engine) as s:
+            return set(s.execute(select(col(RevokedCertificateRow.fingerprint))).scalars())
 
     def version(self) -> int:
         with Session(self.engine) as s:

@@ -1,16 +1,17 @@
-"""SQL storage of console reviewers (argon2 hashes only) and of the shared settings."""
+"""SQL storage of console reviewers (argon2 hashes only), their sessions and the shared settings."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain.access.users import Role, User
 from server.domain.errors import AlreadyExists
-from server.storage.access.tables import SettingRow, UserRow
+from server.storage.access.tables import ConsoleSessionRow, SettingRow, UserRow
 from server.storage.supervisor.repository import utc
 
 
@@ -98,3 +99,52 @@ class SqlSettingsRepository:
             row = s.get(SettingRow, key)
             assert row is not None
             return row.value
+
+
+class SqlSessionRepository:
+    """Console sessions by the SHA-256 of their id (storage of the `SessionRepository` port)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def insert(self, id_hash: str, user: str, create_time: datetime, expire_time: datetime, client: str) -> None:
+        with Session(self.engine) as s, s.begin():
+            s.add(
+                ConsoleSessionRow(
+                    id_hash=id_hash,
+                    user_name=user,
+                    create_time=create_time,
+                    expire_time=expire_time,
+                    client=client[:64],
+                )
+            )
+
+    def get(self, id_hash: str) -> tuple[str, datetime] | None:
+        """(user name, expire time) of a live row."""
+        with Session(self.engine) as s:
+            row = s.get(ConsoleSessionRow, id_hash)
+            return (row.user_name, utc(row.expire_time)) if row else None
+
+    def delete(self, id_hash: str) -> bool:
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(delete(ConsoleSessionRow).where(col(ConsoleSessionRow.id_hash) == id_hash))
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    def delete_user(self, user: str) -> int:
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(delete(ConsoleSessionRow).where(col(ConsoleSessionRow.user_name) == user))
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def count_user(self, user: str, now: datetime) -> int:
+        stmt = (
+            select(func.count())
+            .select_from(ConsoleSessionRow)
+            .where(col(ConsoleSessionRow.user_name) == user, col(ConsoleSessionRow.expire_time) > now)
+        )
+        with Session(self.engine) as s:
+            return int(s.execute(stmt).scalar_one())
+
+    def purge_expired(self, now: datetime) -> int:
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(delete(ConsoleSessionRow).where(col(ConsoleSessionRow.expire_time) <= now))
+            return int(result.rowcount)  # type: ignore[attr-defined]

@@ -7,7 +7,8 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -35,6 +36,7 @@ def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
         min_approvals=int(raw.get("min_approvals", 1)),
         prevent_self_review=bool(raw.get("prevent_self_review", False)),
         edits_require_approval=bool(raw.get("edits_require_approval", False)),
+        on_reuse=str(raw.get("on_reuse", "block")),
         notify=tuple(raw.get("notify", ())),
     )
 
@@ -65,6 +67,8 @@ def _approval(r: ApprovalRow) -> Approval:
         warnings=tuple((w[0], w[1]) for w in r.warnings),
         edited_context=dict(r.edited_context) if r.edited_context is not None else None,
         version=r.version,
+        consume_time=utc(r.consume_time) if r.consume_time else None,
+        attempt=r.attempt,
     )
 
 
@@ -102,6 +106,7 @@ def _values(a: Approval) -> dict[str, Any]:
         "approvers": list(a.approvers),
         "stage": a.stage,
         "version": a.version,
+        "attempt": a.attempt,
     }
 
 
@@ -114,14 +119,22 @@ class SqlApprovalRepository:
         if self.changes is not None:
             self.changes.bump(s.connection(), TOPIC, approval_id)
 
-    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> None:
-        """The request and the notifications it causes, in one transaction."""
-        with Session(self.engine) as s, s.begin():
-            s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
-            s.flush()
-            add_to_outbox(s, outbox)
-            _bump(s)
-            self._announce(s, approval.approval_id)
+    def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
+        """The request and the notifications it causes, in one transaction. False when an identical request
+        (agent, request id, digest, attempt) exists: the unique index makes concurrent identical CheckActions
+        one request."""
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(ApprovalRow(approval_id=approval.approval_id, **_values(approval)))
+                s.flush()
+                add_to_outbox(s, outbox)
+                _bump(s)
+                self._announce(s, approval.approval_id)
+        except IntegrityError:
+            if approval.request_id and self.find_attach(approval.agent_id, approval.request_id, approval.digest):
+                return False
+            raise
+        return True
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         """Write `approval` only if nobody changed the row since `expected_version` was read; the
@@ -140,14 +153,16 @@ class SqlApprovalRepository:
             self._announce(s, approval.approval_id)
             return True
 
-    def mark_consumed(self, approval_id: str, when: datetime) -> None:
+    def mark_consumed(self, approval_id: str, when: datetime) -> bool:
+        """One statement, so exactly one caller (in any process) wins: True for it."""
         with Session(self.engine) as s, s.begin():
-            s.execute(
+            result = s.execute(
                 update(ApprovalRow)
                 .where(col(ApprovalRow.approval_id) == approval_id)
                 .where(col(ApprovalRow.consume_time).is_(None))
                 .values(consume_time=when)
             )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, approval_id: str) -> Approval | None:
         with Session(self.engine) as s:
@@ -168,12 +183,22 @@ class SqlApprovalRepository:
             .where(col(ApprovalRow.agent_id) == agent_id)
             .where(col(ApprovalRow.request_id) == request_id)
             .where(col(ApprovalRow.digest) == digest)
-            .order_by(col(ApprovalRow.create_time).desc())
+            .order_by(col(ApprovalRow.attempt).desc(), col(ApprovalRow.create_time).desc())
             .limit(1)
         )
         with Session(self.engine) as s:
             row = s.execute(stmt).scalars().first()
             return _approval(row) if row else None
+
+    def count_pending(self, agent_id: str) -> int:
+        """One COUNT on the (state, agent) rows: no context is read."""
+        stmt = (
+            select(func.count())
+            .select_from(ApprovalRow)
+            .where(col(ApprovalRow.state) == ApprovalState.PENDING.name, col(ApprovalRow.agent_id) == agent_id)
+        )
+        with Session(self.engine) as s:
+            return int(s.execute(stmt).scalar_one())
 
     def pending(self, agent_id: str = "") -> list[Approval]:
         stmt = select(ApprovalRow).where(col(ApprovalRow.state) == ApprovalState.PENDING.name)

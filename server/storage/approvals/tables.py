@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, Index
+from sqlalchemy import JSON, Column, DateTime, Index, Integer, text
 from sqlmodel import Field, SQLModel
 
 
@@ -16,7 +16,17 @@ def _utc(nullable: bool = False, **kw: Any) -> Any:
 class ApprovalRow(SQLModel, table=True):
     __tablename__ = "approvals"
     __table_args__ = (
-        Index("ix_approvals_attach", "agent_id", "request_id", "digest"),
+        # Concurrent identical requests (same agent, request id and digest) are one request (migration 0011).
+        Index(
+            "uq_approvals_attach",
+            "agent_id",
+            "request_id",
+            "digest",
+            "attempt",
+            unique=True,
+            sqlite_where=text("request_id != ''"),
+            postgresql_where=text("request_id != ''"),
+        ),
         Index("ix_approvals_state_expire", "state", "expire_time"),
     )
 
@@ -43,3 +53,4 @@ class ApprovalRow(SQLModel, table=True):
     approvers: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     stage: int = Field(default=0)
     version: int = Field(default=0)
+    attempt: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
+from server.domain.agents import Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.notifications.delivery import Notification
 from server.domain.recovery.codec import from_json, to_json
@@ -42,7 +43,7 @@ from server.storage.recovery.tables import (
     RecoverySettingRow,
     SubstituteRow,
 )
-from server.storage.supervisor.repository import utc
+from server.storage.supervisor.repository import put_standing, utc
 
 EventNotices = Callable[[RecoveryEvent], Sequence[Notification]]
 KillNotices = Callable[[KillResult], Sequence[Notification]]
@@ -314,8 +315,21 @@ class SqlKillRepository:
         self.notices = notices  # the notifications a completed kill causes, written with its record
 
     def insert(self, kill: KillResult) -> bool:
+        """Record a kill intent and terminate its agent id in one transaction: from its commit on, every
+        credential of the agent is refused (in other processes once they see the containment counter)."""
         try:
             with Session(self.engine) as s, s.begin():
+                put_standing(
+                    s,
+                    Containment(
+                        kill.agent_id,
+                        Standing.TERMINATED,
+                        kill.kill_id,
+                        f"killed ({kill.reason.name.lower()}): {kill.request_details}"[:1024],
+                        kill.requested_by,
+                        kill.kill_time,
+                    ),
+                )
                 s.add(
                     _kill_row(
                         KillRow(

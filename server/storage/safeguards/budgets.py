@@ -53,6 +53,7 @@ _A_COLS = (
     col(A.reserved),
     col(A.warned),
     col(A.stopped),
+    col(A.priority_set),
     col(A.version),
 )
 _G_COLS = (
@@ -89,6 +90,7 @@ def _alloc(r: Row[Any]) -> Allocation:
         int(r.reserved),
         bool(r.warned),
         bool(r.stopped),
+        bool(r.priority_set),
         int(r.version),
     )
 
@@ -211,7 +213,15 @@ class SqlBudgetLedger:
 
     # ---- allocations and consumption ------------------------------------------------------------
 
-    def allocate(self, agent_id: str, tokens: int, priority: Priority, now: datetime, evaluate: Evaluate) -> Change:
+    def allocate(
+        self,
+        agent_id: str,
+        tokens: int,
+        priority: Priority,
+        now: datetime,
+        evaluate: Evaluate,
+        priority_set: bool = False,
+    ) -> Change:
         """Set or replace the allocation: its count restarts from zero, its open reservations end
         (CANCELLED) and their tokens return to the pool; the warned/stopped flags carry over."""
         with self._tx() as conn:
@@ -228,6 +238,7 @@ class SqlBudgetLedger:
                 used=0,
                 reserved=0,
                 priority=int(priority),
+                priority_set=priority_set,
                 warned=False,
                 stopped=False,
                 allocate_time=now,
@@ -241,6 +252,7 @@ class SqlBudgetLedger:
                     "used": 0,
                     "reserved": 0,
                     "priority": int(priority),
+                    "priority_set": priority_set,
                     "allocate_time": now,
                     "update_time": now,
                     "version": col(A.version) + 1,
@@ -278,7 +290,8 @@ class SqlBudgetLedger:
         evaluate: Evaluate,
     ) -> ReserveOutcome:
         """Hold `reservation.tokens` when both budgets have room (or only the pool is short and the
-        amount is within the agent's priority floor): two conditional updates, no overspend possible."""
+        amount is within the floor of a priority the agent set explicitly): two conditional updates, no
+        overspend possible."""
         n, agent_id = reservation.tokens, reservation.agent_id
         try:
             with self._tx() as conn:
@@ -294,7 +307,8 @@ class SqlBudgetLedger:
                 if a_row is None:
                     raise _Refused("agent")
                 where = [col(G.name) == GLOBAL_KEY]
-                if n > min_context.get(Priority(a_row.priority), 0):  # beyond the floor: the pool must have room
+                floor = min_context.get(Priority(a_row.priority), 0) if a_row.priority_set else 0
+                if n > floor:  # beyond the floor (none for an unset priority): the pool must have room
                     where.append(col(G.total) - col(G.used) - col(G.reserved) >= n)
                 g_row = conn.execute(
                     update(G)

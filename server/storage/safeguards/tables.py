@@ -71,6 +71,7 @@ class AllocationRow(SQLModel, table=True):
     warned: bool
     stopped: bool
     allocate_time: datetime = _utc()
+    priority_set: bool = Field(default=False)
     update_time: datetime = _utc()
     version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
 

@@ -9,15 +9,16 @@ from sqlalchemy import Engine, delete, func, insert, select
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
-from server.domain.agents import Agent
+from server.domain.agents import Agent, Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.services.ports import Page
-from server.storage.supervisor.tables import AgentRow, DecisionRow, GuardrailRow, PolicyStateRow
+from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
 from server.storage.tables import CounterRow
 
 _CHAIN_COUNTER = "guardrails"
+CONTAINMENT_COUNTER = "containment"
 
 
 def bump_counter(s: Session, name: str) -> int:
@@ -47,6 +48,22 @@ def _agent(row: AgentRow) -> Agent:
     )
 
 
+def _containment(row: ContainmentRow) -> Containment:
+    return Containment(row.agent_id, Standing(row.standing), row.kill_id, row.detail, row.actor, utc(row.update_time))
+
+
+def put_standing(s: Session, c: Containment) -> None:
+    """Set an agent id's standing inside the caller's transaction (the kill record's, for a kill)."""
+    when = c.update_time or datetime.now(UTC)
+    row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
+    if row is None:
+        row = ContainmentRow(agent_id=c.agent_id, standing=c.standing.value, update_time=when)
+    row.standing, row.kill_id, row.detail, row.actor = c.standing.value, c.kill_id, c.detail[:1024], c.actor[:160]
+    row.update_time = when
+    s.add(row)
+    bump_counter(s, CONTAINMENT_COUNTER)
+
+
 class SqlAgentRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -58,6 +75,12 @@ class SqlAgentRepository:
             created = row is None
             if row is None:
                 row = AgentRow(agent_id=agent.agent_id, group_name=agent.group, create_time=now, update_time=now)
+                seen = s.get(ContainmentRow, agent.agent_id, with_for_update=True)
+                if seen is None:
+                    seen = ContainmentRow(agent_id=agent.agent_id, standing=Standing.ACTIVE.value, update_time=now)
+                if seen.first_register_time is None:
+                    seen.first_register_time = now
+                    s.add(seen)
             row.group_name = agent.group
             row.capabilities = list(agent.capabilities)
             row.labels = dict(agent.labels)
@@ -79,6 +102,30 @@ class SqlAgentRepository:
     def all(self) -> list[Agent]:
         with Session(self.engine) as s:
             return [_agent(r) for r in s.execute(select(AgentRow)).scalars()]
+
+    def ever_registered(self, agent_id: str) -> bool:
+        with Session(self.engine) as s:
+            row = s.get(ContainmentRow, agent_id)
+            return row is not None and row.first_register_time is not None
+
+    def contained(self) -> dict[str, Containment]:
+        """Every agent id that is not ACTIVE (terminated or quarantined)."""
+        stmt = select(ContainmentRow).where(col(ContainmentRow.standing) != Standing.ACTIVE.value)
+        with Session(self.engine) as s:
+            return {r.agent_id: _containment(r) for r in s.execute(stmt).scalars()}
+
+    def set_standing(self, c: Containment) -> Containment | None:
+        """Store a standing; returns the one it replaces (None when the id had none or was ACTIVE)."""
+        with Session(self.engine) as s, s.begin():
+            row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
+            before = _containment(row) if row is not None and row.standing != Standing.ACTIVE.value else None
+            put_standing(s, c)
+            return before
+
+    def containment_version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, CONTAINMENT_COUNTER)
+            return row.value if row else 0
 
     def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]:
         size = pagination.page_size(page_size)

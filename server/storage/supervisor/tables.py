@@ -1,12 +1,12 @@
 """SQLModel tables of the supervisor: agents, the guardrail chain, the policy state, the decision log (migration
-0001)."""
+0001); agent containment (0010)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Index, Integer
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Integer, LargeBinary
 from sqlmodel import Field, SQLModel
 
 from server.storage.columns import utc_column as _utc_column
@@ -21,6 +21,21 @@ class AgentRow(SQLModel, table=True):
     labels: dict[str, str] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     create_time: datetime = _utc_column()
     update_time: datetime = _utc_column()
+
+
+class ContainmentRow(SQLModel, table=True):
+    """An agent id's standing (migration 0010): kept after its record is removed, so a kill outlives the
+    record and `first_time` self-registration knows the id was registered before."""
+
+    __tablename__ = "agent_containment"
+
+    agent_id: str = Field(primary_key=True, max_length=128)
+    standing: str = Field(max_length=16)  # active, terminated or quarantined
+    kill_id: str = Field(default="", max_length=16)
+    detail: str = Field(default="", max_length=1024)
+    actor: str = Field(default="", max_length=160)
+    update_time: datetime = _utc_column()
+    first_register_time: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
 
 
 class GuardrailRow(SQLModel, table=True):
@@ -66,3 +81,16 @@ class DecisionRow(SQLModel, table=True):
     create_time: datetime = _utc_column(index=True)
     request_id: str = Field(default="", max_length=256)
     trace_id: str = Field(default="", max_length=32)
+
+
+class IdempotencyRow(SQLModel, table=True):
+    """The first answer to a mutating RPC with a request id (migration 0012), kept for the retention."""
+
+    __tablename__ = "idempotency_keys"
+
+    key: str = Field(primary_key=True, max_length=64)  # SHA-256 of method, caller and request id
+    method: str = Field(max_length=160)
+    caller: str = Field(max_length=160)
+    request_digest: str = Field(max_length=64)
+    response: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    create_time: datetime = _utc_column(index=True)

@@ -29,7 +29,10 @@ const (
 	PrincipalKind_PRINCIPAL_KIND_UNSPECIFIED PrincipalKind = 0
 	// An agent: may only act as its own agent_id.
 	PrincipalKind_PRINCIPAL_KIND_AGENT PrincipalKind = 1
-	// An operator: may call every RPC, including guardrail, policy, kill and token changes.
+	// An operator: may call every RPC, including guardrail, policy and kill changes;
+	// issuing and revoking credentials needs an admin operator credential.
+	// Every operator credential belongs to one identity (its subject): approvals
+	// count identities, not credentials.
 	PrincipalKind_PRINCIPAL_KIND_OPERATOR PrincipalKind = 2
 )
 
@@ -87,7 +90,10 @@ type Token struct {
 	CreatedBy  string                 `protobuf:"bytes,5,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
 	CreateTime *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	// Set once revoked; a revoked token is refused at once.
-	RevokeTime    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	RevokeTime *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	// An operator token that may also issue and revoke credentials. Admin
+	// tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+	Admin         bool `protobuf:"varint,8,opt,name=admin,proto3" json:"admin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -171,11 +177,18 @@ func (x *Token) GetRevokeTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Token) GetAdmin() bool {
+	if x != nil {
+		return x.Admin
+	}
+	return false
+}
+
 var File_outrider_v1_access_proto protoreflect.FileDescriptor
 
 const file_outrider_v1_access_proto_rawDesc = "" +
 	"\n" +
-	"\x18outrider/v1/access.proto\x12\voutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa7\x02\n" +
+	"\x18outrider/v1/access.proto\x12\voutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\x02\n" +
 	"\x05Token\x12\x19\n" +
 	"\btoken_id\x18\x01 \x01(\tR\atokenId\x12.\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1a.outrider.v1.PrincipalKindR\x04kind\x12\x18\n" +
@@ -186,7 +199,8 @@ const file_outrider_v1_access_proto_rawDesc = "" +
 	"\vcreate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vrevoke_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"revokeTime*f\n" +
+	"revokeTime\x12\x14\n" +
+	"\x05admin\x18\b \x01(\bR\x05admin*f\n" +
 	"\rPrincipalKind\x12\x1e\n" +
 	"\x1aPRINCIPAL_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14PRINCIPAL_KIND_AGENT\x10\x01\x12\x1b\n" +

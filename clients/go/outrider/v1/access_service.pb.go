@@ -9,6 +9,7 @@ package outriderv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -64,7 +65,9 @@ type WhoAmIResponse struct {
 	// "token" or "certificate" (or "none" when authentication is disabled).
 	AuthenticatedBy string `protobuf:"bytes,3,opt,name=authenticated_by,json=authenticatedBy,proto3" json:"authenticated_by,omitempty"`
 	// Empty for certificates.
-	TokenId       string `protobuf:"bytes,4,opt,name=token_id,json=tokenId,proto3" json:"token_id,omitempty"`
+	TokenId string `protobuf:"bytes,4,opt,name=token_id,json=tokenId,proto3" json:"token_id,omitempty"`
+	// An admin credential (may issue and revoke credentials).
+	Admin         bool `protobuf:"varint,5,opt,name=admin,proto3" json:"admin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,6 +128,13 @@ func (x *WhoAmIResponse) GetTokenId() string {
 		return x.TokenId
 	}
 	return ""
+}
+
+func (x *WhoAmIResponse) GetAdmin() bool {
+	if x != nil {
+		return x.Admin
+	}
+	return false
 }
 
 type IssueTokenRequest struct {
@@ -344,6 +354,122 @@ func (x *RevokeTokenResponse) GetToken() *Token {
 	return nil
 }
 
+type RevokeCertificateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// SHA-256 of the certificate's DER encoding, hex (colons allowed), as
+	// `openssl x509 -noout -fingerprint -sha256` prints it.
+	Fingerprint string `protobuf:"bytes,1,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	// Why (kept in the audit trail).
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeCertificateRequest) Reset() {
+	*x = RevokeCertificateRequest{}
+	mi := &file_outrider_v1_access_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeCertificateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeCertificateRequest) ProtoMessage() {}
+
+func (x *RevokeCertificateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_access_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeCertificateRequest.ProtoReflect.Descriptor instead.
+func (*RevokeCertificateRequest) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RevokeCertificateRequest) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *RevokeCertificateRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *RevokeCertificateRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type RevokeCertificateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The normalised fingerprint (64 lowercase hex digits).
+	Fingerprint   string                 `protobuf:"bytes,1,opt,name=fingerprint,proto3" json:"fingerprint,omitempty"`
+	RevokeTime    *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeCertificateResponse) Reset() {
+	*x = RevokeCertificateResponse{}
+	mi := &file_outrider_v1_access_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeCertificateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeCertificateResponse) ProtoMessage() {}
+
+func (x *RevokeCertificateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_access_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeCertificateResponse.ProtoReflect.Descriptor instead.
+func (*RevokeCertificateResponse) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RevokeCertificateResponse) GetFingerprint() string {
+	if x != nil {
+		return x.Fingerprint
+	}
+	return ""
+}
+
+func (x *RevokeCertificateResponse) GetRevokeTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokeTime
+	}
+	return nil
+}
+
 type ListTokensRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only tokens of this subject when set.
@@ -357,7 +483,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_outrider_v1_access_service_proto_msgTypes[6]
+	mi := &file_outrider_v1_access_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -369,7 +495,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_access_service_proto_msgTypes[6]
+	mi := &file_outrider_v1_access_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -382,7 +508,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{6}
+	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListTokensRequest) GetSubject() string {
@@ -423,7 +549,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_outrider_v1_access_service_proto_msgTypes[7]
+	mi := &file_outrider_v1_access_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -435,7 +561,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_access_service_proto_msgTypes[7]
+	mi := &file_outrider_v1_access_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -448,7 +574,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{7}
+	return file_outrider_v1_access_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -469,13 +595,14 @@ var File_outrider_v1_access_service_proto protoreflect.FileDescriptor
 
 const file_outrider_v1_access_service_proto_rawDesc = "" +
 	"\n" +
-	" outrider/v1/access_service.proto\x12\voutrider.v1\x1a\x18outrider/v1/access.proto\"\x0f\n" +
-	"\rWhoAmIRequest\"\xa0\x01\n" +
+	" outrider/v1/access_service.proto\x12\voutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/access.proto\"\x0f\n" +
+	"\rWhoAmIRequest\"\xb6\x01\n" +
 	"\x0eWhoAmIResponse\x12.\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1a.outrider.v1.PrincipalKindR\x04kind\x12\x18\n" +
 	"\asubject\x18\x02 \x01(\tR\asubject\x12)\n" +
 	"\x10authenticated_by\x18\x03 \x01(\tR\x0fauthenticatedBy\x12\x19\n" +
-	"\btoken_id\x18\x04 \x01(\tR\atokenId\"\x9e\x01\n" +
+	"\btoken_id\x18\x04 \x01(\tR\atokenId\x12\x14\n" +
+	"\x05admin\x18\x05 \x01(\bR\x05admin\"\x9e\x01\n" +
 	"\x11IssueTokenRequest\x12.\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1a.outrider.v1.PrincipalKindR\x04kind\x12\x18\n" +
 	"\asubject\x18\x02 \x01(\tR\asubject\x12 \n" +
@@ -490,7 +617,16 @@ const file_outrider_v1_access_service_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x02 \x01(\tR\trequestId\"?\n" +
 	"\x13RevokeTokenResponse\x12(\n" +
-	"\x05token\x18\x01 \x01(\v2\x12.outrider.v1.TokenR\x05token\"\x92\x01\n" +
+	"\x05token\x18\x01 \x01(\v2\x12.outrider.v1.TokenR\x05token\"s\n" +
+	"\x18RevokeCertificateRequest\x12 \n" +
+	"\vfingerprint\x18\x01 \x01(\tR\vfingerprint\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"z\n" +
+	"\x19RevokeCertificateResponse\x12 \n" +
+	"\vfingerprint\x18\x01 \x01(\tR\vfingerprint\x12;\n" +
+	"\vrevoke_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"revokeTime\"\x92\x01\n" +
 	"\x11ListTokensRequest\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12'\n" +
 	"\x0finclude_revoked\x18\x02 \x01(\bR\x0eincludeRevoked\x12\x1b\n" +
@@ -499,12 +635,13 @@ const file_outrider_v1_access_service_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"h\n" +
 	"\x12ListTokensResponse\x12*\n" +
 	"\x06tokens\x18\x01 \x03(\v2\x12.outrider.v1.TokenR\x06tokens\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xc2\x02\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken2\xa6\x03\n" +
 	"\rAccessService\x12A\n" +
 	"\x06WhoAmI\x12\x1a.outrider.v1.WhoAmIRequest\x1a\x1b.outrider.v1.WhoAmIResponse\x12M\n" +
 	"\n" +
 	"IssueToken\x12\x1e.outrider.v1.IssueTokenRequest\x1a\x1f.outrider.v1.IssueTokenResponse\x12P\n" +
-	"\vRevokeToken\x12\x1f.outrider.v1.RevokeTokenRequest\x1a .outrider.v1.RevokeTokenResponse\x12M\n" +
+	"\vRevokeToken\x12\x1f.outrider.v1.RevokeTokenRequest\x1a .outrider.v1.RevokeTokenResponse\x12b\n" +
+	"\x11RevokeCertificate\x12%.outrider.v1.RevokeCertificateRequest\x1a&.outrider.v1.RevokeCertificateResponse\x12M\n" +
 	"\n" +
 	"ListTokens\x12\x1e.outrider.v1.ListTokensRequest\x1a\x1f.outrider.v1.ListTokensResponseBk\n" +
 	"\x0fdev.outrider.v1B\x12AccessServiceProtoP\x01ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1b\x06proto3"
@@ -521,38 +658,44 @@ func file_outrider_v1_access_service_proto_rawDescGZIP() []byte {
 	return file_outrider_v1_access_service_proto_rawDescData
 }
 
-var file_outrider_v1_access_service_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_outrider_v1_access_service_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_outrider_v1_access_service_proto_goTypes = []any{
-	(*WhoAmIRequest)(nil),       // 0: outrider.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),      // 1: outrider.v1.WhoAmIResponse
-	(*IssueTokenRequest)(nil),   // 2: outrider.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),  // 3: outrider.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),  // 4: outrider.v1.RevokeTokenRequest
-	(*RevokeTokenResponse)(nil), // 5: outrider.v1.RevokeTokenResponse
-	(*ListTokensRequest)(nil),   // 6: outrider.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),  // 7: outrider.v1.ListTokensResponse
-	(PrincipalKind)(0),          // 8: outrider.v1.PrincipalKind
-	(*Token)(nil),               // 9: outrider.v1.Token
+	(*WhoAmIRequest)(nil),             // 0: outrider.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),            // 1: outrider.v1.WhoAmIResponse
+	(*IssueTokenRequest)(nil),         // 2: outrider.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),        // 3: outrider.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),        // 4: outrider.v1.RevokeTokenRequest
+	(*RevokeTokenResponse)(nil),       // 5: outrider.v1.RevokeTokenResponse
+	(*RevokeCertificateRequest)(nil),  // 6: outrider.v1.RevokeCertificateRequest
+	(*RevokeCertificateResponse)(nil), // 7: outrider.v1.RevokeCertificateResponse
+	(*ListTokensRequest)(nil),         // 8: outrider.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),        // 9: outrider.v1.ListTokensResponse
+	(PrincipalKind)(0),                // 10: outrider.v1.PrincipalKind
+	(*Token)(nil),                     // 11: outrider.v1.Token
+	(*timestamppb.Timestamp)(nil),     // 12: google.protobuf.Timestamp
 }
 var file_outrider_v1_access_service_proto_depIdxs = []int32{
-	8, // 0: outrider.v1.WhoAmIResponse.kind:type_name -> outrider.v1.PrincipalKind
-	8, // 1: outrider.v1.IssueTokenRequest.kind:type_name -> outrider.v1.PrincipalKind
-	9, // 2: outrider.v1.IssueTokenResponse.token:type_name -> outrider.v1.Token
-	9, // 3: outrider.v1.RevokeTokenResponse.token:type_name -> outrider.v1.Token
-	9, // 4: outrider.v1.ListTokensResponse.tokens:type_name -> outrider.v1.Token
-	0, // 5: outrider.v1.AccessService.WhoAmI:input_type -> outrider.v1.WhoAmIRequest
-	2, // 6: outrider.v1.AccessService.IssueToken:input_type -> outrider.v1.IssueTokenRequest
-	4, // 7: outrider.v1.AccessService.RevokeToken:input_type -> outrider.v1.RevokeTokenRequest
-	6, // 8: outrider.v1.AccessService.ListTokens:input_type -> outrider.v1.ListTokensRequest
-	1, // 9: outrider.v1.AccessService.WhoAmI:output_type -> outrider.v1.WhoAmIResponse
-	3, // 10: outrider.v1.AccessService.IssueToken:output_type -> outrider.v1.IssueTokenResponse
-	5, // 11: outrider.v1.AccessService.RevokeToken:output_type -> outrider.v1.RevokeTokenResponse
-	7, // 12: outrider.v1.AccessService.ListTokens:output_type -> outrider.v1.ListTokensResponse
-	9, // [9:13] is the sub-list for method output_type
-	5, // [5:9] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	10, // 0: outrider.v1.WhoAmIResponse.kind:type_name -> outrider.v1.PrincipalKind
+	10, // 1: outrider.v1.IssueTokenRequest.kind:type_name -> outrider.v1.PrincipalKind
+	11, // 2: outrider.v1.IssueTokenResponse.token:type_name -> outrider.v1.Token
+	11, // 3: outrider.v1.RevokeTokenResponse.token:type_name -> outrider.v1.Token
+	12, // 4: outrider.v1.RevokeCertificateResponse.revoke_time:type_name -> google.protobuf.Timestamp
+	11, // 5: outrider.v1.ListTokensResponse.tokens:type_name -> outrider.v1.Token
+	0,  // 6: outrider.v1.AccessService.WhoAmI:input_type -> outrider.v1.WhoAmIRequest
+	2,  // 7: outrider.v1.AccessService.IssueToken:input_type -> outrider.v1.IssueTokenRequest
+	4,  // 8: outrider.v1.AccessService.RevokeToken:input_type -> outrider.v1.RevokeTokenRequest
+	6,  // 9: outrider.v1.AccessService.RevokeCertificate:input_type -> outrider.v1.RevokeCertificateRequest
+	8,  // 10: outrider.v1.AccessService.ListTokens:input_type -> outrider.v1.ListTokensRequest
+	1,  // 11: outrider.v1.AccessService.WhoAmI:output_type -> outrider.v1.WhoAmIResponse
+	3,  // 12: outrider.v1.AccessService.IssueToken:output_type -> outrider.v1.IssueTokenResponse
+	5,  // 13: outrider.v1.AccessService.RevokeToken:output_type -> outrider.v1.RevokeTokenResponse
+	7,  // 14: outrider.v1.AccessService.RevokeCertificate:output_type -> outrider.v1.RevokeCertificateResponse
+	9,  // 15: outrider.v1.AccessService.ListTokens:output_type -> outrider.v1.ListTokensResponse
+	11, // [11:16] is the sub-list for method output_type
+	6,  // [6:11] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_access_service_proto_init() }
@@ -567,7 +710,7 @@ func file_outrider_v1_access_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_access_service_proto_rawDesc), len(file_outrider_v1_access_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	AccessService_WhoAmI_FullMethodName      = "/outrider.v1.AccessService/WhoAmI"
-	AccessService_IssueToken_FullMethodName  = "/outrider.v1.AccessService/IssueToken"
-	AccessService_RevokeToken_FullMethodName = "/outrider.v1.AccessService/RevokeToken"
-	AccessService_ListTokens_FullMethodName  = "/outrider.v1.AccessService/ListTokens"
+	AccessService_WhoAmI_FullMethodName            = "/outrider.v1.AccessService/WhoAmI"
+	AccessService_IssueToken_FullMethodName        = "/outrider.v1.AccessService/IssueToken"
+	AccessService_RevokeToken_FullMethodName       = "/outrider.v1.AccessService/RevokeToken"
+	AccessService_RevokeCertificate_FullMethodName = "/outrider.v1.AccessService/RevokeCertificate"
+	AccessService_ListTokens_FullMethodName        = "/outrider.v1.AccessService/ListTokens"
 )
 
 // AccessServiceClient is the client API for AccessService service.
@@ -32,16 +33,26 @@ const (
 // Credentials: who may call what. Every call to every service carries a bearer token in the
 // `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
 // Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-// Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+// Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+// killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+// (CheckAction answers BLOCK instead) until an operator reinstates the agent.
 type AccessServiceClient interface {
 	// Who the caller's credential speaks for. Any valid credential.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
-	// Issues a token; the secret is in the response only. Operator only.
+	// Issues a token; the secret is in the response only. Admin credential
+	// only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+	// one person must not be able to become two reviewers).
 	// INVALID_ARGUMENT: no kind, empty or malformed subject.
 	IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*IssueTokenResponse, error)
-	// Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-	// FAILED_PRECONDITION: already revoked.
+	// Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+	// token_id; FAILED_PRECONDITION: already revoked.
 	RevokeToken(ctx context.Context, in *RevokeTokenRequest, opts ...grpc.CallOption) (*RevokeTokenResponse, error)
+	// Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+	// from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+	// every process on the database (others within 250 ms). Admin credential
+	// only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+	// FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+	RevokeCertificate(ctx context.Context, in *RevokeCertificateRequest, opts ...grpc.CallOption) (*RevokeCertificateResponse, error)
 	// Lists tokens (never their secrets), newest first. Operator only. Paginated.
 	ListTokens(ctx context.Context, in *ListTokensRequest, opts ...grpc.CallOption) (*ListTokensResponse, error)
 }
@@ -84,6 +95,16 @@ func (c *accessServiceClient) RevokeToken(ctx context.Context, in *RevokeTokenRe
 	return out, nil
 }
 
+func (c *accessServiceClient) RevokeCertificate(ctx context.Context, in *RevokeCertificateRequest, opts ...grpc.CallOption) (*RevokeCertificateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeCertificateResponse)
+	err := c.cc.Invoke(ctx, AccessService_RevokeCertificate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *accessServiceClient) ListTokens(ctx context.Context, in *ListTokensRequest, opts ...grpc.CallOption) (*ListTokensResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTokensResponse)
@@ -101,16 +122,26 @@ func (c *accessServiceClient) ListTokens(ctx context.Context, in *ListTokensRequ
 // Credentials: who may call what. Every call to every service carries a bearer token in the
 // `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
 // Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-// Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+// Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+// killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+// (CheckAction answers BLOCK instead) until an operator reinstates the agent.
 type AccessServiceServer interface {
 	// Who the caller's credential speaks for. Any valid credential.
 	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
-	// Issues a token; the secret is in the response only. Operator only.
+	// Issues a token; the secret is in the response only. Admin credential
+	// only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+	// one person must not be able to become two reviewers).
 	// INVALID_ARGUMENT: no kind, empty or malformed subject.
 	IssueToken(context.Context, *IssueTokenRequest) (*IssueTokenResponse, error)
-	// Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-	// FAILED_PRECONDITION: already revoked.
+	// Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+	// token_id; FAILED_PRECONDITION: already revoked.
 	RevokeToken(context.Context, *RevokeTokenRequest) (*RevokeTokenResponse, error)
+	// Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+	// from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+	// every process on the database (others within 250 ms). Admin credential
+	// only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+	// FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+	RevokeCertificate(context.Context, *RevokeCertificateRequest) (*RevokeCertificateResponse, error)
 	// Lists tokens (never their secrets), newest first. Operator only. Paginated.
 	ListTokens(context.Context, *ListTokensRequest) (*ListTokensResponse, error)
 	mustEmbedUnimplementedAccessServiceServer()
@@ -131,6 +162,9 @@ func (UnimplementedAccessServiceServer) IssueToken(context.Context, *IssueTokenR
 }
 func (UnimplementedAccessServiceServer) RevokeToken(context.Context, *RevokeTokenRequest) (*RevokeTokenResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeToken not implemented")
+}
+func (UnimplementedAccessServiceServer) RevokeCertificate(context.Context, *RevokeCertificateRequest) (*RevokeCertificateResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeCertificate not implemented")
 }
 func (UnimplementedAccessServiceServer) ListTokens(context.Context, *ListTokensRequest) (*ListTokensResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTokens not implemented")
@@ -210,6 +244,24 @@ func _AccessService_RevokeToken_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AccessService_RevokeCertificate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeCertificateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AccessServiceServer).RevokeCertificate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AccessService_RevokeCertificate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AccessServiceServer).RevokeCertificate(ctx, req.(*RevokeCertificateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _AccessService_ListTokens_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListTokensRequest)
 	if err := dec(in); err != nil {
@@ -246,6 +298,10 @@ var AccessService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeToken",
 			Handler:    _AccessService_RevokeToken_Handler,
+		},
+		{
+			MethodName: "RevokeCertificate",
+			Handler:    _AccessService_RevokeCertificate_Handler,
 		},
 		{
 			MethodName: "ListTokens",

@@ -24,7 +24,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// What a recovery attempt does (seed 000 RecoveryAction).
+// What a recovery attempt does (the SupervisorAgent library's RecoveryAction).
 type RecoveryAction int32
 
 const (
@@ -142,7 +142,7 @@ func (RecoveryTrigger) EnumDescriptor() ([]byte, []int) {
 	return file_outrider_v1_recovery_proto_rawDescGZIP(), []int{1}
 }
 
-// Why an agent is killed (exactly the six of seed 002).
+// Why an agent is killed (exactly the six of the Agent Governance Toolkit).
 type KillReason int32
 
 const (
@@ -1128,7 +1128,7 @@ func (x *RecoveryPolicy) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// One recovery attempt (seed 000 RecoveryResult).
+// One recovery attempt (the SupervisorAgent library's RecoveryResult).
 type RecoveryResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Unique id of the attempt; empty for an attempt refused in cooldown.
@@ -1287,7 +1287,7 @@ type Escalation struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	Group   string                 `protobuf:"bytes,2,opt,name=group,proto3" json:"group,omitempty"`
-	// The retry count when escalated (seed onEscalation's failedAttempts).
+	// The retry count when escalated (the library's onEscalation failedAttempts).
 	FailedAttempts int32                  `protobuf:"varint,3,opt,name=failed_attempts,json=failedAttempts,proto3" json:"failed_attempts,omitempty"`
 	Reason         string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	RecoveryId     string                 `protobuf:"bytes,5,opt,name=recovery_id,json=recoveryId,proto3" json:"recovery_id,omitempty"`
@@ -1654,7 +1654,7 @@ func (x *HandoffAttempt) GetSettleTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// The handoff of one in-flight step (seed 002 StepHandoff).
+// The handoff of one in-flight step (the Agent Governance Toolkit's StepHandoff).
 type StepHandoff struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	SagaId string                 `protobuf:"bytes,1,opt,name=saga_id,json=sagaId,proto3" json:"saga_id,omitempty"`
@@ -1786,7 +1786,7 @@ func (x *StepHandoff) GetUpdateTime() *timestamppb.Timestamp {
 	return nil
 }
 
-// The outcome of a kill (seed 002 KillResult). Durable.
+// The outcome of a kill (the Agent Governance Toolkit's KillResult). Durable.
 type KillResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "kill:" followed by 8 lowercase hex digits.
@@ -2173,8 +2173,11 @@ type AgentFailure struct {
 	ToAgent string `protobuf:"bytes,2,opt,name=to_agent,json=toAgent,proto3" json:"to_agent,omitempty"`
 	Detail  string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
 	// "report" (ReportFailure) or "breaker" (a breaker opened).
-	Source        string                 `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
-	FailureTime   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=failure_time,json=failureTime,proto3" json:"failure_time,omitempty"`
+	Source      string                 `protobuf:"bytes,4,opt,name=source,proto3" json:"source,omitempty"`
+	FailureTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=failure_time,json=failureTime,proto3" json:"failure_time,omitempty"`
+	// Who reported it, from the credential: "agent:ID", "operator:NAME", or
+	// "sidecar" for failures the sidecar observed itself (a breaker opened).
+	Reporter      string `protobuf:"bytes,6,opt,name=reporter,proto3" json:"reporter,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2244,6 +2247,13 @@ func (x *AgentFailure) GetFailureTime() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *AgentFailure) GetReporter() string {
+	if x != nil {
+		return x.Reporter
+	}
+	return ""
+}
+
 // `threshold` related failures (connected through shared agents) fell inside
 // `window`. The failures that formed a cascade leave the window, so one
 // chain raises one event per `threshold` failures.
@@ -2262,8 +2272,15 @@ type Cascade struct {
 	// OPEN_BREAKERS: the breaker keys opened.
 	OpenedBreakers []string               `protobuf:"bytes,7,rep,name=opened_breakers,json=openedBreakers,proto3" json:"opened_breakers,omitempty"`
 	DetectTime     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=detect_time,json=detectTime,proto3" json:"detect_time,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Whether the evidence against the agents the action targets is strong
+	// enough to act on: at least `threshold` distinct reporters other than the
+	// accused, or a failure the sidecar observed (its breaker opened, its
+	// health check failed) or an operator reported. The action (kill the root,
+	// open breakers) only runs against corroborated agents; the event fires
+	// either way.
+	Corroborated  bool `protobuf:"varint,9,opt,name=corroborated,proto3" json:"corroborated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Cascade) Reset() {
@@ -2350,6 +2367,13 @@ func (x *Cascade) GetDetectTime() *timestamppb.Timestamp {
 		return x.DetectTime
 	}
 	return nil
+}
+
+func (x *Cascade) GetCorroborated() bool {
+	if x != nil {
+		return x.Corroborated
+	}
+	return false
 }
 
 // KILL payload.
@@ -3228,14 +3252,15 @@ const file_outrider_v1_recovery_proto_rawDesc = "" +
 	"killReason\x12\x16\n" +
 	"\x06source\x18\x05 \x01(\tR\x06source\x12;\n" +
 	"\vupdate_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updateTime\"\xb7\x01\n" +
+	"updateTime\"\xd3\x01\n" +
 	"\fAgentFailure\x12\x1d\n" +
 	"\n" +
 	"from_agent\x18\x01 \x01(\tR\tfromAgent\x12\x19\n" +
 	"\bto_agent\x18\x02 \x01(\tR\atoAgent\x12\x16\n" +
 	"\x06detail\x18\x03 \x01(\tR\x06detail\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12=\n" +
-	"\ffailure_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vfailureTime\"\xce\x02\n" +
+	"\ffailure_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vfailureTime\x12\x1a\n" +
+	"\breporter\x18\x06 \x01(\tR\breporter\"\xf2\x02\n" +
 	"\aCascade\x12\x1d\n" +
 	"\n" +
 	"cascade_id\x18\x01 \x01(\tR\tcascadeId\x125\n" +
@@ -3247,7 +3272,8 @@ const file_outrider_v1_recovery_proto_rawDesc = "" +
 	"\akill_id\x18\x06 \x01(\tR\x06killId\x12'\n" +
 	"\x0fopened_breakers\x18\a \x03(\tR\x0eopenedBreakers\x12;\n" +
 	"\vdetect_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"detectTime\"q\n" +
+	"detectTime\x12\"\n" +
+	"\fcorroborated\x18\t \x01(\bR\fcorroborated\"q\n" +
 	"\vKillCommand\x12\x17\n" +
 	"\akill_id\x18\x01 \x01(\tR\x06killId\x12/\n" +
 	"\x06reason\x18\x02 \x01(\x0e2\x17.outrider.v1.KillReasonR\x06reason\x12\x18\n" +

@@ -1975,6 +1975,129 @@ func (x *KillResponse) GetResult() *KillResult {
 	return nil
 }
 
+type ReinstateAgentRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// Why the agent may act again (kept in the audit trail).
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReinstateAgentRequest) Reset() {
+	*x = ReinstateAgentRequest{}
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReinstateAgentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReinstateAgentRequest) ProtoMessage() {}
+
+func (x *ReinstateAgentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReinstateAgentRequest.ProtoReflect.Descriptor instead.
+func (*ReinstateAgentRequest) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ReinstateAgentRequest) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *ReinstateAgentRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ReinstateAgentRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+type ReinstateAgentResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	// The standing lifted: "terminated" or "quarantined".
+	PreviousStanding string `protobuf:"bytes,2,opt,name=previous_standing,json=previousStanding,proto3" json:"previous_standing,omitempty"`
+	// The kill whose termination was lifted (empty for a quarantine).
+	KillId        string `protobuf:"bytes,3,opt,name=kill_id,json=killId,proto3" json:"kill_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReinstateAgentResponse) Reset() {
+	*x = ReinstateAgentResponse{}
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReinstateAgentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReinstateAgentResponse) ProtoMessage() {}
+
+func (x *ReinstateAgentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReinstateAgentResponse.ProtoReflect.Descriptor instead.
+func (*ReinstateAgentResponse) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ReinstateAgentResponse) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *ReinstateAgentResponse) GetPreviousStanding() string {
+	if x != nil {
+		return x.PreviousStanding
+	}
+	return ""
+}
+
+func (x *ReinstateAgentResponse) GetKillId() string {
+	if x != nil {
+		return x.KillId
+	}
+	return ""
+}
+
 type GetKillRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	KillId        string                 `protobuf:"bytes,1,opt,name=kill_id,json=killId,proto3" json:"kill_id,omitempty"`
@@ -1984,7 +2107,7 @@ type GetKillRequest struct {
 
 func (x *GetKillRequest) Reset() {
 	*x = GetKillRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[36]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1996,7 +2119,7 @@ func (x *GetKillRequest) String() string {
 func (*GetKillRequest) ProtoMessage() {}
 
 func (x *GetKillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[36]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2009,7 +2132,7 @@ func (x *GetKillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetKillRequest.ProtoReflect.Descriptor instead.
 func (*GetKillRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{36}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetKillRequest) GetKillId() string {
@@ -2028,7 +2151,7 @@ type GetKillResponse struct {
 
 func (x *GetKillResponse) Reset() {
 	*x = GetKillResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[37]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2040,7 +2163,7 @@ func (x *GetKillResponse) String() string {
 func (*GetKillResponse) ProtoMessage() {}
 
 func (x *GetKillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[37]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2053,7 +2176,7 @@ func (x *GetKillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetKillResponse.ProtoReflect.Descriptor instead.
 func (*GetKillResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{37}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetKillResponse) GetResult() *KillResult {
@@ -2078,7 +2201,7 @@ type ListKillsRequest struct {
 
 func (x *ListKillsRequest) Reset() {
 	*x = ListKillsRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[38]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2213,7 @@ func (x *ListKillsRequest) String() string {
 func (*ListKillsRequest) ProtoMessage() {}
 
 func (x *ListKillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[38]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2226,7 @@ func (x *ListKillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKillsRequest.ProtoReflect.Descriptor instead.
 func (*ListKillsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{38}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListKillsRequest) GetAgentId() string {
@@ -2165,7 +2288,7 @@ type ListKillsResponse struct {
 
 func (x *ListKillsResponse) Reset() {
 	*x = ListKillsResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[39]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2177,7 +2300,7 @@ func (x *ListKillsResponse) String() string {
 func (*ListKillsResponse) ProtoMessage() {}
 
 func (x *ListKillsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[39]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2190,7 +2313,7 @@ func (x *ListKillsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListKillsResponse.ProtoReflect.Descriptor instead.
 func (*ListKillsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{39}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListKillsResponse) GetKills() []*KillResult {
@@ -2224,7 +2347,7 @@ type RegisterSubstituteRequest struct {
 
 func (x *RegisterSubstituteRequest) Reset() {
 	*x = RegisterSubstituteRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[40]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2236,7 +2359,7 @@ func (x *RegisterSubstituteRequest) String() string {
 func (*RegisterSubstituteRequest) ProtoMessage() {}
 
 func (x *RegisterSubstituteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[40]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2249,7 +2372,7 @@ func (x *RegisterSubstituteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSubstituteRequest.ProtoReflect.Descriptor instead.
 func (*RegisterSubstituteRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{40}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RegisterSubstituteRequest) GetScope() isRegisterSubstituteRequest_Scope {
@@ -2319,7 +2442,7 @@ type RegisterSubstituteResponse struct {
 
 func (x *RegisterSubstituteResponse) Reset() {
 	*x = RegisterSubstituteResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[41]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2331,7 +2454,7 @@ func (x *RegisterSubstituteResponse) String() string {
 func (*RegisterSubstituteResponse) ProtoMessage() {}
 
 func (x *RegisterSubstituteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[41]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2344,7 +2467,7 @@ func (x *RegisterSubstituteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterSubstituteResponse.ProtoReflect.Descriptor instead.
 func (*RegisterSubstituteResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{41}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RegisterSubstituteResponse) GetSubstitute() *Substitute {
@@ -2369,7 +2492,7 @@ type DeregisterSubstituteRequest struct {
 
 func (x *DeregisterSubstituteRequest) Reset() {
 	*x = DeregisterSubstituteRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[42]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2381,7 +2504,7 @@ func (x *DeregisterSubstituteRequest) String() string {
 func (*DeregisterSubstituteRequest) ProtoMessage() {}
 
 func (x *DeregisterSubstituteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[42]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2394,7 +2517,7 @@ func (x *DeregisterSubstituteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeregisterSubstituteRequest.ProtoReflect.Descriptor instead.
 func (*DeregisterSubstituteRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{42}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DeregisterSubstituteRequest) GetScope() isDeregisterSubstituteRequest_Scope {
@@ -2460,7 +2583,7 @@ type DeregisterSubstituteResponse struct {
 
 func (x *DeregisterSubstituteResponse) Reset() {
 	*x = DeregisterSubstituteResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[43]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2472,7 +2595,7 @@ func (x *DeregisterSubstituteResponse) String() string {
 func (*DeregisterSubstituteResponse) ProtoMessage() {}
 
 func (x *DeregisterSubstituteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[43]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2485,7 +2608,7 @@ func (x *DeregisterSubstituteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeregisterSubstituteResponse.ProtoReflect.Descriptor instead.
 func (*DeregisterSubstituteResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{43}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{45}
 }
 
 type ListSubstitutesRequest struct {
@@ -2503,7 +2626,7 @@ type ListSubstitutesRequest struct {
 
 func (x *ListSubstitutesRequest) Reset() {
 	*x = ListSubstitutesRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[44]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2515,7 +2638,7 @@ func (x *ListSubstitutesRequest) String() string {
 func (*ListSubstitutesRequest) ProtoMessage() {}
 
 func (x *ListSubstitutesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[44]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2528,7 +2651,7 @@ func (x *ListSubstitutesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSubstitutesRequest.ProtoReflect.Descriptor instead.
 func (*ListSubstitutesRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{44}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListSubstitutesRequest) GetScope() isListSubstitutesRequest_Scope {
@@ -2596,7 +2719,7 @@ type ListSubstitutesResponse struct {
 
 func (x *ListSubstitutesResponse) Reset() {
 	*x = ListSubstitutesResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[45]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2608,7 +2731,7 @@ func (x *ListSubstitutesResponse) String() string {
 func (*ListSubstitutesResponse) ProtoMessage() {}
 
 func (x *ListSubstitutesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[45]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2621,7 +2744,7 @@ func (x *ListSubstitutesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSubstitutesResponse.ProtoReflect.Descriptor instead.
 func (*ListSubstitutesResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{45}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListSubstitutesResponse) GetSubstitutes() []*Substitute {
@@ -2642,7 +2765,9 @@ type ReportFailureRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The failing agent.
 	FromAgent string `protobuf:"bytes,1,opt,name=from_agent,json=fromAgent,proto3" json:"from_agent,omitempty"`
-	// The agent its failure reached.
+	// The agent its failure reached. An agent credential may only report
+	// failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+	// otherwise). The reporter is taken from the credential, never the request.
 	ToAgent       string `protobuf:"bytes,2,opt,name=to_agent,json=toAgent,proto3" json:"to_agent,omitempty"`
 	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
 	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
@@ -2652,7 +2777,7 @@ type ReportFailureRequest struct {
 
 func (x *ReportFailureRequest) Reset() {
 	*x = ReportFailureRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[46]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2789,7 @@ func (x *ReportFailureRequest) String() string {
 func (*ReportFailureRequest) ProtoMessage() {}
 
 func (x *ReportFailureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[46]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2802,7 @@ func (x *ReportFailureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFailureRequest.ProtoReflect.Descriptor instead.
 func (*ReportFailureRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{46}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ReportFailureRequest) GetFromAgent() string {
@@ -2719,7 +2844,7 @@ type ReportFailureResponse struct {
 
 func (x *ReportFailureResponse) Reset() {
 	*x = ReportFailureResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[47]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2731,7 +2856,7 @@ func (x *ReportFailureResponse) String() string {
 func (*ReportFailureResponse) ProtoMessage() {}
 
 func (x *ReportFailureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[47]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2744,7 +2869,7 @@ func (x *ReportFailureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportFailureResponse.ProtoReflect.Descriptor instead.
 func (*ReportFailureResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{47}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ReportFailureResponse) GetFailure() *AgentFailure {
@@ -2769,7 +2894,7 @@ type GetCascadePolicyRequest struct {
 
 func (x *GetCascadePolicyRequest) Reset() {
 	*x = GetCascadePolicyRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[48]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2781,7 +2906,7 @@ func (x *GetCascadePolicyRequest) String() string {
 func (*GetCascadePolicyRequest) ProtoMessage() {}
 
 func (x *GetCascadePolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[48]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2794,7 +2919,7 @@ func (x *GetCascadePolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCascadePolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetCascadePolicyRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{48}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{50}
 }
 
 type GetCascadePolicyResponse struct {
@@ -2806,7 +2931,7 @@ type GetCascadePolicyResponse struct {
 
 func (x *GetCascadePolicyResponse) Reset() {
 	*x = GetCascadePolicyResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[49]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2818,7 +2943,7 @@ func (x *GetCascadePolicyResponse) String() string {
 func (*GetCascadePolicyResponse) ProtoMessage() {}
 
 func (x *GetCascadePolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[49]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2831,7 +2956,7 @@ func (x *GetCascadePolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCascadePolicyResponse.ProtoReflect.Descriptor instead.
 func (*GetCascadePolicyResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{49}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetCascadePolicyResponse) GetPolicy() *CascadePolicy {
@@ -2852,7 +2977,7 @@ type SetCascadePolicyRequest struct {
 
 func (x *SetCascadePolicyRequest) Reset() {
 	*x = SetCascadePolicyRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[50]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +2989,7 @@ func (x *SetCascadePolicyRequest) String() string {
 func (*SetCascadePolicyRequest) ProtoMessage() {}
 
 func (x *SetCascadePolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[50]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2877,7 +3002,7 @@ func (x *SetCascadePolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCascadePolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetCascadePolicyRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{50}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SetCascadePolicyRequest) GetPolicy() *CascadePolicy {
@@ -2903,7 +3028,7 @@ type SetCascadePolicyResponse struct {
 
 func (x *SetCascadePolicyResponse) Reset() {
 	*x = SetCascadePolicyResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[51]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2915,7 +3040,7 @@ func (x *SetCascadePolicyResponse) String() string {
 func (*SetCascadePolicyResponse) ProtoMessage() {}
 
 func (x *SetCascadePolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[51]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2928,7 +3053,7 @@ func (x *SetCascadePolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCascadePolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetCascadePolicyResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{51}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *SetCascadePolicyResponse) GetPolicy() *CascadePolicy {
@@ -2953,7 +3078,7 @@ type WatchRecoveryEventsRequest struct {
 
 func (x *WatchRecoveryEventsRequest) Reset() {
 	*x = WatchRecoveryEventsRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[52]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2965,7 +3090,7 @@ func (x *WatchRecoveryEventsRequest) String() string {
 func (*WatchRecoveryEventsRequest) ProtoMessage() {}
 
 func (x *WatchRecoveryEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[52]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2978,7 +3103,7 @@ func (x *WatchRecoveryEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRecoveryEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchRecoveryEventsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{52}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *WatchRecoveryEventsRequest) GetStartCursor() int64 {
@@ -3011,7 +3136,7 @@ type WatchRecoveryEventsResponse struct {
 
 func (x *WatchRecoveryEventsResponse) Reset() {
 	*x = WatchRecoveryEventsResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[53]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3023,7 +3148,7 @@ func (x *WatchRecoveryEventsResponse) String() string {
 func (*WatchRecoveryEventsResponse) ProtoMessage() {}
 
 func (x *WatchRecoveryEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[53]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3036,7 +3161,7 @@ func (x *WatchRecoveryEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRecoveryEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchRecoveryEventsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{53}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *WatchRecoveryEventsResponse) GetEvent() *RecoveryEvent {
@@ -3060,7 +3185,7 @@ type ListRecoveryEventsRequest struct {
 
 func (x *ListRecoveryEventsRequest) Reset() {
 	*x = ListRecoveryEventsRequest{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[54]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3072,7 +3197,7 @@ func (x *ListRecoveryEventsRequest) String() string {
 func (*ListRecoveryEventsRequest) ProtoMessage() {}
 
 func (x *ListRecoveryEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[54]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3085,7 +3210,7 @@ func (x *ListRecoveryEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRecoveryEventsRequest.ProtoReflect.Descriptor instead.
 func (*ListRecoveryEventsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{54}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ListRecoveryEventsRequest) GetTypes() []RecoveryEventType {
@@ -3143,7 +3268,7 @@ type ListRecoveryEventsResponse struct {
 
 func (x *ListRecoveryEventsResponse) Reset() {
 	*x = ListRecoveryEventsResponse{}
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[55]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3155,7 +3280,7 @@ func (x *ListRecoveryEventsResponse) String() string {
 func (*ListRecoveryEventsResponse) ProtoMessage() {}
 
 func (x *ListRecoveryEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_recovery_service_proto_msgTypes[55]
+	mi := &file_outrider_v1_recovery_service_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3168,7 +3293,7 @@ func (x *ListRecoveryEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRecoveryEventsResponse.ProtoReflect.Descriptor instead.
 func (*ListRecoveryEventsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{55}
+	return file_outrider_v1_recovery_service_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListRecoveryEventsResponse) GetEvents() []*RecoveryEvent {
@@ -3321,7 +3446,16 @@ const file_outrider_v1_recovery_service_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\b \x01(\tR\trequestId\"?\n" +
 	"\fKillResponse\x12/\n" +
-	"\x06result\x18\x01 \x01(\v2\x17.outrider.v1.KillResultR\x06result\")\n" +
+	"\x06result\x18\x01 \x01(\v2\x17.outrider.v1.KillResultR\x06result\"i\n" +
+	"\x15ReinstateAgentRequest\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"y\n" +
+	"\x16ReinstateAgentResponse\x12\x19\n" +
+	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12+\n" +
+	"\x11previous_standing\x18\x02 \x01(\tR\x10previousStanding\x12\x17\n" +
+	"\akill_id\x18\x03 \x01(\tR\x06killId\")\n" +
 	"\x0eGetKillRequest\x12\x17\n" +
 	"\akill_id\x18\x01 \x01(\tR\x06killId\"B\n" +
 	"\x0fGetKillResponse\x12/\n" +
@@ -3410,7 +3544,7 @@ const file_outrider_v1_recovery_service_proto_rawDesc = "" +
 	"\x1aListRecoveryEventsResponse\x122\n" +
 	"\x06events\x18\x01 \x03(\v2\x1a.outrider.v1.RecoveryEventR\x06events\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12'\n" +
-	"\x0flatest_sequence\x18\x03 \x01(\x03R\x0elatestSequence2\xf4\x14\n" +
+	"\x0flatest_sequence\x18\x03 \x01(\x03R\x0elatestSequence2\xcf\x15\n" +
 	"\x0fRecoveryService\x12E\n" +
 	"\x06Attach\x12\x1a.outrider.v1.AttachRequest\x1a\x1b.outrider.v1.AttachResponse(\x010\x01\x12J\n" +
 	"\tHeartbeat\x12\x1d.outrider.v1.HeartbeatRequest\x1a\x1e.outrider.v1.HeartbeatResponse\x12Y\n" +
@@ -3429,7 +3563,8 @@ const file_outrider_v1_recovery_service_proto_rawDesc = "" +
 	"\x11ResetRetryCounter\x12%.outrider.v1.ResetRetryCounterRequest\x1a&.outrider.v1.ResetRetryCounterResponse\x12e\n" +
 	"\x12GetRecoveryHistory\x12&.outrider.v1.GetRecoveryHistoryRequest\x1a'.outrider.v1.GetRecoveryHistoryResponse\x12V\n" +
 	"\rGetRetryCount\x12!.outrider.v1.GetRetryCountRequest\x1a\".outrider.v1.GetRetryCountResponse\x12;\n" +
-	"\x04Kill\x12\x18.outrider.v1.KillRequest\x1a\x19.outrider.v1.KillResponse\x12D\n" +
+	"\x04Kill\x12\x18.outrider.v1.KillRequest\x1a\x19.outrider.v1.KillResponse\x12Y\n" +
+	"\x0eReinstateAgent\x12\".outrider.v1.ReinstateAgentRequest\x1a#.outrider.v1.ReinstateAgentResponse\x12D\n" +
 	"\aGetKill\x12\x1b.outrider.v1.GetKillRequest\x1a\x1c.outrider.v1.GetKillResponse\x12J\n" +
 	"\tListKills\x12\x1d.outrider.v1.ListKillsRequest\x1a\x1e.outrider.v1.ListKillsResponse\x12e\n" +
 	"\x12RegisterSubstitute\x12&.outrider.v1.RegisterSubstituteRequest\x1a'.outrider.v1.RegisterSubstituteResponse\x12k\n" +
@@ -3454,7 +3589,7 @@ func file_outrider_v1_recovery_service_proto_rawDescGZIP() []byte {
 	return file_outrider_v1_recovery_service_proto_rawDescData
 }
 
-var file_outrider_v1_recovery_service_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_outrider_v1_recovery_service_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
 var file_outrider_v1_recovery_service_proto_goTypes = []any{
 	(*AttachRequest)(nil),                     // 0: outrider.v1.AttachRequest
 	(*AttachResponse)(nil),                    // 1: outrider.v1.AttachResponse
@@ -3492,102 +3627,104 @@ var file_outrider_v1_recovery_service_proto_goTypes = []any{
 	(*GetRetryCountResponse)(nil),             // 33: outrider.v1.GetRetryCountResponse
 	(*KillRequest)(nil),                       // 34: outrider.v1.KillRequest
 	(*KillResponse)(nil),                      // 35: outrider.v1.KillResponse
-	(*GetKillRequest)(nil),                    // 36: outrider.v1.GetKillRequest
-	(*GetKillResponse)(nil),                   // 37: outrider.v1.GetKillResponse
-	(*ListKillsRequest)(nil),                  // 38: outrider.v1.ListKillsRequest
-	(*ListKillsResponse)(nil),                 // 39: outrider.v1.ListKillsResponse
-	(*RegisterSubstituteRequest)(nil),         // 40: outrider.v1.RegisterSubstituteRequest
-	(*RegisterSubstituteResponse)(nil),        // 41: outrider.v1.RegisterSubstituteResponse
-	(*DeregisterSubstituteRequest)(nil),       // 42: outrider.v1.DeregisterSubstituteRequest
-	(*DeregisterSubstituteResponse)(nil),      // 43: outrider.v1.DeregisterSubstituteResponse
-	(*ListSubstitutesRequest)(nil),            // 44: outrider.v1.ListSubstitutesRequest
-	(*ListSubstitutesResponse)(nil),           // 45: outrider.v1.ListSubstitutesResponse
-	(*ReportFailureRequest)(nil),              // 46: outrider.v1.ReportFailureRequest
-	(*ReportFailureResponse)(nil),             // 47: outrider.v1.ReportFailureResponse
-	(*GetCascadePolicyRequest)(nil),           // 48: outrider.v1.GetCascadePolicyRequest
-	(*GetCascadePolicyResponse)(nil),          // 49: outrider.v1.GetCascadePolicyResponse
-	(*SetCascadePolicyRequest)(nil),           // 50: outrider.v1.SetCascadePolicyRequest
-	(*SetCascadePolicyResponse)(nil),          // 51: outrider.v1.SetCascadePolicyResponse
-	(*WatchRecoveryEventsRequest)(nil),        // 52: outrider.v1.WatchRecoveryEventsRequest
-	(*WatchRecoveryEventsResponse)(nil),       // 53: outrider.v1.WatchRecoveryEventsResponse
-	(*ListRecoveryEventsRequest)(nil),         // 54: outrider.v1.ListRecoveryEventsRequest
-	(*ListRecoveryEventsResponse)(nil),        // 55: outrider.v1.ListRecoveryEventsResponse
-	(*AttachHello)(nil),                       // 56: outrider.v1.AttachHello
-	(*CommandAck)(nil),                        // 57: outrider.v1.CommandAck
-	(*AttachHeartbeat)(nil),                   // 58: outrider.v1.AttachHeartbeat
-	(*AttachAccepted)(nil),                    // 59: outrider.v1.AttachAccepted
-	(*ControlCommand)(nil),                    // 60: outrider.v1.ControlCommand
-	(*timestamppb.Timestamp)(nil),             // 61: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),               // 62: google.protobuf.Duration
-	(*HealthCheck)(nil),                       // 63: outrider.v1.HealthCheck
-	(*MonitoringState)(nil),                   // 64: outrider.v1.MonitoringState
-	(*HealthStatus)(nil),                      // 65: outrider.v1.HealthStatus
-	(*RecoveryResult)(nil),                    // 66: outrider.v1.RecoveryResult
-	(*AgentRecoveryStatus)(nil),               // 67: outrider.v1.AgentRecoveryStatus
-	(*RecoveryPolicy)(nil),                    // 68: outrider.v1.RecoveryPolicy
-	(RecoveryAction)(0),                       // 69: outrider.v1.RecoveryAction
-	(RecoveryTrigger)(0),                      // 70: outrider.v1.RecoveryTrigger
-	(KillReason)(0),                           // 71: outrider.v1.KillReason
-	(*SagaStep)(nil),                          // 72: outrider.v1.SagaStep
-	(*KillResult)(nil),                        // 73: outrider.v1.KillResult
-	(*Substitute)(nil),                        // 74: outrider.v1.Substitute
-	(*AgentFailure)(nil),                      // 75: outrider.v1.AgentFailure
-	(*Cascade)(nil),                           // 76: outrider.v1.Cascade
-	(*CascadePolicy)(nil),                     // 77: outrider.v1.CascadePolicy
-	(RecoveryEventType)(0),                    // 78: outrider.v1.RecoveryEventType
-	(*RecoveryEvent)(nil),                     // 79: outrider.v1.RecoveryEvent
+	(*ReinstateAgentRequest)(nil),             // 36: outrider.v1.ReinstateAgentRequest
+	(*ReinstateAgentResponse)(nil),            // 37: outrider.v1.ReinstateAgentResponse
+	(*GetKillRequest)(nil),                    // 38: outrider.v1.GetKillRequest
+	(*GetKillResponse)(nil),                   // 39: outrider.v1.GetKillResponse
+	(*ListKillsRequest)(nil),                  // 40: outrider.v1.ListKillsRequest
+	(*ListKillsResponse)(nil),                 // 41: outrider.v1.ListKillsResponse
+	(*RegisterSubstituteRequest)(nil),         // 42: outrider.v1.RegisterSubstituteRequest
+	(*RegisterSubstituteResponse)(nil),        // 43: outrider.v1.RegisterSubstituteResponse
+	(*DeregisterSubstituteRequest)(nil),       // 44: outrider.v1.DeregisterSubstituteRequest
+	(*DeregisterSubstituteResponse)(nil),      // 45: outrider.v1.DeregisterSubstituteResponse
+	(*ListSubstitutesRequest)(nil),            // 46: outrider.v1.ListSubstitutesRequest
+	(*ListSubstitutesResponse)(nil),           // 47: outrider.v1.ListSubstitutesResponse
+	(*ReportFailureRequest)(nil),              // 48: outrider.v1.ReportFailureRequest
+	(*ReportFailureResponse)(nil),             // 49: outrider.v1.ReportFailureResponse
+	(*GetCascadePolicyRequest)(nil),           // 50: outrider.v1.GetCascadePolicyRequest
+	(*GetCascadePolicyResponse)(nil),          // 51: outrider.v1.GetCascadePolicyResponse
+	(*SetCascadePolicyRequest)(nil),           // 52: outrider.v1.SetCascadePolicyRequest
+	(*SetCascadePolicyResponse)(nil),          // 53: outrider.v1.SetCascadePolicyResponse
+	(*WatchRecoveryEventsRequest)(nil),        // 54: outrider.v1.WatchRecoveryEventsRequest
+	(*WatchRecoveryEventsResponse)(nil),       // 55: outrider.v1.WatchRecoveryEventsResponse
+	(*ListRecoveryEventsRequest)(nil),         // 56: outrider.v1.ListRecoveryEventsRequest
+	(*ListRecoveryEventsResponse)(nil),        // 57: outrider.v1.ListRecoveryEventsResponse
+	(*AttachHello)(nil),                       // 58: outrider.v1.AttachHello
+	(*CommandAck)(nil),                        // 59: outrider.v1.CommandAck
+	(*AttachHeartbeat)(nil),                   // 60: outrider.v1.AttachHeartbeat
+	(*AttachAccepted)(nil),                    // 61: outrider.v1.AttachAccepted
+	(*ControlCommand)(nil),                    // 62: outrider.v1.ControlCommand
+	(*timestamppb.Timestamp)(nil),             // 63: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),               // 64: google.protobuf.Duration
+	(*HealthCheck)(nil),                       // 65: outrider.v1.HealthCheck
+	(*MonitoringState)(nil),                   // 66: outrider.v1.MonitoringState
+	(*HealthStatus)(nil),                      // 67: outrider.v1.HealthStatus
+	(*RecoveryResult)(nil),                    // 68: outrider.v1.RecoveryResult
+	(*AgentRecoveryStatus)(nil),               // 69: outrider.v1.AgentRecoveryStatus
+	(*RecoveryPolicy)(nil),                    // 70: outrider.v1.RecoveryPolicy
+	(RecoveryAction)(0),                       // 71: outrider.v1.RecoveryAction
+	(RecoveryTrigger)(0),                      // 72: outrider.v1.RecoveryTrigger
+	(KillReason)(0),                           // 73: outrider.v1.KillReason
+	(*SagaStep)(nil),                          // 74: outrider.v1.SagaStep
+	(*KillResult)(nil),                        // 75: outrider.v1.KillResult
+	(*Substitute)(nil),                        // 76: outrider.v1.Substitute
+	(*AgentFailure)(nil),                      // 77: outrider.v1.AgentFailure
+	(*Cascade)(nil),                           // 78: outrider.v1.Cascade
+	(*CascadePolicy)(nil),                     // 79: outrider.v1.CascadePolicy
+	(RecoveryEventType)(0),                    // 80: outrider.v1.RecoveryEventType
+	(*RecoveryEvent)(nil),                     // 81: outrider.v1.RecoveryEvent
 }
 var file_outrider_v1_recovery_service_proto_depIdxs = []int32{
-	56, // 0: outrider.v1.AttachRequest.hello:type_name -> outrider.v1.AttachHello
-	57, // 1: outrider.v1.AttachRequest.ack:type_name -> outrider.v1.CommandAck
-	58, // 2: outrider.v1.AttachRequest.heartbeat:type_name -> outrider.v1.AttachHeartbeat
-	59, // 3: outrider.v1.AttachResponse.accepted:type_name -> outrider.v1.AttachAccepted
-	60, // 4: outrider.v1.AttachResponse.command:type_name -> outrider.v1.ControlCommand
-	61, // 5: outrider.v1.HeartbeatResponse.receive_time:type_name -> google.protobuf.Timestamp
-	62, // 6: outrider.v1.HeartbeatResponse.heartbeat_interval:type_name -> google.protobuf.Duration
-	63, // 7: outrider.v1.AddHealthCheckRequest.check:type_name -> outrider.v1.HealthCheck
-	63, // 8: outrider.v1.AddHealthCheckResponse.check:type_name -> outrider.v1.HealthCheck
-	62, // 9: outrider.v1.StartMonitoringRequest.interval:type_name -> google.protobuf.Duration
-	64, // 10: outrider.v1.StartMonitoringResponse.state:type_name -> outrider.v1.MonitoringState
-	64, // 11: outrider.v1.StopMonitoringResponse.state:type_name -> outrider.v1.MonitoringState
-	64, // 12: outrider.v1.GetMonitoringStateResponse.state:type_name -> outrider.v1.MonitoringState
-	65, // 13: outrider.v1.RunHealthChecksResponse.statuses:type_name -> outrider.v1.HealthStatus
-	66, // 14: outrider.v1.RunHealthChecksResponse.recoveries:type_name -> outrider.v1.RecoveryResult
-	67, // 15: outrider.v1.GetAgentRecoveryStatusResponse.status:type_name -> outrider.v1.AgentRecoveryStatus
-	67, // 16: outrider.v1.ListAgentRecoveryStatusesResponse.statuses:type_name -> outrider.v1.AgentRecoveryStatus
-	66, // 17: outrider.v1.TriggerRecoveryResponse.result:type_name -> outrider.v1.RecoveryResult
-	68, // 18: outrider.v1.SetRecoveryPolicyRequest.policy:type_name -> outrider.v1.RecoveryPolicy
-	68, // 19: outrider.v1.SetRecoveryPolicyResponse.policy:type_name -> outrider.v1.RecoveryPolicy
-	68, // 20: outrider.v1.GetRecoveryPolicyResponse.policy:type_name -> outrider.v1.RecoveryPolicy
-	68, // 21: outrider.v1.ListRecoveryPoliciesResponse.policies:type_name -> outrider.v1.RecoveryPolicy
-	69, // 22: outrider.v1.GetRecoveryHistoryRequest.action_taken:type_name -> outrider.v1.RecoveryAction
-	70, // 23: outrider.v1.GetRecoveryHistoryRequest.trigger:type_name -> outrider.v1.RecoveryTrigger
-	61, // 24: outrider.v1.GetRecoveryHistoryRequest.start_time:type_name -> google.protobuf.Timestamp
-	61, // 25: outrider.v1.GetRecoveryHistoryRequest.end_time:type_name -> google.protobuf.Timestamp
-	66, // 26: outrider.v1.GetRecoveryHistoryResponse.results:type_name -> outrider.v1.RecoveryResult
-	71, // 27: outrider.v1.KillRequest.reason:type_name -> outrider.v1.KillReason
-	72, // 28: outrider.v1.KillRequest.in_flight_steps:type_name -> outrider.v1.SagaStep
-	62, // 29: outrider.v1.KillRequest.callback_timeout:type_name -> google.protobuf.Duration
-	62, // 30: outrider.v1.KillRequest.handoff_timeout:type_name -> google.protobuf.Duration
-	73, // 31: outrider.v1.KillResponse.result:type_name -> outrider.v1.KillResult
-	73, // 32: outrider.v1.GetKillResponse.result:type_name -> outrider.v1.KillResult
-	71, // 33: outrider.v1.ListKillsRequest.reason:type_name -> outrider.v1.KillReason
-	61, // 34: outrider.v1.ListKillsRequest.start_time:type_name -> google.protobuf.Timestamp
-	61, // 35: outrider.v1.ListKillsRequest.end_time:type_name -> google.protobuf.Timestamp
-	73, // 36: outrider.v1.ListKillsResponse.kills:type_name -> outrider.v1.KillResult
-	74, // 37: outrider.v1.RegisterSubstituteResponse.substitute:type_name -> outrider.v1.Substitute
-	74, // 38: outrider.v1.ListSubstitutesResponse.substitutes:type_name -> outrider.v1.Substitute
-	75, // 39: outrider.v1.ReportFailureResponse.failure:type_name -> outrider.v1.AgentFailure
-	76, // 40: outrider.v1.ReportFailureResponse.cascade:type_name -> outrider.v1.Cascade
-	77, // 41: outrider.v1.GetCascadePolicyResponse.policy:type_name -> outrider.v1.CascadePolicy
-	77, // 42: outrider.v1.SetCascadePolicyRequest.policy:type_name -> outrider.v1.CascadePolicy
-	77, // 43: outrider.v1.SetCascadePolicyResponse.policy:type_name -> outrider.v1.CascadePolicy
-	78, // 44: outrider.v1.WatchRecoveryEventsRequest.types:type_name -> outrider.v1.RecoveryEventType
-	79, // 45: outrider.v1.WatchRecoveryEventsResponse.event:type_name -> outrider.v1.RecoveryEvent
-	78, // 46: outrider.v1.ListRecoveryEventsRequest.types:type_name -> outrider.v1.RecoveryEventType
-	61, // 47: outrider.v1.ListRecoveryEventsRequest.start_time:type_name -> google.protobuf.Timestamp
-	61, // 48: outrider.v1.ListRecoveryEventsRequest.end_time:type_name -> google.protobuf.Timestamp
-	79, // 49: outrider.v1.ListRecoveryEventsResponse.events:type_name -> outrider.v1.RecoveryEvent
+	58, // 0: outrider.v1.AttachRequest.hello:type_name -> outrider.v1.AttachHello
+	59, // 1: outrider.v1.AttachRequest.ack:type_name -> outrider.v1.CommandAck
+	60, // 2: outrider.v1.AttachRequest.heartbeat:type_name -> outrider.v1.AttachHeartbeat
+	61, // 3: outrider.v1.AttachResponse.accepted:type_name -> outrider.v1.AttachAccepted
+	62, // 4: outrider.v1.AttachResponse.command:type_name -> outrider.v1.ControlCommand
+	63, // 5: outrider.v1.HeartbeatResponse.receive_time:type_name -> google.protobuf.Timestamp
+	64, // 6: outrider.v1.HeartbeatResponse.heartbeat_interval:type_name -> google.protobuf.Duration
+	65, // 7: outrider.v1.AddHealthCheckRequest.check:type_name -> outrider.v1.HealthCheck
+	65, // 8: outrider.v1.AddHealthCheckResponse.check:type_name -> outrider.v1.HealthCheck
+	64, // 9: outrider.v1.StartMonitoringRequest.interval:type_name -> google.protobuf.Duration
+	66, // 10: outrider.v1.StartMonitoringResponse.state:type_name -> outrider.v1.MonitoringState
+	66, // 11: outrider.v1.StopMonitoringResponse.state:type_name -> outrider.v1.MonitoringState
+	66, // 12: outrider.v1.GetMonitoringStateResponse.state:type_name -> outrider.v1.MonitoringState
+	67, // 13: outrider.v1.RunHealthChecksResponse.statuses:type_name -> outrider.v1.HealthStatus
+	68, // 14: outrider.v1.RunHealthChecksResponse.recoveries:type_name -> outrider.v1.RecoveryResult
+	69, // 15: outrider.v1.GetAgentRecoveryStatusResponse.status:type_name -> outrider.v1.AgentRecoveryStatus
+	69, // 16: outrider.v1.ListAgentRecoveryStatusesResponse.statuses:type_name -> outrider.v1.AgentRecoveryStatus
+	68, // 17: outrider.v1.TriggerRecoveryResponse.result:type_name -> outrider.v1.RecoveryResult
+	70, // 18: outrider.v1.SetRecoveryPolicyRequest.policy:type_name -> outrider.v1.RecoveryPolicy
+	70, // 19: outrider.v1.SetRecoveryPolicyResponse.policy:type_name -> outrider.v1.RecoveryPolicy
+	70, // 20: outrider.v1.GetRecoveryPolicyResponse.policy:type_name -> outrider.v1.RecoveryPolicy
+	70, // 21: outrider.v1.ListRecoveryPoliciesResponse.policies:type_name -> outrider.v1.RecoveryPolicy
+	71, // 22: outrider.v1.GetRecoveryHistoryRequest.action_taken:type_name -> outrider.v1.RecoveryAction
+	72, // 23: outrider.v1.GetRecoveryHistoryRequest.trigger:type_name -> outrider.v1.RecoveryTrigger
+	63, // 24: outrider.v1.GetRecoveryHistoryRequest.start_time:type_name -> google.protobuf.Timestamp
+	63, // 25: outrider.v1.GetRecoveryHistoryRequest.end_time:type_name -> google.protobuf.Timestamp
+	68, // 26: outrider.v1.GetRecoveryHistoryResponse.results:type_name -> outrider.v1.RecoveryResult
+	73, // 27: outrider.v1.KillRequest.reason:type_name -> outrider.v1.KillReason
+	74, // 28: outrider.v1.KillRequest.in_flight_steps:type_name -> outrider.v1.SagaStep
+	64, // 29: outrider.v1.KillRequest.callback_timeout:type_name -> google.protobuf.Duration
+	64, // 30: outrider.v1.KillRequest.handoff_timeout:type_name -> google.protobuf.Duration
+	75, // 31: outrider.v1.KillResponse.result:type_name -> outrider.v1.KillResult
+	75, // 32: outrider.v1.GetKillResponse.result:type_name -> outrider.v1.KillResult
+	73, // 33: outrider.v1.ListKillsRequest.reason:type_name -> outrider.v1.KillReason
+	63, // 34: outrider.v1.ListKillsRequest.start_time:type_name -> google.protobuf.Timestamp
+	63, // 35: outrider.v1.ListKillsRequest.end_time:type_name -> google.protobuf.Timestamp
+	75, // 36: outrider.v1.ListKillsResponse.kills:type_name -> outrider.v1.KillResult
+	76, // 37: outrider.v1.RegisterSubstituteResponse.substitute:type_name -> outrider.v1.Substitute
+	76, // 38: outrider.v1.ListSubstitutesResponse.substitutes:type_name -> outrider.v1.Substitute
+	77, // 39: outrider.v1.ReportFailureResponse.failure:type_name -> outrider.v1.AgentFailure
+	78, // 40: outrider.v1.ReportFailureResponse.cascade:type_name -> outrider.v1.Cascade
+	79, // 41: outrider.v1.GetCascadePolicyResponse.policy:type_name -> outrider.v1.CascadePolicy
+	79, // 42: outrider.v1.SetCascadePolicyRequest.policy:type_name -> outrider.v1.CascadePolicy
+	79, // 43: outrider.v1.SetCascadePolicyResponse.policy:type_name -> outrider.v1.CascadePolicy
+	80, // 44: outrider.v1.WatchRecoveryEventsRequest.types:type_name -> outrider.v1.RecoveryEventType
+	81, // 45: outrider.v1.WatchRecoveryEventsResponse.event:type_name -> outrider.v1.RecoveryEvent
+	80, // 46: outrider.v1.ListRecoveryEventsRequest.types:type_name -> outrider.v1.RecoveryEventType
+	63, // 47: outrider.v1.ListRecoveryEventsRequest.start_time:type_name -> google.protobuf.Timestamp
+	63, // 48: outrider.v1.ListRecoveryEventsRequest.end_time:type_name -> google.protobuf.Timestamp
+	81, // 49: outrider.v1.ListRecoveryEventsResponse.events:type_name -> outrider.v1.RecoveryEvent
 	0,  // 50: outrider.v1.RecoveryService.Attach:input_type -> outrider.v1.AttachRequest
 	2,  // 51: outrider.v1.RecoveryService.Heartbeat:input_type -> outrider.v1.HeartbeatRequest
 	4,  // 52: outrider.v1.RecoveryService.AddHealthCheck:input_type -> outrider.v1.AddHealthCheckRequest
@@ -3606,46 +3743,48 @@ var file_outrider_v1_recovery_service_proto_depIdxs = []int32{
 	30, // 65: outrider.v1.RecoveryService.GetRecoveryHistory:input_type -> outrider.v1.GetRecoveryHistoryRequest
 	32, // 66: outrider.v1.RecoveryService.GetRetryCount:input_type -> outrider.v1.GetRetryCountRequest
 	34, // 67: outrider.v1.RecoveryService.Kill:input_type -> outrider.v1.KillRequest
-	36, // 68: outrider.v1.RecoveryService.GetKill:input_type -> outrider.v1.GetKillRequest
-	38, // 69: outrider.v1.RecoveryService.ListKills:input_type -> outrider.v1.ListKillsRequest
-	40, // 70: outrider.v1.RecoveryService.RegisterSubstitute:input_type -> outrider.v1.RegisterSubstituteRequest
-	42, // 71: outrider.v1.RecoveryService.DeregisterSubstitute:input_type -> outrider.v1.DeregisterSubstituteRequest
-	44, // 72: outrider.v1.RecoveryService.ListSubstitutes:input_type -> outrider.v1.ListSubstitutesRequest
-	46, // 73: outrider.v1.RecoveryService.ReportFailure:input_type -> outrider.v1.ReportFailureRequest
-	48, // 74: outrider.v1.RecoveryService.GetCascadePolicy:input_type -> outrider.v1.GetCascadePolicyRequest
-	50, // 75: outrider.v1.RecoveryService.SetCascadePolicy:input_type -> outrider.v1.SetCascadePolicyRequest
-	52, // 76: outrider.v1.RecoveryService.WatchRecoveryEvents:input_type -> outrider.v1.WatchRecoveryEventsRequest
-	54, // 77: outrider.v1.RecoveryService.ListRecoveryEvents:input_type -> outrider.v1.ListRecoveryEventsRequest
-	1,  // 78: outrider.v1.RecoveryService.Attach:output_type -> outrider.v1.AttachResponse
-	3,  // 79: outrider.v1.RecoveryService.Heartbeat:output_type -> outrider.v1.HeartbeatResponse
-	5,  // 80: outrider.v1.RecoveryService.AddHealthCheck:output_type -> outrider.v1.AddHealthCheckResponse
-	7,  // 81: outrider.v1.RecoveryService.RemoveHealthCheck:output_type -> outrider.v1.RemoveHealthCheckResponse
-	9,  // 82: outrider.v1.RecoveryService.StartMonitoring:output_type -> outrider.v1.StartMonitoringResponse
-	11, // 83: outrider.v1.RecoveryService.StopMonitoring:output_type -> outrider.v1.StopMonitoringResponse
-	13, // 84: outrider.v1.RecoveryService.GetMonitoringState:output_type -> outrider.v1.GetMonitoringStateResponse
-	15, // 85: outrider.v1.RecoveryService.RunHealthChecks:output_type -> outrider.v1.RunHealthChecksResponse
-	17, // 86: outrider.v1.RecoveryService.GetAgentRecoveryStatus:output_type -> outrider.v1.GetAgentRecoveryStatusResponse
-	19, // 87: outrider.v1.RecoveryService.ListAgentRecoveryStatuses:output_type -> outrider.v1.ListAgentRecoveryStatusesResponse
-	21, // 88: outrider.v1.RecoveryService.TriggerRecovery:output_type -> outrider.v1.TriggerRecoveryResponse
-	23, // 89: outrider.v1.RecoveryService.SetRecoveryPolicy:output_type -> outrider.v1.SetRecoveryPolicyResponse
-	25, // 90: outrider.v1.RecoveryService.GetRecoveryPolicy:output_type -> outrider.v1.GetRecoveryPolicyResponse
-	27, // 91: outrider.v1.RecoveryService.ListRecoveryPolicies:output_type -> outrider.v1.ListRecoveryPoliciesResponse
-	29, // 92: outrider.v1.RecoveryService.ResetRetryCounter:output_type -> outrider.v1.ResetRetryCounterResponse
-	31, // 93: outrider.v1.RecoveryService.GetRecoveryHistory:output_type -> outrider.v1.GetRecoveryHistoryResponse
-	33, // 94: outrider.v1.RecoveryService.GetRetryCount:output_type -> outrider.v1.GetRetryCountResponse
-	35, // 95: outrider.v1.RecoveryService.Kill:output_type -> outrider.v1.KillResponse
-	37, // 96: outrider.v1.RecoveryService.GetKill:output_type -> outrider.v1.GetKillResponse
-	39, // 97: outrider.v1.RecoveryService.ListKills:output_type -> outrider.v1.ListKillsResponse
-	41, // 98: outrider.v1.RecoveryService.RegisterSubstitute:output_type -> outrider.v1.RegisterSubstituteResponse
-	43, // 99: outrider.v1.RecoveryService.DeregisterSubstitute:output_type -> outrider.v1.DeregisterSubstituteResponse
-	45, // 100: outrider.v1.RecoveryService.ListSubstitutes:output_type -> outrider.v1.ListSubstitutesResponse
-	47, // 101: outrider.v1.RecoveryService.ReportFailure:output_type -> outrider.v1.ReportFailureResponse
-	49, // 102: outrider.v1.RecoveryService.GetCascadePolicy:output_type -> outrider.v1.GetCascadePolicyResponse
-	51, // 103: outrider.v1.RecoveryService.SetCascadePolicy:output_type -> outrider.v1.SetCascadePolicyResponse
-	53, // 104: outrider.v1.RecoveryService.WatchRecoveryEvents:output_type -> outrider.v1.WatchRecoveryEventsResponse
-	55, // 105: outrider.v1.RecoveryService.ListRecoveryEvents:output_type -> outrider.v1.ListRecoveryEventsResponse
-	78, // [78:106] is the sub-list for method output_type
-	50, // [50:78] is the sub-list for method input_type
+	36, // 68: outrider.v1.RecoveryService.ReinstateAgent:input_type -> outrider.v1.ReinstateAgentRequest
+	38, // 69: outrider.v1.RecoveryService.GetKill:input_type -> outrider.v1.GetKillRequest
+	40, // 70: outrider.v1.RecoveryService.ListKills:input_type -> outrider.v1.ListKillsRequest
+	42, // 71: outrider.v1.RecoveryService.RegisterSubstitute:input_type -> outrider.v1.RegisterSubstituteRequest
+	44, // 72: outrider.v1.RecoveryService.DeregisterSubstitute:input_type -> outrider.v1.DeregisterSubstituteRequest
+	46, // 73: outrider.v1.RecoveryService.ListSubstitutes:input_type -> outrider.v1.ListSubstitutesRequest
+	48, // 74: outrider.v1.RecoveryService.ReportFailure:input_type -> outrider.v1.ReportFailureRequest
+	50, // 75: outrider.v1.RecoveryService.GetCascadePolicy:input_type -> outrider.v1.GetCascadePolicyRequest
+	52, // 76: outrider.v1.RecoveryService.SetCascadePolicy:input_type -> outrider.v1.SetCascadePolicyRequest
+	54, // 77: outrider.v1.RecoveryService.WatchRecoveryEvents:input_type -> outrider.v1.WatchRecoveryEventsRequest
+	56, // 78: outrider.v1.RecoveryService.ListRecoveryEvents:input_type -> outrider.v1.ListRecoveryEventsRequest
+	1,  // 79: outrider.v1.RecoveryService.Attach:output_type -> outrider.v1.AttachResponse
+	3,  // 80: outrider.v1.RecoveryService.Heartbeat:output_type -> outrider.v1.HeartbeatResponse
+	5,  // 81: outrider.v1.RecoveryService.AddHealthCheck:output_type -> outrider.v1.AddHealthCheckResponse
+	7,  // 82: outrider.v1.RecoveryService.RemoveHealthCheck:output_type -> outrider.v1.RemoveHealthCheckResponse
+	9,  // 83: outrider.v1.RecoveryService.StartMonitoring:output_type -> outrider.v1.StartMonitoringResponse
+	11, // 84: outrider.v1.RecoveryService.StopMonitoring:output_type -> outrider.v1.StopMonitoringResponse
+	13, // 85: outrider.v1.RecoveryService.GetMonitoringState:output_type -> outrider.v1.GetMonitoringStateResponse
+	15, // 86: outrider.v1.RecoveryService.RunHealthChecks:output_type -> outrider.v1.RunHealthChecksResponse
+	17, // 87: outrider.v1.RecoveryService.GetAgentRecoveryStatus:output_type -> outrider.v1.GetAgentRecoveryStatusResponse
+	19, // 88: outrider.v1.RecoveryService.ListAgentRecoveryStatuses:output_type -> outrider.v1.ListAgentRecoveryStatusesResponse
+	21, // 89: outrider.v1.RecoveryService.TriggerRecovery:output_type -> outrider.v1.TriggerRecoveryResponse
+	23, // 90: outrider.v1.RecoveryService.SetRecoveryPolicy:output_type -> outrider.v1.SetRecoveryPolicyResponse
+	25, // 91: outrider.v1.RecoveryService.GetRecoveryPolicy:output_type -> outrider.v1.GetRecoveryPolicyResponse
+	27, // 92: outrider.v1.RecoveryService.ListRecoveryPolicies:output_type -> outrider.v1.ListRecoveryPoliciesResponse
+	29, // 93: outrider.v1.RecoveryService.ResetRetryCounter:output_type -> outrider.v1.ResetRetryCounterResponse
+	31, // 94: outrider.v1.RecoveryService.GetRecoveryHistory:output_type -> outrider.v1.GetRecoveryHistoryResponse
+	33, // 95: outrider.v1.RecoveryService.GetRetryCount:output_type -> outrider.v1.GetRetryCountResponse
+	35, // 96: outrider.v1.RecoveryService.Kill:output_type -> outrider.v1.KillResponse
+	37, // 97: outrider.v1.RecoveryService.ReinstateAgent:output_type -> outrider.v1.ReinstateAgentResponse
+	39, // 98: outrider.v1.RecoveryService.GetKill:output_type -> outrider.v1.GetKillResponse
+	41, // 99: outrider.v1.RecoveryService.ListKills:output_type -> outrider.v1.ListKillsResponse
+	43, // 100: outrider.v1.RecoveryService.RegisterSubstitute:output_type -> outrider.v1.RegisterSubstituteResponse
+	45, // 101: outrider.v1.RecoveryService.DeregisterSubstitute:output_type -> outrider.v1.DeregisterSubstituteResponse
+	47, // 102: outrider.v1.RecoveryService.ListSubstitutes:output_type -> outrider.v1.ListSubstitutesResponse
+	49, // 103: outrider.v1.RecoveryService.ReportFailure:output_type -> outrider.v1.ReportFailureResponse
+	51, // 104: outrider.v1.RecoveryService.GetCascadePolicy:output_type -> outrider.v1.GetCascadePolicyResponse
+	53, // 105: outrider.v1.RecoveryService.SetCascadePolicy:output_type -> outrider.v1.SetCascadePolicyResponse
+	55, // 106: outrider.v1.RecoveryService.WatchRecoveryEvents:output_type -> outrider.v1.WatchRecoveryEventsResponse
+	57, // 107: outrider.v1.RecoveryService.ListRecoveryEvents:output_type -> outrider.v1.ListRecoveryEventsResponse
+	79, // [79:108] is the sub-list for method output_type
+	50, // [50:79] is the sub-list for method input_type
 	50, // [50:50] is the sub-list for extension type_name
 	50, // [50:50] is the sub-list for extension extendee
 	0,  // [0:50] is the sub-list for field type_name
@@ -3666,26 +3805,26 @@ func file_outrider_v1_recovery_service_proto_init() {
 		(*AttachResponse_Accepted)(nil),
 		(*AttachResponse_Command)(nil),
 	}
-	file_outrider_v1_recovery_service_proto_msgTypes[40].OneofWrappers = []any{
+	file_outrider_v1_recovery_service_proto_msgTypes[42].OneofWrappers = []any{
 		(*RegisterSubstituteRequest_SessionId)(nil),
 		(*RegisterSubstituteRequest_Group)(nil),
 	}
-	file_outrider_v1_recovery_service_proto_msgTypes[42].OneofWrappers = []any{
+	file_outrider_v1_recovery_service_proto_msgTypes[44].OneofWrappers = []any{
 		(*DeregisterSubstituteRequest_SessionId)(nil),
 		(*DeregisterSubstituteRequest_Group)(nil),
 	}
-	file_outrider_v1_recovery_service_proto_msgTypes[44].OneofWrappers = []any{
+	file_outrider_v1_recovery_service_proto_msgTypes[46].OneofWrappers = []any{
 		(*ListSubstitutesRequest_SessionId)(nil),
 		(*ListSubstitutesRequest_Group)(nil),
 	}
-	file_outrider_v1_recovery_service_proto_msgTypes[52].OneofWrappers = []any{}
+	file_outrider_v1_recovery_service_proto_msgTypes[54].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_recovery_service_proto_rawDesc), len(file_outrider_v1_recovery_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   56,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

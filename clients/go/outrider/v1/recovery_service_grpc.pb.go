@@ -37,6 +37,7 @@ const (
 	RecoveryService_GetRecoveryHistory_FullMethodName        = "/outrider.v1.RecoveryService/GetRecoveryHistory"
 	RecoveryService_GetRetryCount_FullMethodName             = "/outrider.v1.RecoveryService/GetRetryCount"
 	RecoveryService_Kill_FullMethodName                      = "/outrider.v1.RecoveryService/Kill"
+	RecoveryService_ReinstateAgent_FullMethodName            = "/outrider.v1.RecoveryService/ReinstateAgent"
 	RecoveryService_GetKill_FullMethodName                   = "/outrider.v1.RecoveryService/GetKill"
 	RecoveryService_ListKills_FullMethodName                 = "/outrider.v1.RecoveryService/ListKills"
 	RecoveryService_RegisterSubstitute_FullMethodName        = "/outrider.v1.RecoveryService/RegisterSubstitute"
@@ -53,9 +54,10 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// When an agent dies or drifts: health checks, the recovery ladder of seed 000
-// (AgentRecoveryManager), the kill switch with durable saga handoff and
-// cascade detection of seed 002, the agent control channel, and one durable
+// When an agent dies or drifts: health checks, the recovery ladder of the
+// SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+// saga handoff and cascade detection of the Agent Governance Toolkit, the
+// agent control channel, and one durable
 // event stream for every listener.
 //
 // A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -115,7 +117,7 @@ type RecoveryServiceClient interface {
 	// Every registered agent's status, ordered by agent id. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAgentRecoveryStatuses(ctx context.Context, in *ListAgentRecoveryStatusesRequest, opts ...grpc.CallOption) (*ListAgentRecoveryStatusesResponse, error)
-	// Recovery (seed 000 semantics, exactly).
+	// Recovery (the SupervisorAgent library's semantics, exactly).
 	// Starts a recovery attempt for the agent. Within the cooldown of its
 	// previous attempt nothing happens and a failed result with in_cooldown is
 	// returned. Otherwise the action is EJECT once the retry count reaches
@@ -165,9 +167,21 @@ type RecoveryServiceClient interface {
 	// A retry with the same request_id returns the same kill. Operator only.
 	// INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
 	// saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-	// timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-	// agent is already in progress.
+	// timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+	// Any agent id may be killed, registered or not (an agent that acted
+	// without registering is stopped too). The id is TERMINATED in the same
+	// transaction as the kill record: from then on every RPC made with its
+	// credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+	// CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+	// kill id in the reason, until an operator calls ReinstateAgent.
 	Kill(ctx context.Context, in *KillRequest, opts ...grpc.CallOption) (*KillResponse, error)
+	// Lifts a kill's termination or an EJECT's quarantine: the agent's
+	// credentials work again and CheckAction runs the chain for it. A killed
+	// agent was unregistered: an operator registers it again (RegisterAgent).
+	// Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+	// FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+	// quarantined.
+	ReinstateAgent(ctx context.Context, in *ReinstateAgentRequest, opts ...grpc.CallOption) (*ReinstateAgentResponse, error)
 	// One kill, complete or in progress. NOT_FOUND: unknown kill id.
 	GetKill(ctx context.Context, in *GetKillRequest, opts ...grpc.CallOption) (*GetKillResponse, error)
 	// Durable kill history (survives restarts), newest first, with filters.
@@ -401,6 +415,16 @@ func (c *recoveryServiceClient) Kill(ctx context.Context, in *KillRequest, opts 
 	return out, nil
 }
 
+func (c *recoveryServiceClient) ReinstateAgent(ctx context.Context, in *ReinstateAgentRequest, opts ...grpc.CallOption) (*ReinstateAgentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReinstateAgentResponse)
+	err := c.cc.Invoke(ctx, RecoveryService_ReinstateAgent_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *recoveryServiceClient) GetKill(ctx context.Context, in *GetKillRequest, opts ...grpc.CallOption) (*GetKillResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetKillResponse)
@@ -514,9 +538,10 @@ func (c *recoveryServiceClient) ListRecoveryEvents(ctx context.Context, in *List
 // All implementations must embed UnimplementedRecoveryServiceServer
 // for forward compatibility.
 //
-// When an agent dies or drifts: health checks, the recovery ladder of seed 000
-// (AgentRecoveryManager), the kill switch with durable saga handoff and
-// cascade detection of seed 002, the agent control channel, and one durable
+// When an agent dies or drifts: health checks, the recovery ladder of the
+// SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+// saga handoff and cascade detection of the Agent Governance Toolkit, the
+// agent control channel, and one durable
 // event stream for every listener.
 //
 // A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -576,7 +601,7 @@ type RecoveryServiceServer interface {
 	// Every registered agent's status, ordered by agent id. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListAgentRecoveryStatuses(context.Context, *ListAgentRecoveryStatusesRequest) (*ListAgentRecoveryStatusesResponse, error)
-	// Recovery (seed 000 semantics, exactly).
+	// Recovery (the SupervisorAgent library's semantics, exactly).
 	// Starts a recovery attempt for the agent. Within the cooldown of its
 	// previous attempt nothing happens and a failed result with in_cooldown is
 	// returned. Otherwise the action is EJECT once the retry count reaches
@@ -626,9 +651,21 @@ type RecoveryServiceServer interface {
 	// A retry with the same request_id returns the same kill. Operator only.
 	// INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
 	// saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-	// timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-	// agent is already in progress.
+	// timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+	// Any agent id may be killed, registered or not (an agent that acted
+	// without registering is stopped too). The id is TERMINATED in the same
+	// transaction as the kill record: from then on every RPC made with its
+	// credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+	// CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+	// kill id in the reason, until an operator calls ReinstateAgent.
 	Kill(context.Context, *KillRequest) (*KillResponse, error)
+	// Lifts a kill's termination or an EJECT's quarantine: the agent's
+	// credentials work again and CheckAction runs the chain for it. A killed
+	// agent was unregistered: an operator registers it again (RegisterAgent).
+	// Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+	// FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+	// quarantined.
+	ReinstateAgent(context.Context, *ReinstateAgentRequest) (*ReinstateAgentResponse, error)
 	// One kill, complete or in progress. NOT_FOUND: unknown kill id.
 	GetKill(context.Context, *GetKillRequest) (*GetKillResponse, error)
 	// Durable kill history (survives restarts), newest first, with filters.
@@ -732,6 +769,9 @@ func (UnimplementedRecoveryServiceServer) GetRetryCount(context.Context, *GetRet
 }
 func (UnimplementedRecoveryServiceServer) Kill(context.Context, *KillRequest) (*KillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Kill not implemented")
+}
+func (UnimplementedRecoveryServiceServer) ReinstateAgent(context.Context, *ReinstateAgentRequest) (*ReinstateAgentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReinstateAgent not implemented")
 }
 func (UnimplementedRecoveryServiceServer) GetKill(context.Context, *GetKillRequest) (*GetKillResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetKill not implemented")
@@ -1097,6 +1137,24 @@ func _RecoveryService_Kill_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RecoveryService_ReinstateAgent_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReinstateAgentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RecoveryServiceServer).ReinstateAgent(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RecoveryService_ReinstateAgent_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RecoveryServiceServer).ReinstateAgent(ctx, req.(*ReinstateAgentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _RecoveryService_GetKill_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetKillRequest)
 	if err := dec(in); err != nil {
@@ -1344,6 +1402,10 @@ var RecoveryService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Kill",
 			Handler:    _RecoveryService_Kill_Handler,
+		},
+		{
+			MethodName: "ReinstateAgent",
+			Handler:    _RecoveryService_ReinstateAgent_Handler,
 		},
 		{
 			MethodName: "GetKill",

@@ -192,7 +192,8 @@ func (DegradationStrategy) EnumDescriptor() ([]byte, []int) {
 	return file_outrider_v1_safeguard_proto_rawDescGZIP(), []int{2}
 }
 
-// What the client must do with the guarded call, following seed 000 exactly.
+// What the client must do with the guarded call, following the SupervisorAgent
+// library's FailureIsolator exactly.
 type BreakerDirective int32
 
 const (
@@ -1993,7 +1994,7 @@ func (x *ReversibilityRule) GetSource() string {
 	return ""
 }
 
-// One step of an execution plan (seed 002 ActionStep).
+// One step of an execution plan (the Agent Governance Toolkit's ActionStep).
 type PlanStep struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Unique within the plan; what `depends_on` refers to.

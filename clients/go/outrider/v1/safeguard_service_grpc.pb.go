@@ -60,9 +60,11 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // Production safeguards served to every agent from one place, durable:
-// circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-// budgets with context signals, episodic memory, execution leases (seed 001),
-// reversibility assessment and plan validation (seed 002). Each remote API is
+// circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+// Governance Toolkit's CircuitBreaker), token budgets with context signals,
+// episodic memory, execution leases (the SandboxExecutionGuard contract),
+// reversibility assessment and plan validation (the Agent Governance
+// Toolkit). Each remote API is
 // shaped for a client that runs the real work itself.
 //
 // A safeguard outcome (permit refused, budget short, plan violations) is
@@ -90,7 +92,7 @@ type SafeguardServiceClient interface {
 	// INVALID_ARGUMENT: empty key, key over 256 characters.
 	AcquirePermit(ctx context.Context, in *AcquirePermitRequest, opts ...grpc.CallOption) (*AcquirePermitResponse, error)
 	// Settles a permit with the call's outcome and answers what the client
-	// does, as seed 000: a success resets the failure count, closes the
+	// does, as the SupervisorAgent library: a success resets the failure count, closes the
 	// circuit and answers RETURN_RESULT (with CACHED, its result is stored as
 	// the key's cached value); a failure below failure_threshold answers
 	// RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -137,7 +139,8 @@ type SafeguardServiceClient interface {
 	// Operator only: an agent raising its own threshold would hold its breaker
 	// closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
 	SetBreakerConfig(ctx context.Context, in *SetBreakerConfigRequest, opts ...grpc.CallOption) (*SetBreakerConfigResponse, error)
-	// Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+	// Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+	// Governance Toolkit's context budget signals).
 	// Counts are exact under concurrency and survive restarts. Amounts are
 	// tokens; a request "fits" when the agent's remaining and the global
 	// remaining both cover it, or, when only the global pool is short, when it
@@ -193,7 +196,7 @@ type SafeguardServiceClient interface {
 	// INVALID_ARGUMENT: empty reservation_id, actual < 0. NOT_FOUND: unknown
 	// reservation. FAILED_PRECONDITION: already settled with another actual.
 	Settle(ctx context.Context, in *SettleRequest, opts ...grpc.CallOption) (*SettleResponse, error)
-	// Episodic memory (seed 000). A bounded, durable log (max_episodes
+	// Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
 	// configurable): when full, recording drops the oldest episode. Queries
 	// return the most recently recorded episodes first, up to `limit`.
 	//
@@ -208,7 +211,7 @@ type SafeguardServiceClient interface {
 	// Episodes whose outcome equals the text, ignoring case.
 	// INVALID_ARGUMENT: negative limit.
 	QueryByOutcome(ctx context.Context, in *QueryByOutcomeRequest, opts ...grpc.CallOption) (*QueryByOutcomeResponse, error)
-	// Execution leases (seed 001 SandboxExecutionGuard).
+	// Execution leases (the SandboxExecutionGuard contract).
 	//
 	// Takes one execution slot of the key, waiting (FIFO among waiters) until
 	// one is free. Slots per key are configured (default 1; the "noop" policy
@@ -235,7 +238,7 @@ type SafeguardServiceClient interface {
 	// Leases with filters, newest first. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListLeases(ctx context.Context, in *ListLeasesRequest, opts ...grpc.CallOption) (*ListLeasesResponse, error)
-	// Reversibility and plans (seed 002 sections 5 and 8).
+	// Reversibility and plans (the Agent Governance Toolkit).
 	//
 	// The reversibility of an action: level, reason, compensating actions,
 	// requires_extra_approval. From the built-in map (at least write_file,
@@ -610,9 +613,11 @@ func (c *safeguardServiceClient) ValidatePlan(ctx context.Context, in *ValidateP
 // for forward compatibility.
 //
 // Production safeguards served to every agent from one place, durable:
-// circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-// budgets with context signals, episodic memory, execution leases (seed 001),
-// reversibility assessment and plan validation (seed 002). Each remote API is
+// circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+// Governance Toolkit's CircuitBreaker), token budgets with context signals,
+// episodic memory, execution leases (the SandboxExecutionGuard contract),
+// reversibility assessment and plan validation (the Agent Governance
+// Toolkit). Each remote API is
 // shaped for a client that runs the real work itself.
 //
 // A safeguard outcome (permit refused, budget short, plan violations) is
@@ -640,7 +645,7 @@ type SafeguardServiceServer interface {
 	// INVALID_ARGUMENT: empty key, key over 256 characters.
 	AcquirePermit(context.Context, *AcquirePermitRequest) (*AcquirePermitResponse, error)
 	// Settles a permit with the call's outcome and answers what the client
-	// does, as seed 000: a success resets the failure count, closes the
+	// does, as the SupervisorAgent library: a success resets the failure count, closes the
 	// circuit and answers RETURN_RESULT (with CACHED, its result is stored as
 	// the key's cached value); a failure below failure_threshold answers
 	// RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -687,7 +692,8 @@ type SafeguardServiceServer interface {
 	// Operator only: an agent raising its own threshold would hold its breaker
 	// closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
 	SetBreakerConfig(context.Context, *SetBreakerConfigRequest) (*SetBreakerConfigResponse, error)
-	// Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+	// Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+	// Governance Toolkit's context budget signals).
 	// Counts are exact under concurrency and survive restarts. Amounts are
 	// tokens; a request "fits" when the agent's remaining and the global
 	// remaining both cover it, or, when only the global pool is short, when it
@@ -743,7 +749,7 @@ type SafeguardServiceServer interface {
 	// INVALID_ARGUMENT: empty reservation_id, actual < 0. NOT_FOUND: unknown
 	// reservation. FAILED_PRECONDITION: already settled with another actual.
 	Settle(context.Context, *SettleRequest) (*SettleResponse, error)
-	// Episodic memory (seed 000). A bounded, durable log (max_episodes
+	// Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
 	// configurable): when full, recording drops the oldest episode. Queries
 	// return the most recently recorded episodes first, up to `limit`.
 	//
@@ -758,7 +764,7 @@ type SafeguardServiceServer interface {
 	// Episodes whose outcome equals the text, ignoring case.
 	// INVALID_ARGUMENT: negative limit.
 	QueryByOutcome(context.Context, *QueryByOutcomeRequest) (*QueryByOutcomeResponse, error)
-	// Execution leases (seed 001 SandboxExecutionGuard).
+	// Execution leases (the SandboxExecutionGuard contract).
 	//
 	// Takes one execution slot of the key, waiting (FIFO among waiters) until
 	// one is free. Slots per key are configured (default 1; the "noop" policy
@@ -785,7 +791,7 @@ type SafeguardServiceServer interface {
 	// Leases with filters, newest first. Paginated.
 	// INVALID_ARGUMENT: negative page_size, bad page_token.
 	ListLeases(context.Context, *ListLeasesRequest) (*ListLeasesResponse, error)
-	// Reversibility and plans (seed 002 sections 5 and 8).
+	// Reversibility and plans (the Agent Governance Toolkit).
 	//
 	// The reversibility of an action: level, reason, compensating actions,
 	// requires_extra_approval. From the built-in map (at least write_file,

@@ -303,6 +303,11 @@ type Approval struct {
 	Warnings []*GuardrailWarning `protobuf:"bytes,16,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	// The context as edited by the approving reviewer, when edited.
 	EditedContext *structpb.Struct `protobuf:"bytes,17,opt,name=edited_context,json=editedContext,proto3" json:"edited_context,omitempty"`
+	// When the approval's one allowed answer was delivered. An approval grants
+	// one action: a later CheckAction with the same request id, action and
+	// context answers BLOCK ("approval apr_... was already used"), or opens a
+	// new request when the hitl guardrail says `on_reuse: ask_again`.
+	ConsumeTime   *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=consume_time,json=consumeTime,proto3" json:"consume_time,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -452,6 +457,13 @@ func (x *Approval) GetWarnings() []*GuardrailWarning {
 func (x *Approval) GetEditedContext() *structpb.Struct {
 	if x != nil {
 		return x.EditedContext
+	}
+	return nil
+}
+
+func (x *Approval) GetConsumeTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ConsumeTime
 	}
 	return nil
 }
@@ -616,7 +628,7 @@ const file_outrider_v1_supervisor_proto_rawDesc = "" +
 	"\aapprove\x18\x02 \x01(\bR\aapprove\x12\x18\n" +
 	"\acomment\x18\x03 \x01(\tR\acomment\x12;\n" +
 	"\vdecide_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"decideTime\"\xcf\x05\n" +
+	"decideTime\"\x8e\x06\n" +
 	"\bApproval\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x19\n" +
@@ -641,7 +653,8 @@ const file_outrider_v1_supervisor_proto_rawDesc = "" +
 	"\acomment\x18\x0e \x01(\tR\acomment\x12/\n" +
 	"\x05votes\x18\x0f \x03(\v2\x19.outrider.v1.ApprovalVoteR\x05votes\x129\n" +
 	"\bwarnings\x18\x10 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x12>\n" +
-	"\x0eedited_context\x18\x11 \x01(\v2\x17.google.protobuf.StructR\reditedContext\"\xef\x03\n" +
+	"\x0eedited_context\x18\x11 \x01(\v2\x17.google.protobuf.StructR\reditedContext\x12=\n" +
+	"\fconsume_time\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\vconsumeTime\"\xef\x03\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12\x19\n" +
@@ -706,15 +719,16 @@ var file_outrider_v1_supervisor_proto_depIdxs = []int32{
 	3,  // 7: outrider.v1.Approval.votes:type_name -> outrider.v1.ApprovalVote
 	2,  // 8: outrider.v1.Approval.warnings:type_name -> outrider.v1.GuardrailWarning
 	6,  // 9: outrider.v1.Approval.edited_context:type_name -> google.protobuf.Struct
-	8,  // 10: outrider.v1.Decision.severity:type_name -> outrider.v1.Severity
-	2,  // 11: outrider.v1.Decision.warnings:type_name -> outrider.v1.GuardrailWarning
-	9,  // 12: outrider.v1.Decision.latency:type_name -> google.protobuf.Duration
-	7,  // 13: outrider.v1.Decision.create_time:type_name -> google.protobuf.Timestamp
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	7,  // 10: outrider.v1.Approval.consume_time:type_name -> google.protobuf.Timestamp
+	8,  // 11: outrider.v1.Decision.severity:type_name -> outrider.v1.Severity
+	2,  // 12: outrider.v1.Decision.warnings:type_name -> outrider.v1.GuardrailWarning
+	9,  // 13: outrider.v1.Decision.latency:type_name -> google.protobuf.Duration
+	7,  // 14: outrider.v1.Decision.create_time:type_name -> google.protobuf.Timestamp
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_supervisor_proto_init() }

@@ -51,7 +51,17 @@ const (
 // with domain "outrider.dev" and a reason such as INVALID_FIELD or NOT_FOUND.
 type SupervisorServiceClient interface {
 	// Registers an agent, or updates it when the id exists (idempotent).
-	// INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+	// Agent records are operator-owned: an operator credential sets group,
+	// labels and capabilities (and places a quarantined agent in a group). An
+	// agent credential may only create its own missing record, bare, in
+	// `agents.default_group`, as `agents.self_registration` allows (deny,
+	// first_time: once per id, allow); re-registering an existing record
+	// returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+	// group, labels or capabilities other than its record's (reason
+	// OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+	// (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+	// agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+	// bad labels.
 	RegisterAgent(ctx context.Context, in *RegisterAgentRequest, opts ...grpc.CallOption) (*RegisterAgentResponse, error)
 	// Removes an agent. NOT_FOUND when unknown.
 	DeregisterAgent(ctx context.Context, in *DeregisterAgentRequest, opts ...grpc.CallOption) (*DeregisterAgentResponse, error)
@@ -314,7 +324,17 @@ func (c *supervisorServiceClient) RemoveApprovalPattern(ctx context.Context, in 
 // with domain "outrider.dev" and a reason such as INVALID_FIELD or NOT_FOUND.
 type SupervisorServiceServer interface {
 	// Registers an agent, or updates it when the id exists (idempotent).
-	// INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+	// Agent records are operator-owned: an operator credential sets group,
+	// labels and capabilities (and places a quarantined agent in a group). An
+	// agent credential may only create its own missing record, bare, in
+	// `agents.default_group`, as `agents.self_registration` allows (deny,
+	// first_time: once per id, allow); re-registering an existing record
+	// returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+	// group, labels or capabilities other than its record's (reason
+	// OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+	// (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+	// agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+	// bad labels.
 	RegisterAgent(context.Context, *RegisterAgentRequest) (*RegisterAgentResponse, error)
 	// Removes an agent. NOT_FOUND when unknown.
 	DeregisterAgent(context.Context, *DeregisterAgentRequest) (*DeregisterAgentResponse, error)

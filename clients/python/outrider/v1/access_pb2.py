@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/access.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdf\x01\n\x05Token\x12\x10\n\x08token_id\x18\x01 \x01(\t\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x12\n\ncreated_by\x18\x05 \x01(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*f\n\rPrincipalKind\x12\x1e\n\x1aPRINCIPAL_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14PRINCIPAL_KIND_AGENT\x10\x01\x12\x1b\n\x17PRINCIPAL_KIND_OPERATOR\x10\x02\x42\x64\n\x0f\x64\x65v.outrider.v1B\x0b\x41\x63\x63\x65ssProtoP\x01ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18outrider/v1/access.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xee\x01\n\x05Token\x12\x10\n\x08token_id\x18\x01 \x01(\t\x12(\n\x04kind\x18\x02 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x12\n\ncreated_by\x18\x05 \x01(\t\x12/\n\x0b\x63reate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0brevoke_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\r\n\x05\x61\x64min\x18\x08 \x01(\x08*f\n\rPrincipalKind\x12\x1e\n\x1aPRINCIPAL_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14PRINCIPAL_KIND_AGENT\x10\x01\x12\x1b\n\x17PRINCIPAL_KIND_OPERATOR\x10\x02\x42\x64\n\x0f\x64\x65v.outrider.v1B\x0b\x41\x63\x63\x65ssProtoP\x01ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,8 +33,8 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'outrider.v1.access_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017dev.outrider.v1B\013AccessProtoP\001ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1'
-  _globals['_PRINCIPALKIND']._serialized_start=300
-  _globals['_PRINCIPALKIND']._serialized_end=402
+  _globals['_PRINCIPALKIND']._serialized_start=315
+  _globals['_PRINCIPALKIND']._serialized_end=417
   _globals['_TOKEN']._serialized_start=75
-  _globals['_TOKEN']._serialized_end=298
+  _globals['_TOKEN']._serialized_end=313
 # @@protoc_insertion_point(module_scope)

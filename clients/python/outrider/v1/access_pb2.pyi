@@ -19,7 +19,7 @@ PRINCIPAL_KIND_AGENT: PrincipalKind
 PRINCIPAL_KIND_OPERATOR: PrincipalKind
 
 class Token(_message.Message):
-    __slots__ = ("token_id", "kind", "subject", "description", "created_by", "create_time", "revoke_time")
+    __slots__ = ("token_id", "kind", "subject", "description", "created_by", "create_time", "revoke_time", "admin")
     TOKEN_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,7 @@ class Token(_message.Message):
     CREATED_BY_FIELD_NUMBER: _ClassVar[int]
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     REVOKE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
     token_id: str
     kind: PrincipalKind
     subject: str
@@ -34,4 +35,5 @@ class Token(_message.Message):
     created_by: str
     create_time: _timestamp_pb2.Timestamp
     revoke_time: _timestamp_pb2.Timestamp
-    def __init__(self, token_id: _Optional[str] = ..., kind: _Optional[_Union[PrincipalKind, str]] = ..., subject: _Optional[str] = ..., description: _Optional[str] = ..., created_by: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoke_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    admin: bool
+    def __init__(self, token_id: _Optional[str] = ..., kind: _Optional[_Union[PrincipalKind, str]] = ..., subject: _Optional[str] = ..., description: _Optional[str] = ..., created_by: _Optional[str] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revoke_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., admin: _Optional[bool] = ...) -> None: ...

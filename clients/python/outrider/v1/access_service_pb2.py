@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from outrider.v1 import access_pb2 as outrider_dot_v1_dot_access__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n outrider/v1/access_service.proto\x12\x0boutrider.v1\x1a\x18outrider/v1/access.proto\"\x0f\n\rWhoAmIRequest\"w\n\x0eWhoAmIResponse\x12(\n\x04kind\x18\x01 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x02 \x01(\t\x12\x18\n\x10\x61uthenticated_by\x18\x03 \x01(\t\x12\x10\n\x08token_id\x18\x04 \x01(\t\"w\n\x11IssueTokenRequest\x12(\n\x04kind\x18\x01 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"G\n\x12IssueTokenResponse\x12!\n\x05token\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Token\x12\x0e\n\x06secret\x18\x02 \x01(\t\":\n\x12RevokeTokenRequest\x12\x10\n\x08token_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"8\n\x13RevokeTokenResponse\x12!\n\x05token\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Token\"d\n\x11ListTokensRequest\x12\x0f\n\x07subject\x18\x01 \x01(\t\x12\x17\n\x0finclude_revoked\x18\x02 \x01(\x08\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"Q\n\x12ListTokensResponse\x12\"\n\x06tokens\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Token\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xc2\x02\n\rAccessService\x12\x41\n\x06WhoAmI\x12\x1a.outrider.v1.WhoAmIRequest\x1a\x1b.outrider.v1.WhoAmIResponse\x12M\n\nIssueToken\x12\x1e.outrider.v1.IssueTokenRequest\x1a\x1f.outrider.v1.IssueTokenResponse\x12P\n\x0bRevokeToken\x12\x1f.outrider.v1.RevokeTokenRequest\x1a .outrider.v1.RevokeTokenResponse\x12M\n\nListTokens\x12\x1e.outrider.v1.ListTokensRequest\x1a\x1f.outrider.v1.ListTokensResponseBk\n\x0f\x64\x65v.outrider.v1B\x12\x41\x63\x63\x65ssServiceProtoP\x01ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n outrider/v1/access_service.proto\x12\x0boutrider.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18outrider/v1/access.proto\"\x0f\n\rWhoAmIRequest\"\x86\x01\n\x0eWhoAmIResponse\x12(\n\x04kind\x18\x01 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x02 \x01(\t\x12\x18\n\x10\x61uthenticated_by\x18\x03 \x01(\t\x12\x10\n\x08token_id\x18\x04 \x01(\t\x12\r\n\x05\x61\x64min\x18\x05 \x01(\x08\"w\n\x11IssueTokenRequest\x12(\n\x04kind\x18\x01 \x01(\x0e\x32\x1a.outrider.v1.PrincipalKind\x12\x0f\n\x07subject\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"G\n\x12IssueTokenResponse\x12!\n\x05token\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Token\x12\x0e\n\x06secret\x18\x02 \x01(\t\":\n\x12RevokeTokenRequest\x12\x10\n\x08token_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\"8\n\x13RevokeTokenResponse\x12!\n\x05token\x18\x01 \x01(\x0b\x32\x12.outrider.v1.Token\"S\n\x18RevokeCertificateRequest\x12\x13\n\x0b\x66ingerprint\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\"a\n\x19RevokeCertificateResponse\x12\x13\n\x0b\x66ingerprint\x18\x01 \x01(\t\x12/\n\x0brevoke_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"d\n\x11ListTokensRequest\x12\x0f\n\x07subject\x18\x01 \x01(\t\x12\x17\n\x0finclude_revoked\x18\x02 \x01(\x08\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"Q\n\x12ListTokensResponse\x12\"\n\x06tokens\x18\x01 \x03(\x0b\x32\x12.outrider.v1.Token\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xa6\x03\n\rAccessService\x12\x41\n\x06WhoAmI\x12\x1a.outrider.v1.WhoAmIRequest\x1a\x1b.outrider.v1.WhoAmIResponse\x12M\n\nIssueToken\x12\x1e.outrider.v1.IssueTokenRequest\x1a\x1f.outrider.v1.IssueTokenResponse\x12P\n\x0bRevokeToken\x12\x1f.outrider.v1.RevokeTokenRequest\x1a .outrider.v1.RevokeTokenResponse\x12\x62\n\x11RevokeCertificate\x12%.outrider.v1.RevokeCertificateRequest\x1a&.outrider.v1.RevokeCertificateResponse\x12M\n\nListTokens\x12\x1e.outrider.v1.ListTokensRequest\x1a\x1f.outrider.v1.ListTokensResponseBk\n\x0f\x64\x65v.outrider.v1B\x12\x41\x63\x63\x65ssServiceProtoP\x01ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,22 +34,26 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'outrider.v1.access_service_
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017dev.outrider.v1B\022AccessServiceProtoP\001ZBgithub.com/outrider-dev/outrider/clients/go/outrider/v1;outriderv1'
-  _globals['_WHOAMIREQUEST']._serialized_start=75
-  _globals['_WHOAMIREQUEST']._serialized_end=90
-  _globals['_WHOAMIRESPONSE']._serialized_start=92
-  _globals['_WHOAMIRESPONSE']._serialized_end=211
-  _globals['_ISSUETOKENREQUEST']._serialized_start=213
-  _globals['_ISSUETOKENREQUEST']._serialized_end=332
-  _globals['_ISSUETOKENRESPONSE']._serialized_start=334
-  _globals['_ISSUETOKENRESPONSE']._serialized_end=405
-  _globals['_REVOKETOKENREQUEST']._serialized_start=407
-  _globals['_REVOKETOKENREQUEST']._serialized_end=465
-  _globals['_REVOKETOKENRESPONSE']._serialized_start=467
-  _globals['_REVOKETOKENRESPONSE']._serialized_end=523
-  _globals['_LISTTOKENSREQUEST']._serialized_start=525
-  _globals['_LISTTOKENSREQUEST']._serialized_end=625
-  _globals['_LISTTOKENSRESPONSE']._serialized_start=627
-  _globals['_LISTTOKENSRESPONSE']._serialized_end=708
-  _globals['_ACCESSSERVICE']._serialized_start=711
-  _globals['_ACCESSSERVICE']._serialized_end=1033
+  _globals['_WHOAMIREQUEST']._serialized_start=108
+  _globals['_WHOAMIREQUEST']._serialized_end=123
+  _globals['_WHOAMIRESPONSE']._serialized_start=126
+  _globals['_WHOAMIRESPONSE']._serialized_end=260
+  _globals['_ISSUETOKENREQUEST']._serialized_start=262
+  _globals['_ISSUETOKENREQUEST']._serialized_end=381
+  _globals['_ISSUETOKENRESPONSE']._serialized_start=383
+  _globals['_ISSUETOKENRESPONSE']._serialized_end=454
+  _globals['_REVOKETOKENREQUEST']._serialized_start=456
+  _globals['_REVOKETOKENREQUEST']._serialized_end=514
+  _globals['_REVOKETOKENRESPONSE']._serialized_start=516
+  _globals['_REVOKETOKENRESPONSE']._serialized_end=572
+  _globals['_REVOKECERTIFICATEREQUEST']._serialized_start=574
+  _globals['_REVOKECERTIFICATEREQUEST']._serialized_end=657
+  _globals['_REVOKECERTIFICATERESPONSE']._serialized_start=659
+  _globals['_REVOKECERTIFICATERESPONSE']._serialized_end=756
+  _globals['_LISTTOKENSREQUEST']._serialized_start=758
+  _globals['_LISTTOKENSREQUEST']._serialized_end=858
+  _globals['_LISTTOKENSRESPONSE']._serialized_start=860
+  _globals['_LISTTOKENSRESPONSE']._serialized_end=941
+  _globals['_ACCESSSERVICE']._serialized_start=944
+  _globals['_ACCESSSERVICE']._serialized_end=1366
 # @@protoc_insertion_point(module_scope)

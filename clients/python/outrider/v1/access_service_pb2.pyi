@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from outrider.v1 import access_pb2 as _access_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -12,16 +15,18 @@ class WhoAmIRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class WhoAmIResponse(_message.Message):
-    __slots__ = ("kind", "subject", "authenticated_by", "token_id")
+    __slots__ = ("kind", "subject", "authenticated_by", "token_id", "admin")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUBJECT_FIELD_NUMBER: _ClassVar[int]
     AUTHENTICATED_BY_FIELD_NUMBER: _ClassVar[int]
     TOKEN_ID_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
     kind: _access_pb2.PrincipalKind
     subject: str
     authenticated_by: str
     token_id: str
-    def __init__(self, kind: _Optional[_Union[_access_pb2.PrincipalKind, str]] = ..., subject: _Optional[str] = ..., authenticated_by: _Optional[str] = ..., token_id: _Optional[str] = ...) -> None: ...
+    admin: bool
+    def __init__(self, kind: _Optional[_Union[_access_pb2.PrincipalKind, str]] = ..., subject: _Optional[str] = ..., authenticated_by: _Optional[str] = ..., token_id: _Optional[str] = ..., admin: _Optional[bool] = ...) -> None: ...
 
 class IssueTokenRequest(_message.Message):
     __slots__ = ("kind", "subject", "description", "request_id")
@@ -56,6 +61,24 @@ class RevokeTokenResponse(_message.Message):
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     token: _access_pb2.Token
     def __init__(self, token: _Optional[_Union[_access_pb2.Token, _Mapping]] = ...) -> None: ...
+
+class RevokeCertificateRequest(_message.Message):
+    __slots__ = ("fingerprint", "reason", "request_id")
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    fingerprint: str
+    reason: str
+    request_id: str
+    def __init__(self, fingerprint: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class RevokeCertificateResponse(_message.Message):
+    __slots__ = ("fingerprint", "revoke_time")
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    REVOKE_TIME_FIELD_NUMBER: _ClassVar[int]
+    fingerprint: str
+    revoke_time: _timestamp_pb2.Timestamp
+    def __init__(self, fingerprint: _Optional[str] = ..., revoke_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ListTokensRequest(_message.Message):
     __slots__ = ("subject", "include_revoked", "page_size", "page_token")

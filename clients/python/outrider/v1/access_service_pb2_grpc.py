@@ -29,7 +29,9 @@ class AccessServiceStub:
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     def __init__(self, channel):
@@ -53,6 +55,11 @@ class AccessServiceStub:
                 request_serializer=outrider_dot_v1_dot_access__service__pb2.RevokeTokenRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_access__service__pb2.RevokeTokenResponse.FromString,
                 _registered_method=True)
+        self.RevokeCertificate = channel.unary_unary(
+                '/outrider.v1.AccessService/RevokeCertificate',
+                request_serializer=outrider_dot_v1_dot_access__service__pb2.RevokeCertificateRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_access__service__pb2.RevokeCertificateResponse.FromString,
+                _registered_method=True)
         self.ListTokens = channel.unary_unary(
                 '/outrider.v1.AccessService/ListTokens',
                 request_serializer=outrider_dot_v1_dot_access__service__pb2.ListTokensRequest.SerializeToString,
@@ -64,7 +71,9 @@ class AccessServiceServicer:
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     def WhoAmI(self, request, context):
@@ -75,7 +84,9 @@ class AccessServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def IssueToken(self, request, context):
-        """Issues a token; the secret is in the response only. Operator only.
+        """Issues a token; the secret is in the response only. Admin credential
+        only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+        one person must not be able to become two reviewers).
         INVALID_ARGUMENT: no kind, empty or malformed subject.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -83,8 +94,19 @@ class AccessServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RevokeToken(self, request, context):
-        """Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-        FAILED_PRECONDITION: already revoked.
+        """Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+        token_id; FAILED_PRECONDITION: already revoked.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevokeCertificate(self, request, context):
+        """Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+        from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+        every process on the database (others within 250 ms). Admin credential
+        only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+        FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,6 +137,11 @@ def add_AccessServiceServicer_to_server(servicer, server):
                     request_deserializer=outrider_dot_v1_dot_access__service__pb2.RevokeTokenRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_access__service__pb2.RevokeTokenResponse.SerializeToString,
             ),
+            'RevokeCertificate': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevokeCertificate,
+                    request_deserializer=outrider_dot_v1_dot_access__service__pb2.RevokeCertificateRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_access__service__pb2.RevokeCertificateResponse.SerializeToString,
+            ),
             'ListTokens': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTokens,
                     request_deserializer=outrider_dot_v1_dot_access__service__pb2.ListTokensRequest.FromString,
@@ -132,7 +159,9 @@ class AccessService:
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     @staticmethod
@@ -206,6 +235,33 @@ class AccessService:
             '/outrider.v1.AccessService/RevokeToken',
             outrider_dot_v1_dot_access__service__pb2.RevokeTokenRequest.SerializeToString,
             outrider_dot_v1_dot_access__service__pb2.RevokeTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevokeCertificate(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.AccessService/RevokeCertificate',
+            outrider_dot_v1_dot_access__service__pb2.RevokeCertificateRequest.SerializeToString,
+            outrider_dot_v1_dot_access__service__pb2.RevokeCertificateResponse.FromString,
             options,
             channel_credentials,
             insecure,

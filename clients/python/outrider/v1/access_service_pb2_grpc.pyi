@@ -30,7 +30,9 @@ class AccessServiceStub:
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     @_typing.overload
@@ -40,12 +42,21 @@ class AccessServiceStub:
     WhoAmI: _grpc.UnaryUnaryMultiCallable[_access_service_pb2.WhoAmIRequest, _access_service_pb2.WhoAmIResponse]
     """Who the caller's credential speaks for. Any valid credential."""
     IssueToken: _grpc.UnaryUnaryMultiCallable[_access_service_pb2.IssueTokenRequest, _access_service_pb2.IssueTokenResponse]
-    """Issues a token; the secret is in the response only. Operator only.
+    """Issues a token; the secret is in the response only. Admin credential
+    only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+    one person must not be able to become two reviewers).
     INVALID_ARGUMENT: no kind, empty or malformed subject.
     """
     RevokeToken: _grpc.UnaryUnaryMultiCallable[_access_service_pb2.RevokeTokenRequest, _access_service_pb2.RevokeTokenResponse]
-    """Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-    FAILED_PRECONDITION: already revoked.
+    """Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+    token_id; FAILED_PRECONDITION: already revoked.
+    """
+    RevokeCertificate: _grpc.UnaryUnaryMultiCallable[_access_service_pb2.RevokeCertificateRequest, _access_service_pb2.RevokeCertificateResponse]
+    """Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+    from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+    every process on the database (others within 250 ms). Admin credential
+    only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+    FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
     """
     ListTokens: _grpc.UnaryUnaryMultiCallable[_access_service_pb2.ListTokensRequest, _access_service_pb2.ListTokensResponse]
     """Lists tokens (never their secrets), newest first. Operator only. Paginated."""
@@ -55,19 +66,30 @@ class AccessServiceAsyncStub(AccessServiceStub):
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     WhoAmI: _aio.UnaryUnaryMultiCallable[_access_service_pb2.WhoAmIRequest, _access_service_pb2.WhoAmIResponse]  # type: ignore[assignment]
     """Who the caller's credential speaks for. Any valid credential."""
     IssueToken: _aio.UnaryUnaryMultiCallable[_access_service_pb2.IssueTokenRequest, _access_service_pb2.IssueTokenResponse]  # type: ignore[assignment]
-    """Issues a token; the secret is in the response only. Operator only.
+    """Issues a token; the secret is in the response only. Admin credential
+    only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+    one person must not be able to become two reviewers).
     INVALID_ARGUMENT: no kind, empty or malformed subject.
     """
     RevokeToken: _aio.UnaryUnaryMultiCallable[_access_service_pb2.RevokeTokenRequest, _access_service_pb2.RevokeTokenResponse]  # type: ignore[assignment]
-    """Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-    FAILED_PRECONDITION: already revoked.
+    """Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+    token_id; FAILED_PRECONDITION: already revoked.
+    """
+    RevokeCertificate: _aio.UnaryUnaryMultiCallable[_access_service_pb2.RevokeCertificateRequest, _access_service_pb2.RevokeCertificateResponse]  # type: ignore[assignment]
+    """Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+    from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+    every process on the database (others within 250 ms). Admin credential
+    only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+    FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
     """
     ListTokens: _aio.UnaryUnaryMultiCallable[_access_service_pb2.ListTokensRequest, _access_service_pb2.ListTokensResponse]  # type: ignore[assignment]
     """Lists tokens (never their secrets), newest first. Operator only. Paginated."""
@@ -76,7 +98,9 @@ class AccessServiceServicer(metaclass=_abc_1.ABCMeta):
     """Credentials: who may call what. Every call to every service carries a bearer token in the
     `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
     Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-    Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+    Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+    killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+    (CheckAction answers BLOCK instead) until an operator reinstates the agent.
     """
 
     @_abc_1.abstractmethod
@@ -93,7 +117,9 @@ class AccessServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _access_service_pb2.IssueTokenRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_access_service_pb2.IssueTokenResponse, _abc.Awaitable[_access_service_pb2.IssueTokenResponse]]:
-        """Issues a token; the secret is in the response only. Operator only.
+        """Issues a token; the secret is in the response only. Admin credential
+        only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+        one person must not be able to become two reviewers).
         INVALID_ARGUMENT: no kind, empty or malformed subject.
         """
 
@@ -103,8 +129,21 @@ class AccessServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _access_service_pb2.RevokeTokenRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_access_service_pb2.RevokeTokenResponse, _abc.Awaitable[_access_service_pb2.RevokeTokenResponse]]:
-        """Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-        FAILED_PRECONDITION: already revoked.
+        """Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+        token_id; FAILED_PRECONDITION: already revoked.
+        """
+
+    @_abc_1.abstractmethod
+    def RevokeCertificate(
+        self,
+        request: _access_service_pb2.RevokeCertificateRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_access_service_pb2.RevokeCertificateResponse, _abc.Awaitable[_access_service_pb2.RevokeCertificateResponse]]:
+        """Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+        from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+        every process on the database (others within 250 ms). Admin credential
+        only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+        FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
         """
 
     @_abc_1.abstractmethod

@@ -411,21 +411,23 @@ class CascadePolicy(_message.Message):
     def __init__(self, window: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., threshold: _Optional[int] = ..., action: _Optional[_Union[CascadeAction, str]] = ..., kill_reason: _Optional[_Union[KillReason, str]] = ..., source: _Optional[str] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class AgentFailure(_message.Message):
-    __slots__ = ("from_agent", "to_agent", "detail", "source", "failure_time")
+    __slots__ = ("from_agent", "to_agent", "detail", "source", "failure_time", "reporter")
     FROM_AGENT_FIELD_NUMBER: _ClassVar[int]
     TO_AGENT_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     FAILURE_TIME_FIELD_NUMBER: _ClassVar[int]
+    REPORTER_FIELD_NUMBER: _ClassVar[int]
     from_agent: str
     to_agent: str
     detail: str
     source: str
     failure_time: _timestamp_pb2.Timestamp
-    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., detail: _Optional[str] = ..., source: _Optional[str] = ..., failure_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    reporter: str
+    def __init__(self, from_agent: _Optional[str] = ..., to_agent: _Optional[str] = ..., detail: _Optional[str] = ..., source: _Optional[str] = ..., failure_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., reporter: _Optional[str] = ...) -> None: ...
 
 class Cascade(_message.Message):
-    __slots__ = ("cascade_id", "failures", "agent_ids", "root_agent", "action", "kill_id", "opened_breakers", "detect_time")
+    __slots__ = ("cascade_id", "failures", "agent_ids", "root_agent", "action", "kill_id", "opened_breakers", "detect_time", "corroborated")
     CASCADE_ID_FIELD_NUMBER: _ClassVar[int]
     FAILURES_FIELD_NUMBER: _ClassVar[int]
     AGENT_IDS_FIELD_NUMBER: _ClassVar[int]
@@ -434,6 +436,7 @@ class Cascade(_message.Message):
     KILL_ID_FIELD_NUMBER: _ClassVar[int]
     OPENED_BREAKERS_FIELD_NUMBER: _ClassVar[int]
     DETECT_TIME_FIELD_NUMBER: _ClassVar[int]
+    CORROBORATED_FIELD_NUMBER: _ClassVar[int]
     cascade_id: str
     failures: _containers.RepeatedCompositeFieldContainer[AgentFailure]
     agent_ids: _containers.RepeatedScalarFieldContainer[str]
@@ -442,7 +445,8 @@ class Cascade(_message.Message):
     kill_id: str
     opened_breakers: _containers.RepeatedScalarFieldContainer[str]
     detect_time: _timestamp_pb2.Timestamp
-    def __init__(self, cascade_id: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[AgentFailure, _Mapping]]] = ..., agent_ids: _Optional[_Iterable[str]] = ..., root_agent: _Optional[str] = ..., action: _Optional[_Union[CascadeAction, str]] = ..., kill_id: _Optional[str] = ..., opened_breakers: _Optional[_Iterable[str]] = ..., detect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    corroborated: bool
+    def __init__(self, cascade_id: _Optional[str] = ..., failures: _Optional[_Iterable[_Union[AgentFailure, _Mapping]]] = ..., agent_ids: _Optional[_Iterable[str]] = ..., root_agent: _Optional[str] = ..., action: _Optional[_Union[CascadeAction, str]] = ..., kill_id: _Optional[str] = ..., opened_breakers: _Optional[_Iterable[str]] = ..., detect_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., corroborated: _Optional[bool] = ...) -> None: ...
 
 class KillCommand(_message.Message):
     __slots__ = ("kill_id", "reason", "details")

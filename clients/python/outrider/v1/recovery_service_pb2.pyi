@@ -295,6 +295,26 @@ class KillResponse(_message.Message):
     result: _recovery_pb2.KillResult
     def __init__(self, result: _Optional[_Union[_recovery_pb2.KillResult, _Mapping]] = ...) -> None: ...
 
+class ReinstateAgentRequest(_message.Message):
+    __slots__ = ("agent_id", "reason", "request_id")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    reason: str
+    request_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., reason: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class ReinstateAgentResponse(_message.Message):
+    __slots__ = ("agent_id", "previous_standing", "kill_id")
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_STANDING_FIELD_NUMBER: _ClassVar[int]
+    KILL_ID_FIELD_NUMBER: _ClassVar[int]
+    agent_id: str
+    previous_standing: str
+    kill_id: str
+    def __init__(self, agent_id: _Optional[str] = ..., previous_standing: _Optional[str] = ..., kill_id: _Optional[str] = ...) -> None: ...
+
 class GetKillRequest(_message.Message):
     __slots__ = ("kill_id",)
     KILL_ID_FIELD_NUMBER: _ClassVar[int]

@@ -26,9 +26,10 @@ if _version_not_supported:
 
 
 class RecoveryServiceStub:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -136,6 +137,11 @@ class RecoveryServiceStub:
                 request_serializer=outrider_dot_v1_dot_recovery__service__pb2.KillRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_recovery__service__pb2.KillResponse.FromString,
                 _registered_method=True)
+        self.ReinstateAgent = channel.unary_unary(
+                '/outrider.v1.RecoveryService/ReinstateAgent',
+                request_serializer=outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentResponse.FromString,
+                _registered_method=True)
         self.GetKill = channel.unary_unary(
                 '/outrider.v1.RecoveryService/GetKill',
                 request_serializer=outrider_dot_v1_dot_recovery__service__pb2.GetKillRequest.SerializeToString,
@@ -189,9 +195,10 @@ class RecoveryServiceStub:
 
 
 class RecoveryServiceServicer:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -303,7 +310,7 @@ class RecoveryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def TriggerRecovery(self, request, context):
-        """Recovery (seed 000 semantics, exactly).
+        """Recovery (the SupervisorAgent library's semantics, exactly).
         Starts a recovery attempt for the agent. Within the cooldown of its
         previous attempt nothing happens and a failed result with in_cooldown is
         returned. Otherwise the action is EJECT once the retry count reaches
@@ -388,8 +395,25 @@ class RecoveryServiceServicer:
         A retry with the same request_id returns the same kill. Operator only.
         INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
         saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-        timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-        agent is already in progress.
+        timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+        Any agent id may be killed, registered or not (an agent that acted
+        without registering is stopped too). The id is TERMINATED in the same
+        transaction as the kill record: from then on every RPC made with its
+        credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+        CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+        kill id in the reason, until an operator calls ReinstateAgent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReinstateAgent(self, request, context):
+        """Lifts a kill's termination or an EJECT's quarantine: the agent's
+        credentials work again and CheckAction runs the chain for it. A killed
+        agent was unregistered: an operator registers it again (RegisterAgent).
+        Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+        FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+        quarantined.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -578,6 +602,11 @@ def add_RecoveryServiceServicer_to_server(servicer, server):
                     request_deserializer=outrider_dot_v1_dot_recovery__service__pb2.KillRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_recovery__service__pb2.KillResponse.SerializeToString,
             ),
+            'ReinstateAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReinstateAgent,
+                    request_deserializer=outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentResponse.SerializeToString,
+            ),
             'GetKill': grpc.unary_unary_rpc_method_handler(
                     servicer.GetKill,
                     request_deserializer=outrider_dot_v1_dot_recovery__service__pb2.GetKillRequest.FromString,
@@ -637,9 +666,10 @@ def add_RecoveryServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class RecoveryService:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -1127,6 +1157,33 @@ class RecoveryService:
             '/outrider.v1.RecoveryService/Kill',
             outrider_dot_v1_dot_recovery__service__pb2.KillRequest.SerializeToString,
             outrider_dot_v1_dot_recovery__service__pb2.KillResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReinstateAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/outrider.v1.RecoveryService/ReinstateAgent',
+            outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentRequest.SerializeToString,
+            outrider_dot_v1_dot_recovery__service__pb2.ReinstateAgentResponse.FromString,
             options,
             channel_credentials,
             insecure,

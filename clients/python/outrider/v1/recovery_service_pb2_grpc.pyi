@@ -27,9 +27,10 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class RecoveryServiceStub:
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -102,7 +103,7 @@ class RecoveryServiceStub:
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     TriggerRecovery: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.TriggerRecoveryRequest, _recovery_service_pb2.TriggerRecoveryResponse]
-    """Recovery (seed 000 semantics, exactly).
+    """Recovery (the SupervisorAgent library's semantics, exactly).
     Starts a recovery attempt for the agent. Within the cooldown of its
     previous attempt nothing happens and a failed result with in_cooldown is
     returned. Otherwise the action is EJECT once the retry count reaches
@@ -159,8 +160,21 @@ class RecoveryServiceStub:
     A retry with the same request_id returns the same kill. Operator only.
     INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
     saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-    timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-    agent is already in progress.
+    timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+    Any agent id may be killed, registered or not (an agent that acted
+    without registering is stopped too). The id is TERMINATED in the same
+    transaction as the kill record: from then on every RPC made with its
+    credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+    CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+    kill id in the reason, until an operator calls ReinstateAgent.
+    """
+    ReinstateAgent: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.ReinstateAgentRequest, _recovery_service_pb2.ReinstateAgentResponse]
+    """Lifts a kill's termination or an EJECT's quarantine: the agent's
+    credentials work again and CheckAction runs the chain for it. A killed
+    agent was unregistered: an operator registers it again (RegisterAgent).
+    Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+    FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+    quarantined.
     """
     GetKill: _grpc.UnaryUnaryMultiCallable[_recovery_service_pb2.GetKillRequest, _recovery_service_pb2.GetKillResponse]
     """One kill, complete or in progress. NOT_FOUND: unknown kill id."""
@@ -213,9 +227,10 @@ class RecoveryServiceStub:
 
 @_typing.type_check_only
 class RecoveryServiceAsyncStub(RecoveryServiceStub):
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -285,7 +300,7 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     TriggerRecovery: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.TriggerRecoveryRequest, _recovery_service_pb2.TriggerRecoveryResponse]  # type: ignore[assignment]
-    """Recovery (seed 000 semantics, exactly).
+    """Recovery (the SupervisorAgent library's semantics, exactly).
     Starts a recovery attempt for the agent. Within the cooldown of its
     previous attempt nothing happens and a failed result with in_cooldown is
     returned. Otherwise the action is EJECT once the retry count reaches
@@ -342,8 +357,21 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     A retry with the same request_id returns the same kill. Operator only.
     INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
     saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-    timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-    agent is already in progress.
+    timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+    Any agent id may be killed, registered or not (an agent that acted
+    without registering is stopped too). The id is TERMINATED in the same
+    transaction as the kill record: from then on every RPC made with its
+    credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+    CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+    kill id in the reason, until an operator calls ReinstateAgent.
+    """
+    ReinstateAgent: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.ReinstateAgentRequest, _recovery_service_pb2.ReinstateAgentResponse]  # type: ignore[assignment]
+    """Lifts a kill's termination or an EJECT's quarantine: the agent's
+    credentials work again and CheckAction runs the chain for it. A killed
+    agent was unregistered: an operator registers it again (RegisterAgent).
+    Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+    FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+    quarantined.
     """
     GetKill: _aio.UnaryUnaryMultiCallable[_recovery_service_pb2.GetKillRequest, _recovery_service_pb2.GetKillResponse]  # type: ignore[assignment]
     """One kill, complete or in progress. NOT_FOUND: unknown kill id."""
@@ -395,9 +423,10 @@ class RecoveryServiceAsyncStub(RecoveryServiceStub):
     """
 
 class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
-    """When an agent dies or drifts: health checks, the recovery ladder of seed 000
-    (AgentRecoveryManager), the kill switch with durable saga handoff and
-    cascade detection of seed 002, the agent control channel, and one durable
+    """When an agent dies or drifts: health checks, the recovery ladder of the
+    SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+    saga handoff and cascade detection of the Agent Governance Toolkit, the
+    agent control channel, and one durable
     event stream for every listener.
 
     A recovery outcome (an attempt refused in cooldown, a handoff that failed,
@@ -531,7 +560,7 @@ class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _recovery_service_pb2.TriggerRecoveryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_recovery_service_pb2.TriggerRecoveryResponse, _abc.Awaitable[_recovery_service_pb2.TriggerRecoveryResponse]]:
-        """Recovery (seed 000 semantics, exactly).
+        """Recovery (the SupervisorAgent library's semantics, exactly).
         Starts a recovery attempt for the agent. Within the cooldown of its
         previous attempt nothing happens and a failed result with in_cooldown is
         returned. Otherwise the action is EJECT once the retry count reaches
@@ -630,8 +659,27 @@ class RecoveryServiceServicer(metaclass=_abc_1.ABCMeta):
         A retry with the same request_id returns the same kill. Operator only.
         INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
         saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-        timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-        agent is already in progress.
+        timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+        Any agent id may be killed, registered or not (an agent that acted
+        without registering is stopped too). The id is TERMINATED in the same
+        transaction as the kill record: from then on every RPC made with its
+        credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+        CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+        kill id in the reason, until an operator calls ReinstateAgent.
+        """
+
+    @_abc_1.abstractmethod
+    def ReinstateAgent(
+        self,
+        request: _recovery_service_pb2.ReinstateAgentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_recovery_service_pb2.ReinstateAgentResponse, _abc.Awaitable[_recovery_service_pb2.ReinstateAgentResponse]]:
+        """Lifts a kill's termination or an EJECT's quarantine: the agent's
+        credentials work again and CheckAction runs the chain for it. A killed
+        agent was unregistered: an operator registers it again (RegisterAgent).
+        Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+        FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+        quarantined.
         """
 
     @_abc_1.abstractmethod

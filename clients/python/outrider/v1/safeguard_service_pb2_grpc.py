@@ -27,9 +27,11 @@ if _version_not_supported:
 
 class SafeguardServiceStub:
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is
@@ -221,9 +223,11 @@ class SafeguardServiceStub:
 
 class SafeguardServiceServicer:
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is
@@ -258,7 +262,7 @@ class SafeguardServiceServicer:
 
     def ReportOutcome(self, request, context):
         """Settles a permit with the call's outcome and answers what the client
-        does, as seed 000: a success resets the failure count, closes the
+        does, as the SupervisorAgent library: a success resets the failure count, closes the
         circuit and answers RETURN_RESULT (with CACHED, its result is stored as
         the key's cached value); a failure below failure_threshold answers
         RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -350,7 +354,8 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Allocate(self, request, context):
-        """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+        """Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+        Governance Toolkit's context budget signals).
         Counts are exact under concurrency and survive restarts. Amounts are
         tokens; a request "fits" when the agent's remaining and the global
         remaining both cover it, or, when only the global pool is short, when it
@@ -466,7 +471,7 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def RecordEpisode(self, request, context):
-        """Episodic memory (seed 000). A bounded, durable log (max_episodes
+        """Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
         configurable): when full, recording drops the oldest episode. Queries
         return the most recently recorded episodes first, up to `limit`.
 
@@ -501,7 +506,7 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AcquireLease(self, request, context):
-        """Execution leases (seed 001 SandboxExecutionGuard).
+        """Execution leases (the SandboxExecutionGuard contract).
 
         Takes one execution slot of the key, waiting (FIFO among waiters) until
         one is free. Slots per key are configured (default 1; the "noop" policy
@@ -553,7 +558,7 @@ class SafeguardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AssessReversibility(self, request, context):
-        """Reversibility and plans (seed 002 sections 5 and 8).
+        """Reversibility and plans (the Agent Governance Toolkit).
 
         The reversibility of an action: level, reason, compensating actions,
         requires_extra_approval. From the built-in map (at least write_file,
@@ -767,9 +772,11 @@ def add_SafeguardServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class SafeguardService:
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is

@@ -28,9 +28,11 @@ GRPC_VERSION: str
 
 class SafeguardServiceStub:
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is
@@ -65,7 +67,7 @@ class SafeguardServiceStub:
     """
     ReportOutcome: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.ReportOutcomeRequest, _safeguard_service_pb2.ReportOutcomeResponse]
     """Settles a permit with the call's outcome and answers what the client
-    does, as seed 000: a success resets the failure count, closes the
+    does, as the SupervisorAgent library: a success resets the failure count, closes the
     circuit and answers RETURN_RESULT (with CACHED, its result is stored as
     the key's cached value); a failure below failure_threshold answers
     RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -121,7 +123,8 @@ class SafeguardServiceStub:
     closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
     """
     Allocate: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.AllocateRequest, _safeguard_service_pb2.AllocateResponse]
-    """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+    """Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+    Governance Toolkit's context budget signals).
     Counts are exact under concurrency and survive restarts. Amounts are
     tokens; a request "fits" when the agent's remaining and the global
     remaining both cover it, or, when only the global pool is short, when it
@@ -186,7 +189,7 @@ class SafeguardServiceStub:
     reservation. FAILED_PRECONDITION: already settled with another actual.
     """
     RecordEpisode: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.RecordEpisodeRequest, _safeguard_service_pb2.RecordEpisodeResponse]
-    """Episodic memory (seed 000). A bounded, durable log (max_episodes
+    """Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
     configurable): when full, recording drops the oldest episode. Queries
     return the most recently recorded episodes first, up to `limit`.
 
@@ -204,7 +207,7 @@ class SafeguardServiceStub:
     INVALID_ARGUMENT: negative limit.
     """
     AcquireLease: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.AcquireLeaseRequest, _safeguard_service_pb2.AcquireLeaseResponse]
-    """Execution leases (seed 001 SandboxExecutionGuard).
+    """Execution leases (the SandboxExecutionGuard contract).
 
     Takes one execution slot of the key, waiting (FIFO among waiters) until
     one is free. Slots per key are configured (default 1; the "noop" policy
@@ -235,7 +238,7 @@ class SafeguardServiceStub:
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     AssessReversibility: _grpc.UnaryUnaryMultiCallable[_safeguard_service_pb2.AssessReversibilityRequest, _safeguard_service_pb2.AssessReversibilityResponse]
-    """Reversibility and plans (seed 002 sections 5 and 8).
+    """Reversibility and plans (the Agent Governance Toolkit).
 
     The reversibility of an action: level, reason, compensating actions,
     requires_extra_approval. From the built-in map (at least write_file,
@@ -258,9 +261,11 @@ class SafeguardServiceStub:
 @_typing.type_check_only
 class SafeguardServiceAsyncStub(SafeguardServiceStub):
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is
@@ -292,7 +297,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     """
     ReportOutcome: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.ReportOutcomeRequest, _safeguard_service_pb2.ReportOutcomeResponse]  # type: ignore[assignment]
     """Settles a permit with the call's outcome and answers what the client
-    does, as seed 000: a success resets the failure count, closes the
+    does, as the SupervisorAgent library: a success resets the failure count, closes the
     circuit and answers RETURN_RESULT (with CACHED, its result is stored as
     the key's cached value); a failure below failure_threshold answers
     RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -348,7 +353,8 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     closed. INVALID_ARGUMENT: empty key, negative thresholds or durations.
     """
     Allocate: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.AllocateRequest, _safeguard_service_pb2.AllocateResponse]  # type: ignore[assignment]
-    """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+    """Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+    Governance Toolkit's context budget signals).
     Counts are exact under concurrency and survive restarts. Amounts are
     tokens; a request "fits" when the agent's remaining and the global
     remaining both cover it, or, when only the global pool is short, when it
@@ -413,7 +419,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     reservation. FAILED_PRECONDITION: already settled with another actual.
     """
     RecordEpisode: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.RecordEpisodeRequest, _safeguard_service_pb2.RecordEpisodeResponse]  # type: ignore[assignment]
-    """Episodic memory (seed 000). A bounded, durable log (max_episodes
+    """Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
     configurable): when full, recording drops the oldest episode. Queries
     return the most recently recorded episodes first, up to `limit`.
 
@@ -431,7 +437,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     INVALID_ARGUMENT: negative limit.
     """
     AcquireLease: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.AcquireLeaseRequest, _safeguard_service_pb2.AcquireLeaseResponse]  # type: ignore[assignment]
-    """Execution leases (seed 001 SandboxExecutionGuard).
+    """Execution leases (the SandboxExecutionGuard contract).
 
     Takes one execution slot of the key, waiting (FIFO among waiters) until
     one is free. Slots per key are configured (default 1; the "noop" policy
@@ -462,7 +468,7 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
     INVALID_ARGUMENT: negative page_size, bad page_token.
     """
     AssessReversibility: _aio.UnaryUnaryMultiCallable[_safeguard_service_pb2.AssessReversibilityRequest, _safeguard_service_pb2.AssessReversibilityResponse]  # type: ignore[assignment]
-    """Reversibility and plans (seed 002 sections 5 and 8).
+    """Reversibility and plans (the Agent Governance Toolkit).
 
     The reversibility of an action: level, reason, compensating actions,
     requires_extra_approval. From the built-in map (at least write_file,
@@ -484,9 +490,11 @@ class SafeguardServiceAsyncStub(SafeguardServiceStub):
 
 class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
     """Production safeguards served to every agent from one place, durable:
-    circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-    budgets with context signals, episodic memory, execution leases (seed 001),
-    reversibility assessment and plan validation (seed 002). Each remote API is
+    circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+    Governance Toolkit's CircuitBreaker), token budgets with context signals,
+    episodic memory, execution leases (the SandboxExecutionGuard contract),
+    reversibility assessment and plan validation (the Agent Governance
+    Toolkit). Each remote API is
     shaped for a client that runs the real work itself.
 
     A safeguard outcome (permit refused, budget short, plan violations) is
@@ -528,7 +536,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.ReportOutcomeResponse, _abc.Awaitable[_safeguard_service_pb2.ReportOutcomeResponse]]:
         """Settles a permit with the call's outcome and answers what the client
-        does, as seed 000: a success resets the failure count, closes the
+        does, as the SupervisorAgent library: a success resets the failure count, closes the
         circuit and answers RETURN_RESULT (with CACHED, its result is stored as
         the key's cached value); a failure below failure_threshold answers
         RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -638,7 +646,8 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.AllocateRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.AllocateResponse, _abc.Awaitable[_safeguard_service_pb2.AllocateResponse]]:
-        """Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+        """Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+        Governance Toolkit's context budget signals).
         Counts are exact under concurrency and survive restarts. Amounts are
         tokens; a request "fits" when the agent's remaining and the global
         remaining both cover it, or, when only the global pool is short, when it
@@ -775,7 +784,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.RecordEpisodeRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.RecordEpisodeResponse, _abc.Awaitable[_safeguard_service_pb2.RecordEpisodeResponse]]:
-        """Episodic memory (seed 000). A bounded, durable log (max_episodes
+        """Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
         configurable): when full, recording drops the oldest episode. Queries
         return the most recently recorded episodes first, up to `limit`.
 
@@ -817,7 +826,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.AcquireLeaseRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.AcquireLeaseResponse, _abc.Awaitable[_safeguard_service_pb2.AcquireLeaseResponse]]:
-        """Execution leases (seed 001 SandboxExecutionGuard).
+        """Execution leases (the SandboxExecutionGuard contract).
 
         Takes one execution slot of the key, waiting (FIFO among waiters) until
         one is free. Slots per key are configured (default 1; the "noop" policy
@@ -878,7 +887,7 @@ class SafeguardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _safeguard_service_pb2.AssessReversibilityRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_safeguard_service_pb2.AssessReversibilityResponse, _abc.Awaitable[_safeguard_service_pb2.AssessReversibilityResponse]]:
-        """Reversibility and plans (seed 002 sections 5 and 8).
+        """Reversibility and plans (the Agent Governance Toolkit).
 
         The reversibility of an action: level, reason, compensating actions,
         requires_extra_approval. From the built-in map (at least write_file,

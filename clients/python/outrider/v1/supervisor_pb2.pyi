@@ -61,7 +61,7 @@ class ApprovalVote(_message.Message):
     def __init__(self, reviewer: _Optional[str] = ..., approve: _Optional[bool] = ..., comment: _Optional[str] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Approval(_message.Message):
-    __slots__ = ("approval_id", "agent_id", "action", "context", "guardrail", "request_id", "trace_id", "digest", "state", "create_time", "expire_time", "decide_time", "decided_by", "comment", "votes", "warnings", "edited_context")
+    __slots__ = ("approval_id", "agent_id", "action", "context", "guardrail", "request_id", "trace_id", "digest", "state", "create_time", "expire_time", "decide_time", "decided_by", "comment", "votes", "warnings", "edited_context", "consume_time")
     APPROVAL_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -79,6 +79,7 @@ class Approval(_message.Message):
     VOTES_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     EDITED_CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    CONSUME_TIME_FIELD_NUMBER: _ClassVar[int]
     approval_id: str
     agent_id: str
     action: str
@@ -96,7 +97,8 @@ class Approval(_message.Message):
     votes: _containers.RepeatedCompositeFieldContainer[ApprovalVote]
     warnings: _containers.RepeatedCompositeFieldContainer[GuardrailWarning]
     edited_context: _struct_pb2.Struct
-    def __init__(self, approval_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., guardrail: _Optional[str] = ..., request_id: _Optional[str] = ..., trace_id: _Optional[str] = ..., digest: _Optional[str] = ..., state: _Optional[_Union[ApprovalState, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[str] = ..., comment: _Optional[str] = ..., votes: _Optional[_Iterable[_Union[ApprovalVote, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[GuardrailWarning, _Mapping]]] = ..., edited_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    consume_time: _timestamp_pb2.Timestamp
+    def __init__(self, approval_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., guardrail: _Optional[str] = ..., request_id: _Optional[str] = ..., trace_id: _Optional[str] = ..., digest: _Optional[str] = ..., state: _Optional[_Union[ApprovalState, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[str] = ..., comment: _Optional[str] = ..., votes: _Optional[_Iterable[_Union[ApprovalVote, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[GuardrailWarning, _Mapping]]] = ..., edited_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., consume_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("decision_id", "agent_id", "action", "context_digest", "allowed", "reason", "severity", "guardrail", "warnings", "latency", "create_time", "request_id", "trace_id")

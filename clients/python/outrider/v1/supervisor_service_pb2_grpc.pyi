@@ -41,7 +41,17 @@ class SupervisorServiceStub:
     def __new__(cls, channel: _aio.Channel) -> SupervisorServiceAsyncStub: ...
     RegisterAgent: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.RegisterAgentRequest, _supervisor_service_pb2.RegisterAgentResponse]
     """Registers an agent, or updates it when the id exists (idempotent).
-    INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+    Agent records are operator-owned: an operator credential sets group,
+    labels and capabilities (and places a quarantined agent in a group). An
+    agent credential may only create its own missing record, bare, in
+    `agents.default_group`, as `agents.self_registration` allows (deny,
+    first_time: once per id, allow); re-registering an existing record
+    returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+    group, labels or capabilities other than its record's (reason
+    OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+    (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+    agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+    bad labels.
     """
     DeregisterAgent: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.DeregisterAgentRequest, _supervisor_service_pb2.DeregisterAgentResponse]
     """Removes an agent. NOT_FOUND when unknown."""
@@ -116,7 +126,17 @@ class SupervisorServiceAsyncStub(SupervisorServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     RegisterAgent: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.RegisterAgentRequest, _supervisor_service_pb2.RegisterAgentResponse]  # type: ignore[assignment]
     """Registers an agent, or updates it when the id exists (idempotent).
-    INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+    Agent records are operator-owned: an operator credential sets group,
+    labels and capabilities (and places a quarantined agent in a group). An
+    agent credential may only create its own missing record, bare, in
+    `agents.default_group`, as `agents.self_registration` allows (deny,
+    first_time: once per id, allow); re-registering an existing record
+    returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+    group, labels or capabilities other than its record's (reason
+    OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+    (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+    agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+    bad labels.
     """
     DeregisterAgent: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.DeregisterAgentRequest, _supervisor_service_pb2.DeregisterAgentResponse]  # type: ignore[assignment]
     """Removes an agent. NOT_FOUND when unknown."""
@@ -194,7 +214,17 @@ class SupervisorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_supervisor_service_pb2.RegisterAgentResponse, _abc.Awaitable[_supervisor_service_pb2.RegisterAgentResponse]]:
         """Registers an agent, or updates it when the id exists (idempotent).
-        INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+        Agent records are operator-owned: an operator credential sets group,
+        labels and capabilities (and places a quarantined agent in a group). An
+        agent credential may only create its own missing record, bare, in
+        `agents.default_group`, as `agents.self_registration` allows (deny,
+        first_time: once per id, allow); re-registering an existing record
+        returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+        group, labels or capabilities other than its record's (reason
+        OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+        (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+        agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+        bad labels.
         """
 
     @_abc_1.abstractmethod

@@ -2,7 +2,7 @@
 every sidecar's cache keeps the newest state it has seen.
 
 Revision ID: 0041
-Revises: 0005
+Revises: 0020
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0041"
-down_revision = "0005"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 

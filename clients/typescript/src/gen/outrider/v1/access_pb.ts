@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/access.proto.
  */
 export const file_outrider_v1_access: GenFile = /*@__PURE__*/
-  fileDesc("ChhvdXRyaWRlci92MS9hY2Nlc3MucHJvdG8SC291dHJpZGVyLnYxIt8BCgVUb2tlbhIQCgh0b2tlbl9pZBgBIAEoCRIoCgRraW5kGAIgASgOMhoub3V0cmlkZXIudjEuUHJpbmNpcGFsS2luZBIPCgdzdWJqZWN0GAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCmNyZWF0ZWRfYnkYBSABKAkSLwoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCpmCg1QcmluY2lwYWxLaW5kEh4KGlBSSU5DSVBBTF9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUUFJJTkNJUEFMX0tJTkRfQUdFTlQQARIbChdQUklOQ0lQQUxfS0lORF9PUEVSQVRPUhACQmQKD2Rldi5vdXRyaWRlci52MUILQWNjZXNzUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChhvdXRyaWRlci92MS9hY2Nlc3MucHJvdG8SC291dHJpZGVyLnYxIu4BCgVUb2tlbhIQCgh0b2tlbl9pZBgBIAEoCRIoCgRraW5kGAIgASgOMhoub3V0cmlkZXIudjEuUHJpbmNpcGFsS2luZBIPCgdzdWJqZWN0GAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCmNyZWF0ZWRfYnkYBSABKAkSLwoLY3JlYXRlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3Jldm9rZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhZG1pbhgIIAEoCCpmCg1QcmluY2lwYWxLaW5kEh4KGlBSSU5DSVBBTF9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUUFJJTkNJUEFMX0tJTkRfQUdFTlQQARIbChdQUklOQ0lQQUxfS0lORF9PUEVSQVRPUhACQmQKD2Rldi5vdXRyaWRlci52MUILQWNjZXNzUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * An API token as stored: the secret itself is shown once, when issued.
@@ -62,6 +62,14 @@ export type Token = Message<"outrider.v1.Token"> & {
    * @generated from field: google.protobuf.Timestamp revoke_time = 7;
    */
   revokeTime?: Timestamp | undefined;
+
+  /**
+   * An operator token that may also issue and revoke credentials. Admin
+   * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+   *
+   * @generated from field: bool admin = 8;
+   */
+  admin: boolean;
 };
 
 /**
@@ -90,7 +98,10 @@ export enum PrincipalKind {
   AGENT = 1,
 
   /**
-   * An operator: may call every RPC, including guardrail, policy, kill and token changes.
+   * An operator: may call every RPC, including guardrail, policy and kill changes;
+   * issuing and revoking credentials needs an admin operator credential.
+   * Every operator credential belongs to one identity (its subject): approvals
+   * count identities, not credentials.
    *
    * @generated from enum value: PRINCIPAL_KIND_OPERATOR = 2;
    */

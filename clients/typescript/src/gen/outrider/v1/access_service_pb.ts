@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { PrincipalKind, Token } from "./access_pb.js";
 import { file_outrider_v1_access } from "./access_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/access_service.proto.
  */
 export const file_outrider_v1_access_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBvdXRyaWRlci92MS9hY2Nlc3Nfc2VydmljZS5wcm90bxILb3V0cmlkZXIudjEiDwoNV2hvQW1JUmVxdWVzdCJ3Cg5XaG9BbUlSZXNwb25zZRIoCgRraW5kGAEgASgOMhoub3V0cmlkZXIudjEuUHJpbmNpcGFsS2luZBIPCgdzdWJqZWN0GAIgASgJEhgKEGF1dGhlbnRpY2F0ZWRfYnkYAyABKAkSEAoIdG9rZW5faWQYBCABKAkidwoRSXNzdWVUb2tlblJlcXVlc3QSKAoEa2luZBgBIAEoDjIaLm91dHJpZGVyLnYxLlByaW5jaXBhbEtpbmQSDwoHc3ViamVjdBgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIkcKEklzc3VlVG9rZW5SZXNwb25zZRIhCgV0b2tlbhgBIAEoCzISLm91dHJpZGVyLnYxLlRva2VuEg4KBnNlY3JldBgCIAEoCSI6ChJSZXZva2VUb2tlblJlcXVlc3QSEAoIdG9rZW5faWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSI4ChNSZXZva2VUb2tlblJlc3BvbnNlEiEKBXRva2VuGAEgASgLMhIub3V0cmlkZXIudjEuVG9rZW4iZAoRTGlzdFRva2Vuc1JlcXVlc3QSDwoHc3ViamVjdBgBIAEoCRIXCg9pbmNsdWRlX3Jldm9rZWQYAiABKAgSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiUQoSTGlzdFRva2Vuc1Jlc3BvbnNlEiIKBnRva2VucxgBIAMoCzISLm91dHJpZGVyLnYxLlRva2VuEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTLCAgoNQWNjZXNzU2VydmljZRJBCgZXaG9BbUkSGi5vdXRyaWRlci52MS5XaG9BbUlSZXF1ZXN0Ghsub3V0cmlkZXIudjEuV2hvQW1JUmVzcG9uc2USTQoKSXNzdWVUb2tlbhIeLm91dHJpZGVyLnYxLklzc3VlVG9rZW5SZXF1ZXN0Gh8ub3V0cmlkZXIudjEuSXNzdWVUb2tlblJlc3BvbnNlElAKC1Jldm9rZVRva2VuEh8ub3V0cmlkZXIudjEuUmV2b2tlVG9rZW5SZXF1ZXN0GiAub3V0cmlkZXIudjEuUmV2b2tlVG9rZW5SZXNwb25zZRJNCgpMaXN0VG9rZW5zEh4ub3V0cmlkZXIudjEuTGlzdFRva2Vuc1JlcXVlc3QaHy5vdXRyaWRlci52MS5MaXN0VG9rZW5zUmVzcG9uc2VCawoPZGV2Lm91dHJpZGVyLnYxQhJBY2Nlc3NTZXJ2aWNlUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_outrider_v1_access]);
+  fileDesc("CiBvdXRyaWRlci92MS9hY2Nlc3Nfc2VydmljZS5wcm90bxILb3V0cmlkZXIudjEiDwoNV2hvQW1JUmVxdWVzdCKGAQoOV2hvQW1JUmVzcG9uc2USKAoEa2luZBgBIAEoDjIaLm91dHJpZGVyLnYxLlByaW5jaXBhbEtpbmQSDwoHc3ViamVjdBgCIAEoCRIYChBhdXRoZW50aWNhdGVkX2J5GAMgASgJEhAKCHRva2VuX2lkGAQgASgJEg0KBWFkbWluGAUgASgIIncKEUlzc3VlVG9rZW5SZXF1ZXN0EigKBGtpbmQYASABKA4yGi5vdXRyaWRlci52MS5QcmluY2lwYWxLaW5kEg8KB3N1YmplY3QYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEgoKcmVxdWVzdF9pZBgEIAEoCSJHChJJc3N1ZVRva2VuUmVzcG9uc2USIQoFdG9rZW4YASABKAsyEi5vdXRyaWRlci52MS5Ub2tlbhIOCgZzZWNyZXQYAiABKAkiOgoSUmV2b2tlVG9rZW5SZXF1ZXN0EhAKCHRva2VuX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiOAoTUmV2b2tlVG9rZW5SZXNwb25zZRIhCgV0b2tlbhgBIAEoCzISLm91dHJpZGVyLnYxLlRva2VuIlMKGFJldm9rZUNlcnRpZmljYXRlUmVxdWVzdBITCgtmaW5nZXJwcmludBgBIAEoCRIOCgZyZWFzb24YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSJhChlSZXZva2VDZXJ0aWZpY2F0ZVJlc3BvbnNlEhMKC2ZpbmdlcnByaW50GAEgASgJEi8KC3Jldm9rZV90aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJkChFMaXN0VG9rZW5zUmVxdWVzdBIPCgdzdWJqZWN0GAEgASgJEhcKD2luY2x1ZGVfcmV2b2tlZBgCIAEoCBIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJRChJMaXN0VG9rZW5zUmVzcG9uc2USIgoGdG9rZW5zGAEgAygLMhIub3V0cmlkZXIudjEuVG9rZW4SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMqYDCg1BY2Nlc3NTZXJ2aWNlEkEKBldob0FtSRIaLm91dHJpZGVyLnYxLldob0FtSVJlcXVlc3QaGy5vdXRyaWRlci52MS5XaG9BbUlSZXNwb25zZRJNCgpJc3N1ZVRva2VuEh4ub3V0cmlkZXIudjEuSXNzdWVUb2tlblJlcXVlc3QaHy5vdXRyaWRlci52MS5Jc3N1ZVRva2VuUmVzcG9uc2USUAoLUmV2b2tlVG9rZW4SHy5vdXRyaWRlci52MS5SZXZva2VUb2tlblJlcXVlc3QaIC5vdXRyaWRlci52MS5SZXZva2VUb2tlblJlc3BvbnNlEmIKEVJldm9rZUNlcnRpZmljYXRlEiUub3V0cmlkZXIudjEuUmV2b2tlQ2VydGlmaWNhdGVSZXF1ZXN0GiYub3V0cmlkZXIudjEuUmV2b2tlQ2VydGlmaWNhdGVSZXNwb25zZRJNCgpMaXN0VG9rZW5zEh4ub3V0cmlkZXIudjEuTGlzdFRva2Vuc1JlcXVlc3QaHy5vdXRyaWRlci52MS5MaXN0VG9rZW5zUmVzcG9uc2VCawoPZGV2Lm91dHJpZGVyLnYxQhJBY2Nlc3NTZXJ2aWNlUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_outrider_v1_access]);
 
 /**
  * @generated from message outrider.v1.WhoAmIRequest
@@ -54,6 +56,13 @@ export type WhoAmIResponse = Message<"outrider.v1.WhoAmIResponse"> & {
    * @generated from field: string token_id = 4;
    */
   tokenId: string;
+
+  /**
+   * An admin credential (may issue and revoke credentials).
+   *
+   * @generated from field: bool admin = 5;
+   */
+  admin: boolean;
 };
 
 /**
@@ -159,6 +168,62 @@ export const RevokeTokenResponseSchema: GenMessage<RevokeTokenResponse> = /*@__P
   messageDesc(file_outrider_v1_access_service, 5);
 
 /**
+ * @generated from message outrider.v1.RevokeCertificateRequest
+ */
+export type RevokeCertificateRequest = Message<"outrider.v1.RevokeCertificateRequest"> & {
+  /**
+   * SHA-256 of the certificate's DER encoding, hex (colons allowed), as
+   * `openssl x509 -noout -fingerprint -sha256` prints it.
+   *
+   * @generated from field: string fingerprint = 1;
+   */
+  fingerprint: string;
+
+  /**
+   * Why (kept in the audit trail).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message outrider.v1.RevokeCertificateRequest.
+ * Use `create(RevokeCertificateRequestSchema)` to create a new message.
+ */
+export const RevokeCertificateRequestSchema: GenMessage<RevokeCertificateRequest> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_access_service, 6);
+
+/**
+ * @generated from message outrider.v1.RevokeCertificateResponse
+ */
+export type RevokeCertificateResponse = Message<"outrider.v1.RevokeCertificateResponse"> & {
+  /**
+   * The normalised fingerprint (64 lowercase hex digits).
+   *
+   * @generated from field: string fingerprint = 1;
+   */
+  fingerprint: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp revoke_time = 2;
+   */
+  revokeTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message outrider.v1.RevokeCertificateResponse.
+ * Use `create(RevokeCertificateResponseSchema)` to create a new message.
+ */
+export const RevokeCertificateResponseSchema: GenMessage<RevokeCertificateResponse> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_access_service, 7);
+
+/**
  * @generated from message outrider.v1.ListTokensRequest
  */
 export type ListTokensRequest = Message<"outrider.v1.ListTokensRequest"> & {
@@ -190,7 +255,7 @@ export type ListTokensRequest = Message<"outrider.v1.ListTokensRequest"> & {
  * Use `create(ListTokensRequestSchema)` to create a new message.
  */
 export const ListTokensRequestSchema: GenMessage<ListTokensRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_access_service, 6);
+  messageDesc(file_outrider_v1_access_service, 8);
 
 /**
  * @generated from message outrider.v1.ListTokensResponse
@@ -212,13 +277,15 @@ export type ListTokensResponse = Message<"outrider.v1.ListTokensResponse"> & {
  * Use `create(ListTokensResponseSchema)` to create a new message.
  */
 export const ListTokensResponseSchema: GenMessage<ListTokensResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_access_service, 7);
+  messageDesc(file_outrider_v1_access_service, 9);
 
 /**
  * Credentials: who may call what. Every call to every service carries a bearer token in the
  * `authorization: Bearer <token>` metadata, or a client certificate when mTLS is on.
  * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
- * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+ * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+ * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+ * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
  *
  * @generated from service outrider.v1.AccessService
  */
@@ -234,7 +301,9 @@ export const AccessService: GenService<{
     output: typeof WhoAmIResponseSchema;
   },
   /**
-   * Issues a token; the secret is in the response only. Operator only.
+   * Issues a token; the secret is in the response only. Admin credential
+   * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+   * one person must not be able to become two reviewers).
    * INVALID_ARGUMENT: no kind, empty or malformed subject.
    *
    * @generated from rpc outrider.v1.AccessService.IssueToken
@@ -245,8 +314,8 @@ export const AccessService: GenService<{
     output: typeof IssueTokenResponseSchema;
   },
   /**
-   * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-   * FAILED_PRECONDITION: already revoked.
+   * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+   * token_id; FAILED_PRECONDITION: already revoked.
    *
    * @generated from rpc outrider.v1.AccessService.RevokeToken
    */
@@ -254,6 +323,20 @@ export const AccessService: GenService<{
     methodKind: "unary";
     input: typeof RevokeTokenRequestSchema;
     output: typeof RevokeTokenResponseSchema;
+  },
+  /**
+   * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+   * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+   * every process on the database (others within 250 ms). Admin credential
+   * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+   * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+   *
+   * @generated from rpc outrider.v1.AccessService.RevokeCertificate
+   */
+  revokeCertificate: {
+    methodKind: "unary";
+    input: typeof RevokeCertificateRequestSchema;
+    output: typeof RevokeCertificateResponseSchema;
   },
   /**
    * Lists tokens (never their secrets), newest first. Operator only. Paginated.

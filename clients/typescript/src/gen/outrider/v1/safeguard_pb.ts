@@ -782,7 +782,7 @@ export const ReversibilityRuleSchema: GenMessage<ReversibilityRule> = /*@__PURE_
   messageDesc(file_outrider_v1_safeguard, 13);
 
 /**
- * One step of an execution plan (seed 002 ActionStep).
+ * One step of an execution plan (the Agent Governance Toolkit's ActionStep).
  *
  * @generated from message outrider.v1.PlanStep
  */
@@ -1011,7 +1011,8 @@ export const DegradationStrategySchema: GenEnum<DegradationStrategy> = /*@__PURE
   enumDesc(file_outrider_v1_safeguard, 2);
 
 /**
- * What the client must do with the guarded call, following seed 000 exactly.
+ * What the client must do with the guarded call, following the SupervisorAgent
+ * library's FailureIsolator exactly.
  *
  * @generated from enum outrider.v1.BreakerDirective
  */

@@ -1748,9 +1748,11 @@ export const ValidatePlanResponseSchema: GenMessage<ValidatePlanResponse> = /*@_
 
 /**
  * Production safeguards served to every agent from one place, durable:
- * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
- * budgets with context signals, episodic memory, execution leases (seed 001),
- * reversibility assessment and plan validation (seed 002). Each remote API is
+ * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+ * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+ * episodic memory, execution leases (the SandboxExecutionGuard contract),
+ * reversibility assessment and plan validation (the Agent Governance
+ * Toolkit). Each remote API is
  * shaped for a client that runs the real work itself.
  *
  * A safeguard outcome (permit refused, budget short, plan violations) is
@@ -1790,7 +1792,7 @@ export const SafeguardService: GenService<{
   },
   /**
    * Settles a permit with the call's outcome and answers what the client
-   * does, as seed 000: a success resets the failure count, closes the
+   * does, as the SupervisorAgent library: a success resets the failure count, closes the
    * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
    * the key's cached value); a failure below failure_threshold answers
    * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -1909,7 +1911,8 @@ export const SafeguardService: GenService<{
     output: typeof SetBreakerConfigResponseSchema;
   },
   /**
-   * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+   * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+   * Governance Toolkit's context budget signals).
    * Counts are exact under concurrency and survive restarts. Amounts are
    * tokens; a request "fits" when the agent's remaining and the global
    * remaining both cover it, or, when only the global pool is short, when it
@@ -2061,7 +2064,7 @@ export const SafeguardService: GenService<{
     output: typeof SettleResponseSchema;
   },
   /**
-   * Episodic memory (seed 000). A bounded, durable log (max_episodes
+   * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
    * configurable): when full, recording drops the oldest episode. Queries
    * return the most recently recorded episodes first, up to `limit`.
    *
@@ -2108,7 +2111,7 @@ export const SafeguardService: GenService<{
     output: typeof QueryByOutcomeResponseSchema;
   },
   /**
-   * Execution leases (seed 001 SandboxExecutionGuard).
+   * Execution leases (the SandboxExecutionGuard contract).
    *
    * Takes one execution slot of the key, waiting (FIFO among waiters) until
    * one is free. Slots per key are configured (default 1; the "noop" policy
@@ -2175,7 +2178,7 @@ export const SafeguardService: GenService<{
     output: typeof ListLeasesResponseSchema;
   },
   /**
-   * Reversibility and plans (seed 002 sections 5 and 8).
+   * Reversibility and plans (the Agent Governance Toolkit).
    *
    * The reversibility of an action: level, reason, compensating actions,
    * requires_extra_approval. From the built-in map (at least write_file,

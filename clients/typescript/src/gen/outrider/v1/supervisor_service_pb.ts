@@ -1078,7 +1078,17 @@ export const WaitModeSchema: GenEnum<WaitMode> = /*@__PURE__*/
 export const SupervisorService: GenService<{
   /**
    * Registers an agent, or updates it when the id exists (idempotent).
-   * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+   * Agent records are operator-owned: an operator credential sets group,
+   * labels and capabilities (and places a quarantined agent in a group). An
+   * agent credential may only create its own missing record, bare, in
+   * `agents.default_group`, as `agents.self_registration` allows (deny,
+   * first_time: once per id, allow); re-registering an existing record
+   * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+   * group, labels or capabilities other than its record's (reason
+   * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+   * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+   * agent_id, characters outside letters, digits and . _ @ / - (no ':'),
+   * bad labels.
    *
    * @generated from rpc outrider.v1.SupervisorService.RegisterAgent
    */

@@ -41,7 +41,7 @@ public final class AccessProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\030outrider/v1/access.proto\022\013outrider.v1\032" +
-      "\037google/protobuf/timestamp.proto\"\247\002\n\005Tok" +
+      "\037google/protobuf/timestamp.proto\"\275\002\n\005Tok" +
       "en\022\031\n\010token_id\030\001 \001(\tR\007tokenId\022.\n\004kind\030\002 " +
       "\001(\0162\032.outrider.v1.PrincipalKindR\004kind\022\030\n" +
       "\007subject\030\003 \001(\tR\007subject\022 \n\013description\030\004" +
@@ -49,12 +49,13 @@ public final class AccessProto extends com.google.protobuf.GeneratedFile {
       "reatedBy\022;\n\013create_time\030\006 \001(\0132\032.google.p" +
       "rotobuf.TimestampR\ncreateTime\022;\n\013revoke_" +
       "time\030\007 \001(\0132\032.google.protobuf.TimestampR\n" +
-      "revokeTime*f\n\rPrincipalKind\022\036\n\032PRINCIPAL" +
-      "_KIND_UNSPECIFIED\020\000\022\030\n\024PRINCIPAL_KIND_AG" +
-      "ENT\020\001\022\033\n\027PRINCIPAL_KIND_OPERATOR\020\002Bd\n\017de" +
-      "v.outrider.v1B\013AccessProtoP\001ZBgithub.com" +
-      "/outrider-dev/outrider/clients/go/outrid" +
-      "er/v1;outriderv1b\006proto3"
+      "revokeTime\022\024\n\005admin\030\010 \001(\010R\005admin*f\n\rPrin" +
+      "cipalKind\022\036\n\032PRINCIPAL_KIND_UNSPECIFIED\020" +
+      "\000\022\030\n\024PRINCIPAL_KIND_AGENT\020\001\022\033\n\027PRINCIPAL" +
+      "_KIND_OPERATOR\020\002Bd\n\017dev.outrider.v1B\013Acc" +
+      "essProtoP\001ZBgithub.com/outrider-dev/outr" +
+      "ider/clients/go/outrider/v1;outriderv1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -66,7 +67,7 @@ public final class AccessProto extends com.google.protobuf.GeneratedFile {
     internal_static_outrider_v1_Token_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_Token_descriptor,
-        new java.lang.String[] { "TokenId", "Kind", "Subject", "Description", "CreatedBy", "CreateTime", "RevokeTime", });
+        new java.lang.String[] { "TokenId", "Kind", "Subject", "Description", "CreatedBy", "CreateTime", "RevokeTime", "Admin", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.TimestampProto.getDescriptor();
   }

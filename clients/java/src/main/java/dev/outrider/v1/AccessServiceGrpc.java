@@ -7,7 +7,9 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * Credentials: who may call what. Every call to every service carries a bearer token in the
  * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
  * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
- * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+ * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+ * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+ * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -111,6 +113,37 @@ public final class AccessServiceGrpc {
     return getRevokeTokenMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.RevokeCertificateRequest,
+      dev.outrider.v1.RevokeCertificateResponse> getRevokeCertificateMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "RevokeCertificate",
+      requestType = dev.outrider.v1.RevokeCertificateRequest.class,
+      responseType = dev.outrider.v1.RevokeCertificateResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.outrider.v1.RevokeCertificateRequest,
+      dev.outrider.v1.RevokeCertificateResponse> getRevokeCertificateMethod() {
+    io.grpc.MethodDescriptor<dev.outrider.v1.RevokeCertificateRequest, dev.outrider.v1.RevokeCertificateResponse> getRevokeCertificateMethod;
+    if ((getRevokeCertificateMethod = AccessServiceGrpc.getRevokeCertificateMethod) == null) {
+      synchronized (AccessServiceGrpc.class) {
+        if ((getRevokeCertificateMethod = AccessServiceGrpc.getRevokeCertificateMethod) == null) {
+          AccessServiceGrpc.getRevokeCertificateMethod = getRevokeCertificateMethod =
+              io.grpc.MethodDescriptor.<dev.outrider.v1.RevokeCertificateRequest, dev.outrider.v1.RevokeCertificateResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "RevokeCertificate"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.RevokeCertificateRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.RevokeCertificateResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new AccessServiceMethodDescriptorSupplier("RevokeCertificate"))
+              .build();
+        }
+      }
+    }
+    return getRevokeCertificateMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.ListTokensRequest,
       dev.outrider.v1.ListTokensResponse> getListTokensMethod;
 
@@ -206,7 +239,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public interface AsyncService {
@@ -223,7 +258,9 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Issues a token; the secret is in the response only. Operator only.
+     * Issues a token; the secret is in the response only. Admin credential
+     * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+     * one person must not be able to become two reviewers).
      * INVALID_ARGUMENT: no kind, empty or malformed subject.
      * </pre>
      */
@@ -234,13 +271,27 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-     * FAILED_PRECONDITION: already revoked.
+     * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+     * token_id; FAILED_PRECONDITION: already revoked.
      * </pre>
      */
     default void revokeToken(dev.outrider.v1.RevokeTokenRequest request,
         io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeTokenResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRevokeTokenMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+     * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+     * every process on the database (others within 250 ms). Admin credential
+     * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+     * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+     * </pre>
+     */
+    default void revokeCertificate(dev.outrider.v1.RevokeCertificateRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeCertificateResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRevokeCertificateMethod(), responseObserver);
     }
 
     /**
@@ -260,7 +311,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public static abstract class AccessServiceImplBase
@@ -277,7 +330,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public static final class AccessServiceStub
@@ -306,7 +361,9 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Issues a token; the secret is in the response only. Operator only.
+     * Issues a token; the secret is in the response only. Admin credential
+     * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+     * one person must not be able to become two reviewers).
      * INVALID_ARGUMENT: no kind, empty or malformed subject.
      * </pre>
      */
@@ -318,14 +375,29 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-     * FAILED_PRECONDITION: already revoked.
+     * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+     * token_id; FAILED_PRECONDITION: already revoked.
      * </pre>
      */
     public void revokeToken(dev.outrider.v1.RevokeTokenRequest request,
         io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeTokenResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getRevokeTokenMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+     * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+     * every process on the database (others within 250 ms). Admin credential
+     * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+     * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+     * </pre>
+     */
+    public void revokeCertificate(dev.outrider.v1.RevokeCertificateRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeCertificateResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRevokeCertificateMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -346,7 +418,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public static final class AccessServiceBlockingV2Stub
@@ -374,7 +448,9 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Issues a token; the secret is in the response only. Operator only.
+     * Issues a token; the secret is in the response only. Admin credential
+     * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+     * one person must not be able to become two reviewers).
      * INVALID_ARGUMENT: no kind, empty or malformed subject.
      * </pre>
      */
@@ -385,13 +461,27 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-     * FAILED_PRECONDITION: already revoked.
+     * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+     * token_id; FAILED_PRECONDITION: already revoked.
      * </pre>
      */
     public dev.outrider.v1.RevokeTokenResponse revokeToken(dev.outrider.v1.RevokeTokenRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getRevokeTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+     * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+     * every process on the database (others within 250 ms). Admin credential
+     * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+     * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+     * </pre>
+     */
+    public dev.outrider.v1.RevokeCertificateResponse revokeCertificate(dev.outrider.v1.RevokeCertificateRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRevokeCertificateMethod(), getCallOptions(), request);
     }
 
     /**
@@ -411,7 +501,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public static final class AccessServiceBlockingStub
@@ -439,7 +531,9 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Issues a token; the secret is in the response only. Operator only.
+     * Issues a token; the secret is in the response only. Admin credential
+     * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+     * one person must not be able to become two reviewers).
      * INVALID_ARGUMENT: no kind, empty or malformed subject.
      * </pre>
      */
@@ -450,13 +544,27 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-     * FAILED_PRECONDITION: already revoked.
+     * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+     * token_id; FAILED_PRECONDITION: already revoked.
      * </pre>
      */
     public dev.outrider.v1.RevokeTokenResponse revokeToken(dev.outrider.v1.RevokeTokenRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getRevokeTokenMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+     * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+     * every process on the database (others within 250 ms). Admin credential
+     * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+     * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+     * </pre>
+     */
+    public dev.outrider.v1.RevokeCertificateResponse revokeCertificate(dev.outrider.v1.RevokeCertificateRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRevokeCertificateMethod(), getCallOptions(), request);
     }
 
     /**
@@ -476,7 +584,9 @@ public final class AccessServiceGrpc {
    * Credentials: who may call what. Every call to every service carries a bearer token in the
    * `authorization: Bearer &lt;token&gt;` metadata, or a client certificate when mTLS is on.
    * Missing or unknown credential: UNAUTHENTICATED. Right credential, wrong scope: PERMISSION_DENIED.
-   * Over the per-credential rate limit: RESOURCE_EXHAUSTED.
+   * Over the per-credential rate limit: RESOURCE_EXHAUSTED. A credential of a
+   * killed agent: PERMISSION_DENIED with reason AGENT_TERMINATED on every RPC
+   * (CheckAction answers BLOCK instead) until an operator reinstates the agent.
    * </pre>
    */
   public static final class AccessServiceFutureStub
@@ -505,7 +615,9 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Issues a token; the secret is in the response only. Operator only.
+     * Issues a token; the secret is in the response only. Admin credential
+     * only (PERMISSION_DENIED, reason ADMIN_REQUIRED, for ordinary operators:
+     * one person must not be able to become two reviewers).
      * INVALID_ARGUMENT: no kind, empty or malformed subject.
      * </pre>
      */
@@ -517,14 +629,29 @@ public final class AccessServiceGrpc {
 
     /**
      * <pre>
-     * Revokes a token at once. Operator only. NOT_FOUND: unknown token_id;
-     * FAILED_PRECONDITION: already revoked.
+     * Revokes a token at once. Admin credential only. NOT_FOUND: unknown
+     * token_id; FAILED_PRECONDITION: already revoked.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.RevokeTokenResponse> revokeToken(
         dev.outrider.v1.RevokeTokenRequest request) {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getRevokeTokenMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Revokes an mTLS client certificate by the SHA-256 of its DER encoding:
+     * from then on it is refused (UNAUTHENTICATED, reason CERTIFICATE_REVOKED) by
+     * every process on the database (others within 250 ms). Admin credential
+     * only. INVALID_ARGUMENT: not 64 hex digits (colons allowed).
+     * FAILED_PRECONDITION (ALREADY_REVOKED): revoked before.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.RevokeCertificateResponse> revokeCertificate(
+        dev.outrider.v1.RevokeCertificateRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRevokeCertificateMethod(), getCallOptions()), request);
     }
 
     /**
@@ -542,7 +669,8 @@ public final class AccessServiceGrpc {
   private static final int METHODID_WHO_AM_I = 0;
   private static final int METHODID_ISSUE_TOKEN = 1;
   private static final int METHODID_REVOKE_TOKEN = 2;
-  private static final int METHODID_LIST_TOKENS = 3;
+  private static final int METHODID_REVOKE_CERTIFICATE = 3;
+  private static final int METHODID_LIST_TOKENS = 4;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -572,6 +700,10 @@ public final class AccessServiceGrpc {
         case METHODID_REVOKE_TOKEN:
           serviceImpl.revokeToken((dev.outrider.v1.RevokeTokenRequest) request,
               (io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeTokenResponse>) responseObserver);
+          break;
+        case METHODID_REVOKE_CERTIFICATE:
+          serviceImpl.revokeCertificate((dev.outrider.v1.RevokeCertificateRequest) request,
+              (io.grpc.stub.StreamObserver<dev.outrider.v1.RevokeCertificateResponse>) responseObserver);
           break;
         case METHODID_LIST_TOKENS:
           serviceImpl.listTokens((dev.outrider.v1.ListTokensRequest) request,
@@ -616,6 +748,13 @@ public final class AccessServiceGrpc {
               dev.outrider.v1.RevokeTokenRequest,
               dev.outrider.v1.RevokeTokenResponse>(
                 service, METHODID_REVOKE_TOKEN)))
+        .addMethod(
+          getRevokeCertificateMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.outrider.v1.RevokeCertificateRequest,
+              dev.outrider.v1.RevokeCertificateResponse>(
+                service, METHODID_REVOKE_CERTIFICATE)))
         .addMethod(
           getListTokensMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -674,6 +813,7 @@ public final class AccessServiceGrpc {
               .addMethod(getWhoAmIMethod())
               .addMethod(getIssueTokenMethod())
               .addMethod(getRevokeTokenMethod())
+              .addMethod(getRevokeCertificateMethod())
               .addMethod(getListTokensMethod())
               .build();
         }

@@ -57,6 +57,16 @@ public final class AccessServiceProto extends com.google.protobuf.GeneratedFile 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_RevokeTokenResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_RevokeCertificateRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_RevokeCertificateRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_RevokeCertificateResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_RevokeCertificateResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_ListTokensRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -76,43 +86,54 @@ public final class AccessServiceProto extends com.google.protobuf.GeneratedFile 
   static {
     java.lang.String[] descriptorData = {
       "\n outrider/v1/access_service.proto\022\013outr" +
-      "ider.v1\032\030outrider/v1/access.proto\"\017\n\rWho" +
-      "AmIRequest\"\240\001\n\016WhoAmIResponse\022.\n\004kind\030\001 " +
-      "\001(\0162\032.outrider.v1.PrincipalKindR\004kind\022\030\n" +
-      "\007subject\030\002 \001(\tR\007subject\022)\n\020authenticated" +
-      "_by\030\003 \001(\tR\017authenticatedBy\022\031\n\010token_id\030\004" +
-      " \001(\tR\007tokenId\"\236\001\n\021IssueTokenRequest\022.\n\004k" +
-      "ind\030\001 \001(\0162\032.outrider.v1.PrincipalKindR\004k" +
-      "ind\022\030\n\007subject\030\002 \001(\tR\007subject\022 \n\013descrip" +
-      "tion\030\003 \001(\tR\013description\022\035\n\nrequest_id\030\004 " +
-      "\001(\tR\trequestId\"V\n\022IssueTokenResponse\022(\n\005" +
-      "token\030\001 \001(\0132\022.outrider.v1.TokenR\005token\022\026" +
-      "\n\006secret\030\002 \001(\tR\006secret\"N\n\022RevokeTokenReq" +
-      "uest\022\031\n\010token_id\030\001 \001(\tR\007tokenId\022\035\n\nreque" +
-      "st_id\030\002 \001(\tR\trequestId\"?\n\023RevokeTokenRes" +
-      "ponse\022(\n\005token\030\001 \001(\0132\022.outrider.v1.Token" +
-      "R\005token\"\222\001\n\021ListTokensRequest\022\030\n\007subject" +
-      "\030\001 \001(\tR\007subject\022\'\n\017include_revoked\030\002 \001(\010" +
-      "R\016includeRevoked\022\033\n\tpage_size\030\003 \001(\005R\010pag" +
-      "eSize\022\035\n\npage_token\030\004 \001(\tR\tpageToken\"h\n\022" +
-      "ListTokensResponse\022*\n\006tokens\030\001 \003(\0132\022.out" +
-      "rider.v1.TokenR\006tokens\022&\n\017next_page_toke" +
-      "n\030\002 \001(\tR\rnextPageToken2\302\002\n\rAccessService" +
-      "\022A\n\006WhoAmI\022\032.outrider.v1.WhoAmIRequest\032\033" +
-      ".outrider.v1.WhoAmIResponse\022M\n\nIssueToke" +
-      "n\022\036.outrider.v1.IssueTokenRequest\032\037.outr" +
-      "ider.v1.IssueTokenResponse\022P\n\013RevokeToke" +
-      "n\022\037.outrider.v1.RevokeTokenRequest\032 .out" +
-      "rider.v1.RevokeTokenResponse\022M\n\nListToke" +
-      "ns\022\036.outrider.v1.ListTokensRequest\032\037.out" +
-      "rider.v1.ListTokensResponseBk\n\017dev.outri" +
-      "der.v1B\022AccessServiceProtoP\001ZBgithub.com" +
-      "/outrider-dev/outrider/clients/go/outrid" +
-      "er/v1;outriderv1b\006proto3"
+      "ider.v1\032\037google/protobuf/timestamp.proto" +
+      "\032\030outrider/v1/access.proto\"\017\n\rWhoAmIRequ" +
+      "est\"\266\001\n\016WhoAmIResponse\022.\n\004kind\030\001 \001(\0162\032.o" +
+      "utrider.v1.PrincipalKindR\004kind\022\030\n\007subjec" +
+      "t\030\002 \001(\tR\007subject\022)\n\020authenticated_by\030\003 \001" +
+      "(\tR\017authenticatedBy\022\031\n\010token_id\030\004 \001(\tR\007t" +
+      "okenId\022\024\n\005admin\030\005 \001(\010R\005admin\"\236\001\n\021IssueTo" +
+      "kenRequest\022.\n\004kind\030\001 \001(\0162\032.outrider.v1.P" +
+      "rincipalKindR\004kind\022\030\n\007subject\030\002 \001(\tR\007sub" +
+      "ject\022 \n\013description\030\003 \001(\tR\013description\022\035" +
+      "\n\nrequest_id\030\004 \001(\tR\trequestId\"V\n\022IssueTo" +
+      "kenResponse\022(\n\005token\030\001 \001(\0132\022.outrider.v1" +
+      ".TokenR\005token\022\026\n\006secret\030\002 \001(\tR\006secret\"N\n" +
+      "\022RevokeTokenRequest\022\031\n\010token_id\030\001 \001(\tR\007t" +
+      "okenId\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\"?\n" +
+      "\023RevokeTokenResponse\022(\n\005token\030\001 \001(\0132\022.ou" +
+      "trider.v1.TokenR\005token\"s\n\030RevokeCertific" +
+      "ateRequest\022 \n\013fingerprint\030\001 \001(\tR\013fingerp" +
+      "rint\022\026\n\006reason\030\002 \001(\tR\006reason\022\035\n\nrequest_" +
+      "id\030\003 \001(\tR\trequestId\"z\n\031RevokeCertificate" +
+      "Response\022 \n\013fingerprint\030\001 \001(\tR\013fingerpri" +
+      "nt\022;\n\013revoke_time\030\002 \001(\0132\032.google.protobu" +
+      "f.TimestampR\nrevokeTime\"\222\001\n\021ListTokensRe" +
+      "quest\022\030\n\007subject\030\001 \001(\tR\007subject\022\'\n\017inclu" +
+      "de_revoked\030\002 \001(\010R\016includeRevoked\022\033\n\tpage" +
+      "_size\030\003 \001(\005R\010pageSize\022\035\n\npage_token\030\004 \001(" +
+      "\tR\tpageToken\"h\n\022ListTokensResponse\022*\n\006to" +
+      "kens\030\001 \003(\0132\022.outrider.v1.TokenR\006tokens\022&" +
+      "\n\017next_page_token\030\002 \001(\tR\rnextPageToken2\246" +
+      "\003\n\rAccessService\022A\n\006WhoAmI\022\032.outrider.v1" +
+      ".WhoAmIRequest\032\033.outrider.v1.WhoAmIRespo" +
+      "nse\022M\n\nIssueToken\022\036.outrider.v1.IssueTok" +
+      "enRequest\032\037.outrider.v1.IssueTokenRespon" +
+      "se\022P\n\013RevokeToken\022\037.outrider.v1.RevokeTo" +
+      "kenRequest\032 .outrider.v1.RevokeTokenResp" +
+      "onse\022b\n\021RevokeCertificate\022%.outrider.v1." +
+      "RevokeCertificateRequest\032&.outrider.v1.R" +
+      "evokeCertificateResponse\022M\n\nListTokens\022\036" +
+      ".outrider.v1.ListTokensRequest\032\037.outride" +
+      "r.v1.ListTokensResponseBk\n\017dev.outrider." +
+      "v1B\022AccessServiceProtoP\001ZBgithub.com/out" +
+      "rider-dev/outrider/clients/go/outrider/v" +
+      "1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.TimestampProto.getDescriptor(),
           dev.outrider.v1.AccessProto.getDescriptor(),
         });
     internal_static_outrider_v1_WhoAmIRequest_descriptor =
@@ -126,7 +147,7 @@ public final class AccessServiceProto extends com.google.protobuf.GeneratedFile 
     internal_static_outrider_v1_WhoAmIResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WhoAmIResponse_descriptor,
-        new java.lang.String[] { "Kind", "Subject", "AuthenticatedBy", "TokenId", });
+        new java.lang.String[] { "Kind", "Subject", "AuthenticatedBy", "TokenId", "Admin", });
     internal_static_outrider_v1_IssueTokenRequest_descriptor =
       getDescriptor().getMessageType(2);
     internal_static_outrider_v1_IssueTokenRequest_fieldAccessorTable = new
@@ -151,19 +172,32 @@ public final class AccessServiceProto extends com.google.protobuf.GeneratedFile 
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RevokeTokenResponse_descriptor,
         new java.lang.String[] { "Token", });
-    internal_static_outrider_v1_ListTokensRequest_descriptor =
+    internal_static_outrider_v1_RevokeCertificateRequest_descriptor =
       getDescriptor().getMessageType(6);
+    internal_static_outrider_v1_RevokeCertificateRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_RevokeCertificateRequest_descriptor,
+        new java.lang.String[] { "Fingerprint", "Reason", "RequestId", });
+    internal_static_outrider_v1_RevokeCertificateResponse_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_outrider_v1_RevokeCertificateResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_RevokeCertificateResponse_descriptor,
+        new java.lang.String[] { "Fingerprint", "RevokeTime", });
+    internal_static_outrider_v1_ListTokensRequest_descriptor =
+      getDescriptor().getMessageType(8);
     internal_static_outrider_v1_ListTokensRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListTokensRequest_descriptor,
         new java.lang.String[] { "Subject", "IncludeRevoked", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListTokensResponse_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(9);
     internal_static_outrider_v1_ListTokensResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListTokensResponse_descriptor,
         new java.lang.String[] { "Tokens", "NextPageToken", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.TimestampProto.getDescriptor();
     dev.outrider.v1.AccessProto.getDescriptor();
   }
 

@@ -36,6 +36,7 @@ private static final long serialVersionUID = 0L;
     toAgent_ = "";
     detail_ = "";
     source_ = "";
+    reporter_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -263,6 +264,55 @@ private static final long serialVersionUID = 0L;
     return failureTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : failureTime_;
   }
 
+  public static final int REPORTER_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object reporter_ = "";
+  /**
+   * <pre>
+   * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+   * "sidecar" for failures the sidecar observed itself (a breaker opened).
+   * </pre>
+   *
+   * <code>string reporter = 6 [json_name = "reporter"];</code>
+   * @return The reporter.
+   */
+  @java.lang.Override
+  public java.lang.String getReporter() {
+    java.lang.Object ref = reporter_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      reporter_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+   * "sidecar" for failures the sidecar observed itself (a breaker opened).
+   * </pre>
+   *
+   * <code>string reporter = 6 [json_name = "reporter"];</code>
+   * @return The bytes for reporter.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getReporterBytes() {
+    java.lang.Object ref = reporter_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      reporter_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -292,6 +342,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(5, getFailureTime());
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(reporter_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 6, reporter_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -311,6 +364,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(5, getFailureTime());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(reporter_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(6, reporter_);
     }
     return size;
   }
@@ -349,6 +405,8 @@ private static final long serialVersionUID = 0L;
       if (!getFailureTime()
           .equals(other.getFailureTime())) return false;
     }
+    if (!getReporter()
+        .equals(other.getReporter())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -372,6 +430,8 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + FAILURE_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getFailureTime().hashCode();
     }
+    hash = (37 * hash) + REPORTER_FIELD_NUMBER;
+    hash = (53 * hash) + getReporter().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -522,6 +582,7 @@ private static final long serialVersionUID = 0L;
         failureTimeBuilder_.dispose();
         failureTimeBuilder_ = null;
       }
+      reporter_ = "";
       return this;
     }
 
@@ -574,6 +635,9 @@ private static final long serialVersionUID = 0L;
             : failureTimeBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.reporter_ = reporter_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -611,6 +675,11 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasFailureTime()) {
         mergeFailureTime(other.getFailureTime());
+      }
+      if (!other.getReporter().isEmpty()) {
+        reporter_ = other.reporter_;
+        bitField0_ |= 0x00000020;
+        onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -665,6 +734,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              reporter_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1149,6 +1223,103 @@ private static final long serialVersionUID = 0L;
         failureTime_ = null;
       }
       return failureTimeBuilder_;
+    }
+
+    private java.lang.Object reporter_ = "";
+    /**
+     * <pre>
+     * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+     * "sidecar" for failures the sidecar observed itself (a breaker opened).
+     * </pre>
+     *
+     * <code>string reporter = 6 [json_name = "reporter"];</code>
+     * @return The reporter.
+     */
+    public java.lang.String getReporter() {
+      java.lang.Object ref = reporter_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        reporter_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+     * "sidecar" for failures the sidecar observed itself (a breaker opened).
+     * </pre>
+     *
+     * <code>string reporter = 6 [json_name = "reporter"];</code>
+     * @return The bytes for reporter.
+     */
+    public com.google.protobuf.ByteString
+        getReporterBytes() {
+      java.lang.Object ref = reporter_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        reporter_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+     * "sidecar" for failures the sidecar observed itself (a breaker opened).
+     * </pre>
+     *
+     * <code>string reporter = 6 [json_name = "reporter"];</code>
+     * @param value The reporter to set.
+     * @return This builder for chaining.
+     */
+    public Builder setReporter(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      reporter_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+     * "sidecar" for failures the sidecar observed itself (a breaker opened).
+     * </pre>
+     *
+     * <code>string reporter = 6 [json_name = "reporter"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearReporter() {
+      reporter_ = getDefaultInstance().getReporter();
+      bitField0_ = (bitField0_ & ~0x00000020);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+     * "sidecar" for failures the sidecar observed itself (a breaker opened).
+     * </pre>
+     *
+     * <code>string reporter = 6 [json_name = "reporter"];</code>
+     * @param value The bytes for reporter to set.
+     * @return This builder for chaining.
+     */
+    public Builder setReporterBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      reporter_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.AgentFailure)

@@ -96,4 +96,26 @@ public interface AgentFailureOrBuilder extends
    * <code>.google.protobuf.Timestamp failure_time = 5 [json_name = "failureTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getFailureTimeOrBuilder();
+
+  /**
+   * <pre>
+   * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+   * "sidecar" for failures the sidecar observed itself (a breaker opened).
+   * </pre>
+   *
+   * <code>string reporter = 6 [json_name = "reporter"];</code>
+   * @return The reporter.
+   */
+  java.lang.String getReporter();
+  /**
+   * <pre>
+   * Who reported it, from the credential: "agent:ID", "operator:NAME", or
+   * "sidecar" for failures the sidecar observed itself (a breaker opened).
+   * </pre>
+   *
+   * <code>string reporter = 6 [json_name = "reporter"];</code>
+   * @return The bytes for reporter.
+   */
+  com.google.protobuf.ByteString
+      getReporterBytes();
 }

@@ -706,6 +706,53 @@ private static final long serialVersionUID = 0L;
     return editedContext_ == null ? com.google.protobuf.Struct.getDefaultInstance() : editedContext_;
   }
 
+  public static final int CONSUME_TIME_FIELD_NUMBER = 18;
+  private com.google.protobuf.Timestamp consumeTime_;
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   * @return Whether the consumeTime field is set.
+   */
+  @java.lang.Override
+  public boolean hasConsumeTime() {
+    return ((bitField0_ & 0x00000020) != 0);
+  }
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   * @return The consumeTime.
+   */
+  @java.lang.Override
+  public com.google.protobuf.Timestamp getConsumeTime() {
+    return consumeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : consumeTime_;
+  }
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   */
+  @java.lang.Override
+  public com.google.protobuf.TimestampOrBuilder getConsumeTimeOrBuilder() {
+    return consumeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : consumeTime_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -770,6 +817,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000010) != 0)) {
       output.writeMessage(17, getEditedContext());
+    }
+    if (((bitField0_ & 0x00000020) != 0)) {
+      output.writeMessage(18, getConsumeTime());
     }
     getUnknownFields().writeTo(output);
   }
@@ -844,6 +894,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(17, getEditedContext());
     }
+    if (((bitField0_ & 0x00000020) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(18, getConsumeTime());
+    }
     return size;
   }
   @java.lang.Override
@@ -916,6 +970,11 @@ private static final long serialVersionUID = 0L;
       if (!getEditedContext()
           .equals(other.getEditedContext())) return false;
     }
+    if (hasConsumeTime() != other.hasConsumeTime()) return false;
+    if (hasConsumeTime()) {
+      if (!getConsumeTime()
+          .equals(other.getConsumeTime())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -974,6 +1033,10 @@ private static final long serialVersionUID = 0L;
     if (hasEditedContext()) {
       hash = (37 * hash) + EDITED_CONTEXT_FIELD_NUMBER;
       hash = (53 * hash) + getEditedContext().hashCode();
+    }
+    if (hasConsumeTime()) {
+      hash = (37 * hash) + CONSUME_TIME_FIELD_NUMBER;
+      hash = (53 * hash) + getConsumeTime().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -1116,6 +1179,7 @@ private static final long serialVersionUID = 0L;
         internalGetVotesFieldBuilder();
         internalGetWarningsFieldBuilder();
         internalGetEditedContextFieldBuilder();
+        internalGetConsumeTimeFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1170,6 +1234,11 @@ private static final long serialVersionUID = 0L;
       if (editedContextBuilder_ != null) {
         editedContextBuilder_.dispose();
         editedContextBuilder_ = null;
+      }
+      consumeTime_ = null;
+      if (consumeTimeBuilder_ != null) {
+        consumeTimeBuilder_.dispose();
+        consumeTimeBuilder_ = null;
       }
       return this;
     }
@@ -1286,6 +1355,12 @@ private static final long serialVersionUID = 0L;
             ? editedContext_
             : editedContextBuilder_.build();
         to_bitField0_ |= 0x00000010;
+      }
+      if (((from_bitField0_ & 0x00020000) != 0)) {
+        result.consumeTime_ = consumeTimeBuilder_ == null
+            ? consumeTime_
+            : consumeTimeBuilder_.build();
+        to_bitField0_ |= 0x00000020;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1416,6 +1491,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasEditedContext()) {
         mergeEditedContext(other.getEditedContext());
+      }
+      if (other.hasConsumeTime()) {
+        mergeConsumeTime(other.getConsumeTime());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1554,6 +1632,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00010000;
               break;
             } // case 138
+            case 146: {
+              input.readMessage(
+                  internalGetConsumeTimeFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00020000;
+              break;
+            } // case 146
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3538,6 +3623,190 @@ private static final long serialVersionUID = 0L;
         editedContext_ = null;
       }
       return editedContextBuilder_;
+    }
+
+    private com.google.protobuf.Timestamp consumeTime_;
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> consumeTimeBuilder_;
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     * @return Whether the consumeTime field is set.
+     */
+    public boolean hasConsumeTime() {
+      return ((bitField0_ & 0x00020000) != 0);
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     * @return The consumeTime.
+     */
+    public com.google.protobuf.Timestamp getConsumeTime() {
+      if (consumeTimeBuilder_ == null) {
+        return consumeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : consumeTime_;
+      } else {
+        return consumeTimeBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public Builder setConsumeTime(com.google.protobuf.Timestamp value) {
+      if (consumeTimeBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        consumeTime_ = value;
+      } else {
+        consumeTimeBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public Builder setConsumeTime(
+        com.google.protobuf.Timestamp.Builder builderForValue) {
+      if (consumeTimeBuilder_ == null) {
+        consumeTime_ = builderForValue.build();
+      } else {
+        consumeTimeBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public Builder mergeConsumeTime(com.google.protobuf.Timestamp value) {
+      if (consumeTimeBuilder_ == null) {
+        if (((bitField0_ & 0x00020000) != 0) &&
+          consumeTime_ != null &&
+          consumeTime_ != com.google.protobuf.Timestamp.getDefaultInstance()) {
+          getConsumeTimeBuilder().mergeFrom(value);
+        } else {
+          consumeTime_ = value;
+        }
+      } else {
+        consumeTimeBuilder_.mergeFrom(value);
+      }
+      if (consumeTime_ != null) {
+        bitField0_ |= 0x00020000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public Builder clearConsumeTime() {
+      bitField0_ = (bitField0_ & ~0x00020000);
+      consumeTime_ = null;
+      if (consumeTimeBuilder_ != null) {
+        consumeTimeBuilder_.dispose();
+        consumeTimeBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public com.google.protobuf.Timestamp.Builder getConsumeTimeBuilder() {
+      bitField0_ |= 0x00020000;
+      onChanged();
+      return internalGetConsumeTimeFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    public com.google.protobuf.TimestampOrBuilder getConsumeTimeOrBuilder() {
+      if (consumeTimeBuilder_ != null) {
+        return consumeTimeBuilder_.getMessageOrBuilder();
+      } else {
+        return consumeTime_ == null ?
+            com.google.protobuf.Timestamp.getDefaultInstance() : consumeTime_;
+      }
+    }
+    /**
+     * <pre>
+     * When the approval's one allowed answer was delivered. An approval grants
+     * one action: a later CheckAction with the same request id, action and
+     * context answers BLOCK ("approval apr_... was already used"), or opens a
+     * new request when the hitl guardrail says `on_reuse: ask_again`.
+     * </pre>
+     *
+     * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder> 
+        internalGetConsumeTimeFieldBuilder() {
+      if (consumeTimeBuilder_ == null) {
+        consumeTimeBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            com.google.protobuf.Timestamp, com.google.protobuf.Timestamp.Builder, com.google.protobuf.TimestampOrBuilder>(
+                getConsumeTime(),
+                getParentForChildren(),
+                isClean());
+        consumeTime_ = null;
+      }
+      return consumeTimeBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.Approval)

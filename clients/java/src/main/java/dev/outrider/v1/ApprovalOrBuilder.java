@@ -311,4 +311,40 @@ public interface ApprovalOrBuilder extends
    * <code>.google.protobuf.Struct edited_context = 17 [json_name = "editedContext"];</code>
    */
   com.google.protobuf.StructOrBuilder getEditedContextOrBuilder();
+
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   * @return Whether the consumeTime field is set.
+   */
+  boolean hasConsumeTime();
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   * @return The consumeTime.
+   */
+  com.google.protobuf.Timestamp getConsumeTime();
+  /**
+   * <pre>
+   * When the approval's one allowed answer was delivered. An approval grants
+   * one action: a later CheckAction with the same request id, action and
+   * context answers BLOCK ("approval apr_... was already used"), or opens a
+   * new request when the hitl guardrail says `on_reuse: ask_again`.
+   * </pre>
+   *
+   * <code>.google.protobuf.Timestamp consume_time = 18 [json_name = "consumeTime"];</code>
+   */
+  com.google.protobuf.TimestampOrBuilder getConsumeTimeOrBuilder();
 }

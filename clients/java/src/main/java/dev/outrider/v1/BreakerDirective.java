@@ -7,7 +7,8 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * What the client must do with the guarded call, following seed 000 exactly.
+ * What the client must do with the guarded call, following the SupervisorAgent
+ * library's FailureIsolator exactly.
  * </pre>
  *
  * Protobuf enum {@code outrider.v1.BreakerDirective}

@@ -390,6 +390,26 @@ private static final long serialVersionUID = 0L;
     return detectTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : detectTime_;
   }
 
+  public static final int CORROBORATED_FIELD_NUMBER = 9;
+  private boolean corroborated_ = false;
+  /**
+   * <pre>
+   * Whether the evidence against the agents the action targets is strong
+   * enough to act on: at least `threshold` distinct reporters other than the
+   * accused, or a failure the sidecar observed (its breaker opened, its
+   * health check failed) or an operator reported. The action (kill the root,
+   * open breakers) only runs against corroborated agents; the event fires
+   * either way.
+   * </pre>
+   *
+   * <code>bool corroborated = 9 [json_name = "corroborated"];</code>
+   * @return The corroborated.
+   */
+  @java.lang.Override
+  public boolean getCorroborated() {
+    return corroborated_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -427,6 +447,9 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(8, getDetectTime());
+    }
+    if (corroborated_ != false) {
+      output.writeBool(9, corroborated_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -474,6 +497,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(8, getDetectTime());
     }
+    if (corroborated_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(9, corroborated_);
+    }
     return size;
   }
   @java.lang.Override
@@ -516,6 +543,8 @@ private static final long serialVersionUID = 0L;
       if (!getDetectTime()
           .equals(other.getDetectTime())) return false;
     }
+    if (getCorroborated()
+        != other.getCorroborated()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -551,6 +580,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + DETECT_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getDetectTime().hashCode();
     }
+    hash = (37 * hash) + CORROBORATED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getCorroborated());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -715,6 +747,7 @@ private static final long serialVersionUID = 0L;
         detectTimeBuilder_.dispose();
         detectTimeBuilder_ = null;
       }
+      corroborated_ = false;
       return this;
     }
 
@@ -787,6 +820,9 @@ private static final long serialVersionUID = 0L;
             ? detectTime_
             : detectTimeBuilder_.build();
         to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.corroborated_ = corroborated_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -870,6 +906,9 @@ private static final long serialVersionUID = 0L;
       if (other.hasDetectTime()) {
         mergeDetectTime(other.getDetectTime());
       }
+      if (other.getCorroborated() != false) {
+        setCorroborated(other.getCorroborated());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -946,6 +985,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 66
+            case 72: {
+              corroborated_ = input.readBool();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 72
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1929,6 +1973,65 @@ private static final long serialVersionUID = 0L;
         detectTime_ = null;
       }
       return detectTimeBuilder_;
+    }
+
+    private boolean corroborated_ ;
+    /**
+     * <pre>
+     * Whether the evidence against the agents the action targets is strong
+     * enough to act on: at least `threshold` distinct reporters other than the
+     * accused, or a failure the sidecar observed (its breaker opened, its
+     * health check failed) or an operator reported. The action (kill the root,
+     * open breakers) only runs against corroborated agents; the event fires
+     * either way.
+     * </pre>
+     *
+     * <code>bool corroborated = 9 [json_name = "corroborated"];</code>
+     * @return The corroborated.
+     */
+    @java.lang.Override
+    public boolean getCorroborated() {
+      return corroborated_;
+    }
+    /**
+     * <pre>
+     * Whether the evidence against the agents the action targets is strong
+     * enough to act on: at least `threshold` distinct reporters other than the
+     * accused, or a failure the sidecar observed (its breaker opened, its
+     * health check failed) or an operator reported. The action (kill the root,
+     * open breakers) only runs against corroborated agents; the event fires
+     * either way.
+     * </pre>
+     *
+     * <code>bool corroborated = 9 [json_name = "corroborated"];</code>
+     * @param value The corroborated to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCorroborated(boolean value) {
+
+      corroborated_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Whether the evidence against the agents the action targets is strong
+     * enough to act on: at least `threshold` distinct reporters other than the
+     * accused, or a failure the sidecar observed (its breaker opened, its
+     * health check failed) or an operator reported. The action (kill the root,
+     * open breakers) only runs against corroborated agents; the event fires
+     * either way.
+     * </pre>
+     *
+     * <code>bool corroborated = 9 [json_name = "corroborated"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearCorroborated() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      corroborated_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.Cascade)

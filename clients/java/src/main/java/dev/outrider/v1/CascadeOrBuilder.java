@@ -195,4 +195,19 @@ public interface CascadeOrBuilder extends
    * <code>.google.protobuf.Timestamp detect_time = 8 [json_name = "detectTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getDetectTimeOrBuilder();
+
+  /**
+   * <pre>
+   * Whether the evidence against the agents the action targets is strong
+   * enough to act on: at least `threshold` distinct reporters other than the
+   * accused, or a failure the sidecar observed (its breaker opened, its
+   * health check failed) or an operator reported. The action (kill the root,
+   * open breakers) only runs against corroborated agents; the event fires
+   * either way.
+   * </pre>
+   *
+   * <code>bool corroborated = 9 [json_name = "corroborated"];</code>
+   * @return The corroborated.
+   */
+  boolean getCorroborated();
 }

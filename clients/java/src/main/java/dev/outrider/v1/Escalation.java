@@ -139,7 +139,7 @@ private static final long serialVersionUID = 0L;
   private int failedAttempts_ = 0;
   /**
    * <pre>
-   * The retry count when escalated (seed onEscalation's failedAttempts).
+   * The retry count when escalated (the library's onEscalation failedAttempts).
    * </pre>
    *
    * <code>int32 failed_attempts = 3 [json_name = "failedAttempts"];</code>
@@ -843,7 +843,7 @@ private static final long serialVersionUID = 0L;
     private int failedAttempts_ ;
     /**
      * <pre>
-     * The retry count when escalated (seed onEscalation's failedAttempts).
+     * The retry count when escalated (the library's onEscalation failedAttempts).
      * </pre>
      *
      * <code>int32 failed_attempts = 3 [json_name = "failedAttempts"];</code>
@@ -855,7 +855,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The retry count when escalated (seed onEscalation's failedAttempts).
+     * The retry count when escalated (the library's onEscalation failedAttempts).
      * </pre>
      *
      * <code>int32 failed_attempts = 3 [json_name = "failedAttempts"];</code>
@@ -871,7 +871,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The retry count when escalated (seed onEscalation's failedAttempts).
+     * The retry count when escalated (the library's onEscalation failedAttempts).
      * </pre>
      *
      * <code>int32 failed_attempts = 3 [json_name = "failedAttempts"];</code>

@@ -36,7 +36,7 @@ public interface EscalationOrBuilder extends
 
   /**
    * <pre>
-   * The retry count when escalated (seed onEscalation's failedAttempts).
+   * The retry count when escalated (the library's onEscalation failedAttempts).
    * </pre>
    *
    * <code>int32 failed_attempts = 3 [json_name = "failedAttempts"];</code>

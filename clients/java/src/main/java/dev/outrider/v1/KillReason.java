@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * Why an agent is killed (exactly the six of seed 002).
+ * Why an agent is killed (exactly the six of the Agent Governance Toolkit).
  * </pre>
  *
  * Protobuf enum {@code outrider.v1.KillReason}

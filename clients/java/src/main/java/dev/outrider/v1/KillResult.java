@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * The outcome of a kill (seed 002 KillResult). Durable.
+ * The outcome of a kill (the Agent Governance Toolkit's KillResult). Durable.
  * </pre>
  *
  * Protobuf type {@code outrider.v1.KillResult}
@@ -938,7 +938,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The outcome of a kill (seed 002 KillResult). Durable.
+   * The outcome of a kill (the Agent Governance Toolkit's KillResult). Durable.
    * </pre>
    *
    * Protobuf type {@code outrider.v1.KillResult}

@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * One step of an execution plan (seed 002 ActionStep).
+ * One step of an execution plan (the Agent Governance Toolkit's ActionStep).
  * </pre>
  *
  * Protobuf type {@code outrider.v1.PlanStep}
@@ -427,7 +427,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One step of an execution plan (seed 002 ActionStep).
+   * One step of an execution plan (the Agent Governance Toolkit's ActionStep).
    * </pre>
    *
    * Protobuf type {@code outrider.v1.PlanStep}

@@ -29,7 +29,10 @@ public enum PrincipalKind
   PRINCIPAL_KIND_AGENT(1),
   /**
    * <pre>
-   * An operator: may call every RPC, including guardrail, policy, kill and token changes.
+   * An operator: may call every RPC, including guardrail, policy and kill changes;
+   * issuing and revoking credentials needs an admin operator credential.
+   * Every operator credential belongs to one identity (its subject): approvals
+   * count identities, not credentials.
    * </pre>
    *
    * <code>PRINCIPAL_KIND_OPERATOR = 2;</code>
@@ -61,7 +64,10 @@ public enum PrincipalKind
   public static final int PRINCIPAL_KIND_AGENT_VALUE = 1;
   /**
    * <pre>
-   * An operator: may call every RPC, including guardrail, policy, kill and token changes.
+   * An operator: may call every RPC, including guardrail, policy and kill changes;
+   * issuing and revoking credentials needs an admin operator credential.
+   * Every operator credential belongs to one identity (its subject): approvals
+   * count identities, not credentials.
    * </pre>
    *
    * <code>PRINCIPAL_KIND_OPERATOR = 2;</code>

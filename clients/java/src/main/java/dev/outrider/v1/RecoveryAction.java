@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * What a recovery attempt does (seed 000 RecoveryAction).
+ * What a recovery attempt does (the SupervisorAgent library's RecoveryAction).
  * </pre>
  *
  * Protobuf enum {@code outrider.v1.RecoveryAction}

@@ -294,110 +294,112 @@ public final class RecoveryProto extends com.google.protobuf.GeneratedFile {
       "\004 \001(\0162\027.outrider.v1.KillReasonR\nkillReas" +
       "on\022\026\n\006source\030\005 \001(\tR\006source\022;\n\013update_tim" +
       "e\030\006 \001(\0132\032.google.protobuf.TimestampR\nupd" +
-      "ateTime\"\267\001\n\014AgentFailure\022\035\n\nfrom_agent\030\001" +
+      "ateTime\"\323\001\n\014AgentFailure\022\035\n\nfrom_agent\030\001" +
       " \001(\tR\tfromAgent\022\031\n\010to_agent\030\002 \001(\tR\007toAge" +
       "nt\022\026\n\006detail\030\003 \001(\tR\006detail\022\026\n\006source\030\004 \001" +
       "(\tR\006source\022=\n\014failure_time\030\005 \001(\0132\032.googl" +
-      "e.protobuf.TimestampR\013failureTime\"\316\002\n\007Ca" +
-      "scade\022\035\n\ncascade_id\030\001 \001(\tR\tcascadeId\0225\n\010" +
-      "failures\030\002 \003(\0132\031.outrider.v1.AgentFailur" +
-      "eR\010failures\022\033\n\tagent_ids\030\003 \003(\tR\010agentIds" +
-      "\022\035\n\nroot_agent\030\004 \001(\tR\trootAgent\0222\n\006actio" +
-      "n\030\005 \001(\0162\032.outrider.v1.CascadeActionR\006act" +
-      "ion\022\027\n\007kill_id\030\006 \001(\tR\006killId\022\'\n\017opened_b" +
-      "reakers\030\007 \003(\tR\016openedBreakers\022;\n\013detect_" +
-      "time\030\010 \001(\0132\032.google.protobuf.TimestampR\n" +
-      "detectTime\"q\n\013KillCommand\022\027\n\007kill_id\030\001 \001" +
-      "(\tR\006killId\022/\n\006reason\030\002 \001(\0162\027.outrider.v1" +
-      ".KillReasonR\006reason\022\030\n\007details\030\003 \001(\tR\007de" +
-      "tails\"\222\001\n\016HandoffCommand\022\027\n\007kill_id\030\001 \001(" +
-      "\tR\006killId\022\035\n\nsession_id\030\002 \001(\tR\tsessionId" +
-      "\022\035\n\nfrom_agent\030\003 \001(\tR\tfromAgent\022)\n\004step\030" +
-      "\004 \001(\0132\025.outrider.v1.SagaStepR\004step\"\250\003\n\016C" +
-      "ontrolCommand\022\035\n\ncommand_id\030\001 \001(\tR\tcomma" +
-      "ndId\0223\n\004type\030\002 \001(\0162\037.outrider.v1.Control" +
-      "CommandTypeR\004type\022\026\n\006reason\030\003 \001(\tR\006reaso" +
-      "n\0227\n\tsend_time\030\004 \001(\0132\032.google.protobuf.T" +
-      "imestampR\010sendTime\022;\n\013expire_time\030\005 \001(\0132" +
-      "\032.google.protobuf.TimestampR\nexpireTime\022" +
-      ".\n\004kill\030\n \001(\0132\030.outrider.v1.KillCommandH" +
-      "\000R\004kill\0227\n\007handoff\030\013 \001(\0132\033.outrider.v1.H" +
-      "andoffCommandH\000R\007handoff\022@\n\rbudget_signa" +
-      "l\030\014 \001(\0132\031.outrider.v1.BudgetSignalH\000R\014bu" +
-      "dgetSignalB\t\n\007payload\"a\n\013AttachHello\022\031\n\010" +
-      "agent_id\030\001 \001(\tR\007agentId\022\037\n\013instance_id\030\002" +
-      " \001(\tR\ninstanceId\022\026\n\006client\030\003 \001(\tR\006client" +
-      "\"z\n\nCommandAck\022\035\n\ncommand_id\030\001 \001(\tR\tcomm" +
-      "andId\0225\n\007outcome\030\002 \001(\0162\033.outrider.v1.Com" +
-      "mandOutcomeR\007outcome\022\026\n\006detail\030\003 \001(\tR\006de" +
-      "tail\"\021\n\017AttachHeartbeat\"\262\001\n\016AttachAccept" +
-      "ed\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022H\n\022heartbe" +
-      "at_interval\030\002 \001(\0132\031.google.protobuf.Dura" +
-      "tionR\021heartbeatInterval\022;\n\013server_time\030\003" +
-      " \001(\0132\032.google.protobuf.TimestampR\nserver" +
-      "Time\"\263\005\n\rRecoveryEvent\022\032\n\010sequence\030\001 \001(\003" +
-      "R\010sequence\0222\n\004type\030\002 \001(\0162\036.outrider.v1.R" +
-      "ecoveryEventTypeR\004type\022\031\n\010agent_id\030\003 \001(\t" +
-      "R\007agentId\0229\n\nevent_time\030\004 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\teventTime\022@\n\rhealth_s" +
-      "tatus\030\n \001(\0132\031.outrider.v1.HealthStatusH\000" +
-      "R\014healthStatus\022F\n\017recovery_result\030\013 \001(\0132" +
-      "\033.outrider.v1.RecoveryResultH\000R\016recovery" +
-      "Result\0229\n\nescalation\030\014 \001(\0132\027.outrider.v1" +
-      ".EscalationH\000R\nescalation\022-\n\004kill\030\r \001(\0132" +
-      "\027.outrider.v1.KillResultH\000R\004kill\0224\n\007hand" +
-      "off\030\016 \001(\0132\030.outrider.v1.StepHandoffH\000R\007h" +
-      "andoff\0220\n\007cascade\030\017 \001(\0132\024.outrider.v1.Ca" +
-      "scadeH\000R\007cascade\022S\n\024breaker_state_change" +
-      "\030\020 \001(\0132\037.outrider.v1.BreakerStateChangeH" +
-      "\000R\022breakerStateChange\022@\n\rbudget_signal\030\021" +
-      " \001(\0132\031.outrider.v1.BudgetSignalH\000R\014budge" +
-      "tSignalB\t\n\007payload*\307\001\n\016RecoveryAction\022\037\n" +
-      "\033RECOVERY_ACTION_UNSPECIFIED\020\000\022\031\n\025RECOVE" +
-      "RY_ACTION_EJECT\020\001\022\033\n\027RECOVERY_ACTION_REP" +
-      "LACE\020\002\022\033\n\027RECOVERY_ACTION_RESTART\020\003\022!\n\035R" +
-      "ECOVERY_ACTION_RESTART_CLEAN\020\004\022\034\n\030RECOVE" +
-      "RY_ACTION_ESCALATE\020\005*s\n\017RecoveryTrigger\022" +
-      " \n\034RECOVERY_TRIGGER_UNSPECIFIED\020\000\022!\n\035REC" +
-      "OVERY_TRIGGER_HEALTH_CHECK\020\001\022\033\n\027RECOVERY" +
-      "_TRIGGER_MANUAL\020\002*\341\001\n\nKillReason\022\033\n\027KILL" +
-      "_REASON_UNSPECIFIED\020\000\022 \n\034KILL_REASON_BEH" +
-      "AVIORAL_DRIFT\020\001\022\032\n\026KILL_REASON_RATE_LIMI" +
-      "T\020\002\022\033\n\027KILL_REASON_RING_BREACH\020\003\022\026\n\022KILL" +
-      "_REASON_MANUAL\020\004\022\"\n\036KILL_REASON_QUARANTI" +
-      "NE_TIMEOUT\020\005\022\037\n\033KILL_REASON_SESSION_TIME" +
-      "OUT\020\006*\245\001\n\rHandoffStatus\022\036\n\032HANDOFF_STATU" +
-      "S_UNSPECIFIED\020\000\022\032\n\026HANDOFF_STATUS_PENDIN" +
-      "G\020\001\022\035\n\031HANDOFF_STATUS_HANDED_OFF\020\002\022\031\n\025HA" +
-      "NDOFF_STATUS_FAILED\020\003\022\036\n\032HANDOFF_STATUS_" +
-      "COMPENSATED\020\004*\210\001\n\rCascadeAction\022\036\n\032CASCA" +
-      "DE_ACTION_UNSPECIFIED\020\000\022\027\n\023CASCADE_ACTIO" +
-      "N_NONE\020\001\022 \n\034CASCADE_ACTION_OPEN_BREAKERS" +
-      "\020\002\022\034\n\030CASCADE_ACTION_KILL_ROOT\020\003*\314\002\n\022Con" +
-      "trolCommandType\022$\n CONTROL_COMMAND_TYPE_" +
-      "UNSPECIFIED\020\000\022\035\n\031CONTROL_COMMAND_TYPE_PI" +
-      "NG\020\001\022 \n\034CONTROL_COMMAND_TYPE_RESTART\020\002\022&" +
-      "\n\"CONTROL_COMMAND_TYPE_RESTART_CLEAN\020\003\022\035" +
-      "\n\031CONTROL_COMMAND_TYPE_KILL\020\004\022 \n\034CONTROL" +
-      "_COMMAND_TYPE_HANDOFF\020\005\022 \n\034CONTROL_COMMA" +
-      "ND_TYPE_SIGWARN\020\006\022 \n\034CONTROL_COMMAND_TYP" +
-      "E_SIGSTOP\020\007\022\"\n\036CONTROL_COMMAND_TYPE_SIGR" +
-      "ESUME\020\010*\211\001\n\016CommandOutcome\022\037\n\033COMMAND_OU" +
-      "TCOME_UNSPECIFIED\020\000\022\033\n\027COMMAND_OUTCOME_S" +
-      "UCCESS\020\001\022\033\n\027COMMAND_OUTCOME_FAILURE\020\002\022\034\n" +
-      "\030COMMAND_OUTCOME_REJECTED\020\003*\350\002\n\021Recovery" +
-      "EventType\022#\n\037RECOVERY_EVENT_TYPE_UNSPECI" +
-      "FIED\020\000\022+\n\'RECOVERY_EVENT_TYPE_HEALTH_CHE" +
-      "CK_FAILED\020\001\022(\n$RECOVERY_EVENT_TYPE_RECOV" +
-      "ERY_ATTEMPT\020\002\022\"\n\036RECOVERY_EVENT_TYPE_ESC" +
-      "ALATION\020\003\022\034\n\030RECOVERY_EVENT_TYPE_KILL\020\004\022" +
-      "\037\n\033RECOVERY_EVENT_TYPE_HANDOFF\020\005\022\037\n\033RECO" +
-      "VERY_EVENT_TYPE_CASCADE\020\006\022,\n(RECOVERY_EV" +
-      "ENT_TYPE_BREAKER_STATE_CHANGE\020\007\022%\n!RECOV" +
-      "ERY_EVENT_TYPE_BUDGET_SIGNAL\020\010Bf\n\017dev.ou" +
-      "trider.v1B\rRecoveryProtoP\001ZBgithub.com/o" +
-      "utrider-dev/outrider/clients/go/outrider" +
-      "/v1;outriderv1b\006proto3"
+      "e.protobuf.TimestampR\013failureTime\022\032\n\010rep" +
+      "orter\030\006 \001(\tR\010reporter\"\362\002\n\007Cascade\022\035\n\ncas" +
+      "cade_id\030\001 \001(\tR\tcascadeId\0225\n\010failures\030\002 \003" +
+      "(\0132\031.outrider.v1.AgentFailureR\010failures\022" +
+      "\033\n\tagent_ids\030\003 \003(\tR\010agentIds\022\035\n\nroot_age" +
+      "nt\030\004 \001(\tR\trootAgent\0222\n\006action\030\005 \001(\0162\032.ou" +
+      "trider.v1.CascadeActionR\006action\022\027\n\007kill_" +
+      "id\030\006 \001(\tR\006killId\022\'\n\017opened_breakers\030\007 \003(" +
+      "\tR\016openedBreakers\022;\n\013detect_time\030\010 \001(\0132\032" +
+      ".google.protobuf.TimestampR\ndetectTime\022\"" +
+      "\n\014corroborated\030\t \001(\010R\014corroborated\"q\n\013Ki" +
+      "llCommand\022\027\n\007kill_id\030\001 \001(\tR\006killId\022/\n\006re" +
+      "ason\030\002 \001(\0162\027.outrider.v1.KillReasonR\006rea" +
+      "son\022\030\n\007details\030\003 \001(\tR\007details\"\222\001\n\016Handof" +
+      "fCommand\022\027\n\007kill_id\030\001 \001(\tR\006killId\022\035\n\nses" +
+      "sion_id\030\002 \001(\tR\tsessionId\022\035\n\nfrom_agent\030\003" +
+      " \001(\tR\tfromAgent\022)\n\004step\030\004 \001(\0132\025.outrider" +
+      ".v1.SagaStepR\004step\"\250\003\n\016ControlCommand\022\035\n" +
+      "\ncommand_id\030\001 \001(\tR\tcommandId\0223\n\004type\030\002 \001" +
+      "(\0162\037.outrider.v1.ControlCommandTypeR\004typ" +
+      "e\022\026\n\006reason\030\003 \001(\tR\006reason\0227\n\tsend_time\030\004" +
+      " \001(\0132\032.google.protobuf.TimestampR\010sendTi" +
+      "me\022;\n\013expire_time\030\005 \001(\0132\032.google.protobu" +
+      "f.TimestampR\nexpireTime\022.\n\004kill\030\n \001(\0132\030." +
+      "outrider.v1.KillCommandH\000R\004kill\0227\n\007hando" +
+      "ff\030\013 \001(\0132\033.outrider.v1.HandoffCommandH\000R" +
+      "\007handoff\022@\n\rbudget_signal\030\014 \001(\0132\031.outrid" +
+      "er.v1.BudgetSignalH\000R\014budgetSignalB\t\n\007pa" +
+      "yload\"a\n\013AttachHello\022\031\n\010agent_id\030\001 \001(\tR\007" +
+      "agentId\022\037\n\013instance_id\030\002 \001(\tR\ninstanceId" +
+      "\022\026\n\006client\030\003 \001(\tR\006client\"z\n\nCommandAck\022\035" +
+      "\n\ncommand_id\030\001 \001(\tR\tcommandId\0225\n\007outcome" +
+      "\030\002 \001(\0162\033.outrider.v1.CommandOutcomeR\007out" +
+      "come\022\026\n\006detail\030\003 \001(\tR\006detail\"\021\n\017AttachHe" +
+      "artbeat\"\262\001\n\016AttachAccepted\022\031\n\010agent_id\030\001" +
+      " \001(\tR\007agentId\022H\n\022heartbeat_interval\030\002 \001(" +
+      "\0132\031.google.protobuf.DurationR\021heartbeatI" +
+      "nterval\022;\n\013server_time\030\003 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\nserverTime\"\263\005\n\rRecover" +
+      "yEvent\022\032\n\010sequence\030\001 \001(\003R\010sequence\0222\n\004ty" +
+      "pe\030\002 \001(\0162\036.outrider.v1.RecoveryEventType" +
+      "R\004type\022\031\n\010agent_id\030\003 \001(\tR\007agentId\0229\n\neve" +
+      "nt_time\030\004 \001(\0132\032.google.protobuf.Timestam" +
+      "pR\teventTime\022@\n\rhealth_status\030\n \001(\0132\031.ou" +
+      "trider.v1.HealthStatusH\000R\014healthStatus\022F" +
+      "\n\017recovery_result\030\013 \001(\0132\033.outrider.v1.Re" +
+      "coveryResultH\000R\016recoveryResult\0229\n\nescala" +
+      "tion\030\014 \001(\0132\027.outrider.v1.EscalationH\000R\ne" +
+      "scalation\022-\n\004kill\030\r \001(\0132\027.outrider.v1.Ki" +
+      "llResultH\000R\004kill\0224\n\007handoff\030\016 \001(\0132\030.outr" +
+      "ider.v1.StepHandoffH\000R\007handoff\0220\n\007cascad" +
+      "e\030\017 \001(\0132\024.outrider.v1.CascadeH\000R\007cascade" +
+      "\022S\n\024breaker_state_change\030\020 \001(\0132\037.outride" +
+      "r.v1.BreakerStateChangeH\000R\022breakerStateC" +
+      "hange\022@\n\rbudget_signal\030\021 \001(\0132\031.outrider." +
+      "v1.BudgetSignalH\000R\014budgetSignalB\t\n\007paylo" +
+      "ad*\307\001\n\016RecoveryAction\022\037\n\033RECOVERY_ACTION" +
+      "_UNSPECIFIED\020\000\022\031\n\025RECOVERY_ACTION_EJECT\020" +
+      "\001\022\033\n\027RECOVERY_ACTION_REPLACE\020\002\022\033\n\027RECOVE" +
+      "RY_ACTION_RESTART\020\003\022!\n\035RECOVERY_ACTION_R" +
+      "ESTART_CLEAN\020\004\022\034\n\030RECOVERY_ACTION_ESCALA" +
+      "TE\020\005*s\n\017RecoveryTrigger\022 \n\034RECOVERY_TRIG" +
+      "GER_UNSPECIFIED\020\000\022!\n\035RECOVERY_TRIGGER_HE" +
+      "ALTH_CHECK\020\001\022\033\n\027RECOVERY_TRIGGER_MANUAL\020" +
+      "\002*\341\001\n\nKillReason\022\033\n\027KILL_REASON_UNSPECIF" +
+      "IED\020\000\022 \n\034KILL_REASON_BEHAVIORAL_DRIFT\020\001\022" +
+      "\032\n\026KILL_REASON_RATE_LIMIT\020\002\022\033\n\027KILL_REAS" +
+      "ON_RING_BREACH\020\003\022\026\n\022KILL_REASON_MANUAL\020\004" +
+      "\022\"\n\036KILL_REASON_QUARANTINE_TIMEOUT\020\005\022\037\n\033" +
+      "KILL_REASON_SESSION_TIMEOUT\020\006*\245\001\n\rHandof" +
+      "fStatus\022\036\n\032HANDOFF_STATUS_UNSPECIFIED\020\000\022" +
+      "\032\n\026HANDOFF_STATUS_PENDING\020\001\022\035\n\031HANDOFF_S" +
+      "TATUS_HANDED_OFF\020\002\022\031\n\025HANDOFF_STATUS_FAI" +
+      "LED\020\003\022\036\n\032HANDOFF_STATUS_COMPENSATED\020\004*\210\001" +
+      "\n\rCascadeAction\022\036\n\032CASCADE_ACTION_UNSPEC" +
+      "IFIED\020\000\022\027\n\023CASCADE_ACTION_NONE\020\001\022 \n\034CASC" +
+      "ADE_ACTION_OPEN_BREAKERS\020\002\022\034\n\030CASCADE_AC" +
+      "TION_KILL_ROOT\020\003*\314\002\n\022ControlCommandType\022" +
+      "$\n CONTROL_COMMAND_TYPE_UNSPECIFIED\020\000\022\035\n" +
+      "\031CONTROL_COMMAND_TYPE_PING\020\001\022 \n\034CONTROL_" +
+      "COMMAND_TYPE_RESTART\020\002\022&\n\"CONTROL_COMMAN" +
+      "D_TYPE_RESTART_CLEAN\020\003\022\035\n\031CONTROL_COMMAN" +
+      "D_TYPE_KILL\020\004\022 \n\034CONTROL_COMMAND_TYPE_HA" +
+      "NDOFF\020\005\022 \n\034CONTROL_COMMAND_TYPE_SIGWARN\020" +
+      "\006\022 \n\034CONTROL_COMMAND_TYPE_SIGSTOP\020\007\022\"\n\036C" +
+      "ONTROL_COMMAND_TYPE_SIGRESUME\020\010*\211\001\n\016Comm" +
+      "andOutcome\022\037\n\033COMMAND_OUTCOME_UNSPECIFIE" +
+      "D\020\000\022\033\n\027COMMAND_OUTCOME_SUCCESS\020\001\022\033\n\027COMM" +
+      "AND_OUTCOME_FAILURE\020\002\022\034\n\030COMMAND_OUTCOME" +
+      "_REJECTED\020\003*\350\002\n\021RecoveryEventType\022#\n\037REC" +
+      "OVERY_EVENT_TYPE_UNSPECIFIED\020\000\022+\n\'RECOVE" +
+      "RY_EVENT_TYPE_HEALTH_CHECK_FAILED\020\001\022(\n$R" +
+      "ECOVERY_EVENT_TYPE_RECOVERY_ATTEMPT\020\002\022\"\n" +
+      "\036RECOVERY_EVENT_TYPE_ESCALATION\020\003\022\034\n\030REC" +
+      "OVERY_EVENT_TYPE_KILL\020\004\022\037\n\033RECOVERY_EVEN" +
+      "T_TYPE_HANDOFF\020\005\022\037\n\033RECOVERY_EVENT_TYPE_" +
+      "CASCADE\020\006\022,\n(RECOVERY_EVENT_TYPE_BREAKER" +
+      "_STATE_CHANGE\020\007\022%\n!RECOVERY_EVENT_TYPE_B" +
+      "UDGET_SIGNAL\020\010Bf\n\017dev.outrider.v1B\rRecov" +
+      "eryProtoP\001ZBgithub.com/outrider-dev/outr" +
+      "ider/clients/go/outrider/v1;outriderv1b\006" +
+      "proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -515,13 +517,13 @@ public final class RecoveryProto extends com.google.protobuf.GeneratedFile {
     internal_static_outrider_v1_AgentFailure_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AgentFailure_descriptor,
-        new java.lang.String[] { "FromAgent", "ToAgent", "Detail", "Source", "FailureTime", });
+        new java.lang.String[] { "FromAgent", "ToAgent", "Detail", "Source", "FailureTime", "Reporter", });
     internal_static_outrider_v1_Cascade_descriptor =
       getDescriptor().getMessageType(18);
     internal_static_outrider_v1_Cascade_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_Cascade_descriptor,
-        new java.lang.String[] { "CascadeId", "Failures", "AgentIds", "RootAgent", "Action", "KillId", "OpenedBreakers", "DetectTime", });
+        new java.lang.String[] { "CascadeId", "Failures", "AgentIds", "RootAgent", "Action", "KillId", "OpenedBreakers", "DetectTime", "Corroborated", });
     internal_static_outrider_v1_KillCommand_descriptor =
       getDescriptor().getMessageType(19);
     internal_static_outrider_v1_KillCommand_fieldAccessorTable = new

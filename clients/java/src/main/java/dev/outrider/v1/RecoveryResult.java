@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * One recovery attempt (seed 000 RecoveryResult).
+ * One recovery attempt (the SupervisorAgent library's RecoveryResult).
  * </pre>
  *
  * Protobuf type {@code outrider.v1.RecoveryResult}
@@ -793,7 +793,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One recovery attempt (seed 000 RecoveryResult).
+   * One recovery attempt (the SupervisorAgent library's RecoveryResult).
    * </pre>
    *
    * Protobuf type {@code outrider.v1.RecoveryResult}

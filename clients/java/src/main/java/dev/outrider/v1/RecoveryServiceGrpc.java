@@ -4,9 +4,10 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 
 /**
  * <pre>
- * When an agent dies or drifts: health checks, the recovery ladder of seed 000
- * (AgentRecoveryManager), the kill switch with durable saga handoff and
- * cascade detection of seed 002, the agent control channel, and one durable
+ * When an agent dies or drifts: health checks, the recovery ladder of the
+ * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+ * saga handoff and cascade detection of the Agent Governance Toolkit, the
+ * agent control channel, and one durable
  * event stream for every listener.
  * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
  * terminated=false) is response data; a gRPC error means the sidecar could
@@ -583,6 +584,37 @@ public final class RecoveryServiceGrpc {
     return getKillMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.ReinstateAgentRequest,
+      dev.outrider.v1.ReinstateAgentResponse> getReinstateAgentMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ReinstateAgent",
+      requestType = dev.outrider.v1.ReinstateAgentRequest.class,
+      responseType = dev.outrider.v1.ReinstateAgentResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<dev.outrider.v1.ReinstateAgentRequest,
+      dev.outrider.v1.ReinstateAgentResponse> getReinstateAgentMethod() {
+    io.grpc.MethodDescriptor<dev.outrider.v1.ReinstateAgentRequest, dev.outrider.v1.ReinstateAgentResponse> getReinstateAgentMethod;
+    if ((getReinstateAgentMethod = RecoveryServiceGrpc.getReinstateAgentMethod) == null) {
+      synchronized (RecoveryServiceGrpc.class) {
+        if ((getReinstateAgentMethod = RecoveryServiceGrpc.getReinstateAgentMethod) == null) {
+          RecoveryServiceGrpc.getReinstateAgentMethod = getReinstateAgentMethod =
+              io.grpc.MethodDescriptor.<dev.outrider.v1.ReinstateAgentRequest, dev.outrider.v1.ReinstateAgentResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ReinstateAgent"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.ReinstateAgentRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.ReinstateAgentResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new RecoveryServiceMethodDescriptorSupplier("ReinstateAgent"))
+              .build();
+        }
+      }
+    }
+    return getReinstateAgentMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.GetKillRequest,
       dev.outrider.v1.GetKillResponse> getGetKillMethod;
 
@@ -954,9 +986,10 @@ public final class RecoveryServiceGrpc {
 
   /**
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1100,7 +1133,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -1206,13 +1239,33 @@ public final class RecoveryServiceGrpc {
      * A retry with the same request_id returns the same kill. Operator only.
      * INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
      * saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-     * timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-     * agent is already in progress.
+     * timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+     * Any agent id may be killed, registered or not (an agent that acted
+     * without registering is stopped too). The id is TERMINATED in the same
+     * transaction as the kill record: from then on every RPC made with its
+     * credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+     * CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+     * kill id in the reason, until an operator calls ReinstateAgent.
      * </pre>
      */
     default void kill(dev.outrider.v1.KillRequest request,
         io.grpc.stub.StreamObserver<dev.outrider.v1.KillResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getKillMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lifts a kill's termination or an EJECT's quarantine: the agent's
+     * credentials work again and CheckAction runs the chain for it. A killed
+     * agent was unregistered: an operator registers it again (RegisterAgent).
+     * Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+     * FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+     * quarantined.
+     * </pre>
+     */
+    default void reinstateAgent(dev.outrider.v1.ReinstateAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.ReinstateAgentResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getReinstateAgentMethod(), responseObserver);
     }
 
     /**
@@ -1339,9 +1392,10 @@ public final class RecoveryServiceGrpc {
   /**
    * Base class for the server implementation of the service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1363,9 +1417,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do asynchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1530,7 +1585,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -1643,14 +1698,35 @@ public final class RecoveryServiceGrpc {
      * A retry with the same request_id returns the same kill. Operator only.
      * INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
      * saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-     * timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-     * agent is already in progress.
+     * timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+     * Any agent id may be killed, registered or not (an agent that acted
+     * without registering is stopped too). The id is TERMINATED in the same
+     * transaction as the kill record: from then on every RPC made with its
+     * credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+     * CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+     * kill id in the reason, until an operator calls ReinstateAgent.
      * </pre>
      */
     public void kill(dev.outrider.v1.KillRequest request,
         io.grpc.stub.StreamObserver<dev.outrider.v1.KillResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getKillMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Lifts a kill's termination or an EJECT's quarantine: the agent's
+     * credentials work again and CheckAction runs the chain for it. A killed
+     * agent was unregistered: an operator registers it again (RegisterAgent).
+     * Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+     * FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+     * quarantined.
+     * </pre>
+     */
+    public void reinstateAgent(dev.outrider.v1.ReinstateAgentRequest request,
+        io.grpc.stub.StreamObserver<dev.outrider.v1.ReinstateAgentResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getReinstateAgentMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -1787,9 +1863,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do synchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -1946,7 +2023,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -2052,13 +2129,33 @@ public final class RecoveryServiceGrpc {
      * A retry with the same request_id returns the same kill. Operator only.
      * INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
      * saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-     * timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-     * agent is already in progress.
+     * timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+     * Any agent id may be killed, registered or not (an agent that acted
+     * without registering is stopped too). The id is TERMINATED in the same
+     * transaction as the kill record: from then on every RPC made with its
+     * credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+     * CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+     * kill id in the reason, until an operator calls ReinstateAgent.
      * </pre>
      */
     public dev.outrider.v1.KillResponse kill(dev.outrider.v1.KillRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getKillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lifts a kill's termination or an EJECT's quarantine: the agent's
+     * credentials work again and CheckAction runs the chain for it. A killed
+     * agent was unregistered: an operator registers it again (RegisterAgent).
+     * Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+     * FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+     * quarantined.
+     * </pre>
+     */
+    public dev.outrider.v1.ReinstateAgentResponse reinstateAgent(dev.outrider.v1.ReinstateAgentRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getReinstateAgentMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2187,9 +2284,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do limited synchronous rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -2322,7 +2420,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -2428,13 +2526,33 @@ public final class RecoveryServiceGrpc {
      * A retry with the same request_id returns the same kill. Operator only.
      * INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
      * saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-     * timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-     * agent is already in progress.
+     * timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+     * Any agent id may be killed, registered or not (an agent that acted
+     * without registering is stopped too). The id is TERMINATED in the same
+     * transaction as the kill record: from then on every RPC made with its
+     * credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+     * CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+     * kill id in the reason, until an operator calls ReinstateAgent.
      * </pre>
      */
     public dev.outrider.v1.KillResponse kill(dev.outrider.v1.KillRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getKillMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lifts a kill's termination or an EJECT's quarantine: the agent's
+     * credentials work again and CheckAction runs the chain for it. A killed
+     * agent was unregistered: an operator registers it again (RegisterAgent).
+     * Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+     * FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+     * quarantined.
+     * </pre>
+     */
+    public dev.outrider.v1.ReinstateAgentResponse reinstateAgent(dev.outrider.v1.ReinstateAgentRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getReinstateAgentMethod(), getCallOptions(), request);
     }
 
     /**
@@ -2562,9 +2680,10 @@ public final class RecoveryServiceGrpc {
   /**
    * A stub to allow clients to do ListenableFuture-style rpc calls to service RecoveryService.
    * <pre>
-   * When an agent dies or drifts: health checks, the recovery ladder of seed 000
-   * (AgentRecoveryManager), the kill switch with durable saga handoff and
-   * cascade detection of seed 002, the agent control channel, and one durable
+   * When an agent dies or drifts: health checks, the recovery ladder of the
+   * SupervisorAgent library (AgentRecoveryManager), the kill switch with durable
+   * saga handoff and cascade detection of the Agent Governance Toolkit, the
+   * agent control channel, and one durable
    * event stream for every listener.
    * A recovery outcome (an attempt refused in cooldown, a handoff that failed,
    * terminated=false) is response data; a gRPC error means the sidecar could
@@ -2706,7 +2825,7 @@ public final class RecoveryServiceGrpc {
 
     /**
      * <pre>
-     * Recovery (seed 000 semantics, exactly).
+     * Recovery (the SupervisorAgent library's semantics, exactly).
      * Starts a recovery attempt for the agent. Within the cooldown of its
      * previous attempt nothing happens and a failed result with in_cooldown is
      * returned. Otherwise the action is EJECT once the retry count reaches
@@ -2819,14 +2938,35 @@ public final class RecoveryServiceGrpc {
      * A retry with the same request_id returns the same kill. Operator only.
      * INVALID_ARGUMENT: empty agent_id, reason UNSPECIFIED, a step missing
      * saga_id or step_id, a (saga_id, step_id) given twice, non-positive
-     * timeouts. NOT_FOUND: unknown agent. FAILED_PRECONDITION: a kill of the
-     * agent is already in progress.
+     * timeouts. FAILED_PRECONDITION: a kill of the agent is already in progress.
+     * Any agent id may be killed, registered or not (an agent that acted
+     * without registering is stopped too). The id is TERMINATED in the same
+     * transaction as the kill record: from then on every RPC made with its
+     * credentials is refused (PERMISSION_DENIED, reason AGENT_TERMINATED) and
+     * CheckAction for it answers BLOCK from the `kill-switch` guardrail with the
+     * kill id in the reason, until an operator calls ReinstateAgent.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.KillResponse> kill(
         dev.outrider.v1.KillRequest request) {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getKillMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Lifts a kill's termination or an EJECT's quarantine: the agent's
+     * credentials work again and CheckAction runs the chain for it. A killed
+     * agent was unregistered: an operator registers it again (RegisterAgent).
+     * Audited. Operator only. INVALID_ARGUMENT: malformed agent_id.
+     * FAILED_PRECONDITION (NOT_CONTAINED): the agent is neither terminated nor
+     * quarantined.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.ReinstateAgentResponse> reinstateAgent(
+        dev.outrider.v1.ReinstateAgentRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getReinstateAgentMethod(), getCallOptions()), request);
     }
 
     /**
@@ -2960,17 +3100,18 @@ public final class RecoveryServiceGrpc {
   private static final int METHODID_GET_RECOVERY_HISTORY = 14;
   private static final int METHODID_GET_RETRY_COUNT = 15;
   private static final int METHODID_KILL = 16;
-  private static final int METHODID_GET_KILL = 17;
-  private static final int METHODID_LIST_KILLS = 18;
-  private static final int METHODID_REGISTER_SUBSTITUTE = 19;
-  private static final int METHODID_DEREGISTER_SUBSTITUTE = 20;
-  private static final int METHODID_LIST_SUBSTITUTES = 21;
-  private static final int METHODID_REPORT_FAILURE = 22;
-  private static final int METHODID_GET_CASCADE_POLICY = 23;
-  private static final int METHODID_SET_CASCADE_POLICY = 24;
-  private static final int METHODID_WATCH_RECOVERY_EVENTS = 25;
-  private static final int METHODID_LIST_RECOVERY_EVENTS = 26;
-  private static final int METHODID_ATTACH = 27;
+  private static final int METHODID_REINSTATE_AGENT = 17;
+  private static final int METHODID_GET_KILL = 18;
+  private static final int METHODID_LIST_KILLS = 19;
+  private static final int METHODID_REGISTER_SUBSTITUTE = 20;
+  private static final int METHODID_DEREGISTER_SUBSTITUTE = 21;
+  private static final int METHODID_LIST_SUBSTITUTES = 22;
+  private static final int METHODID_REPORT_FAILURE = 23;
+  private static final int METHODID_GET_CASCADE_POLICY = 24;
+  private static final int METHODID_SET_CASCADE_POLICY = 25;
+  private static final int METHODID_WATCH_RECOVERY_EVENTS = 26;
+  private static final int METHODID_LIST_RECOVERY_EVENTS = 27;
+  private static final int METHODID_ATTACH = 28;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -3056,6 +3197,10 @@ public final class RecoveryServiceGrpc {
         case METHODID_KILL:
           serviceImpl.kill((dev.outrider.v1.KillRequest) request,
               (io.grpc.stub.StreamObserver<dev.outrider.v1.KillResponse>) responseObserver);
+          break;
+        case METHODID_REINSTATE_AGENT:
+          serviceImpl.reinstateAgent((dev.outrider.v1.ReinstateAgentRequest) request,
+              (io.grpc.stub.StreamObserver<dev.outrider.v1.ReinstateAgentResponse>) responseObserver);
           break;
         case METHODID_GET_KILL:
           serviceImpl.getKill((dev.outrider.v1.GetKillRequest) request,
@@ -3245,6 +3390,13 @@ public final class RecoveryServiceGrpc {
               dev.outrider.v1.KillResponse>(
                 service, METHODID_KILL)))
         .addMethod(
+          getReinstateAgentMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              dev.outrider.v1.ReinstateAgentRequest,
+              dev.outrider.v1.ReinstateAgentResponse>(
+                service, METHODID_REINSTATE_AGENT)))
+        .addMethod(
           getGetKillMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
             new MethodHandlers<
@@ -3380,6 +3532,7 @@ public final class RecoveryServiceGrpc {
               .addMethod(getGetRecoveryHistoryMethod())
               .addMethod(getGetRetryCountMethod())
               .addMethod(getKillMethod())
+              .addMethod(getReinstateAgentMethod())
               .addMethod(getGetKillMethod())
               .addMethod(getListKillsMethod())
               .addMethod(getRegisterSubstituteMethod())

@@ -207,6 +207,16 @@ public final class RecoveryServiceProto extends com.google.protobuf.GeneratedFil
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_KillResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ReinstateAgentRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ReinstateAgentRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ReinstateAgentResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ReinstateAgentResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_GetKillRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -416,139 +426,147 @@ public final class RecoveryServiceProto extends com.google.protobuf.GeneratedFil
       "imeout\030\007 \001(\0132\031.google.protobuf.DurationR" +
       "\016handoffTimeout\022\035\n\nrequest_id\030\010 \001(\tR\treq" +
       "uestId\"?\n\014KillResponse\022/\n\006result\030\001 \001(\0132\027" +
-      ".outrider.v1.KillResultR\006result\")\n\016GetKi" +
-      "llRequest\022\027\n\007kill_id\030\001 \001(\tR\006killId\"B\n\017Ge" +
-      "tKillResponse\022/\n\006result\030\001 \001(\0132\027.outrider" +
-      ".v1.KillResultR\006result\"\253\002\n\020ListKillsRequ" +
-      "est\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\035\n\nsessio" +
-      "n_id\030\002 \001(\tR\tsessionId\022/\n\006reason\030\003 \001(\0162\027." +
-      "outrider.v1.KillReasonR\006reason\0229\n\nstart_" +
-      "time\030\004 \001(\0132\032.google.protobuf.TimestampR\t" +
-      "startTime\0225\n\010end_time\030\005 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\007endTime\022\033\n\tpage_size\030\006 " +
-      "\001(\005R\010pageSize\022\035\n\npage_token\030\007 \001(\tR\tpageT" +
-      "oken\"j\n\021ListKillsResponse\022-\n\005kills\030\001 \003(\013" +
-      "2\027.outrider.v1.KillResultR\005kills\022&\n\017next" +
-      "_page_token\030\002 \001(\tR\rnextPageToken\"\227\001\n\031Reg" +
-      "isterSubstituteRequest\022\037\n\nsession_id\030\001 \001" +
-      "(\tH\000R\tsessionId\022\026\n\005group\030\002 \001(\tH\000R\005group\022" +
-      "\031\n\010agent_id\030\003 \001(\tR\007agentId\022\035\n\nrequest_id" +
-      "\030\004 \001(\tR\trequestIdB\007\n\005scope\"U\n\032RegisterSu" +
-      "bstituteResponse\0227\n\nsubstitute\030\001 \001(\0132\027.o" +
-      "utrider.v1.SubstituteR\nsubstitute\"\231\001\n\033De" +
-      "registerSubstituteRequest\022\037\n\nsession_id\030" +
-      "\001 \001(\tH\000R\tsessionId\022\026\n\005group\030\002 \001(\tH\000R\005gro" +
-      "up\022\031\n\010agent_id\030\003 \001(\tR\007agentId\022\035\n\nrequest" +
-      "_id\030\004 \001(\tR\trequestIdB\007\n\005scope\"\036\n\034Deregis" +
-      "terSubstituteResponse\"\226\001\n\026ListSubstitute" +
-      "sRequest\022\037\n\nsession_id\030\001 \001(\tH\000R\tsessionI" +
-      "d\022\026\n\005group\030\002 \001(\tH\000R\005group\022\033\n\tpage_size\030\003" +
-      " \001(\005R\010pageSize\022\035\n\npage_token\030\004 \001(\tR\tpage" +
-      "TokenB\007\n\005scope\"|\n\027ListSubstitutesRespons" +
-      "e\0229\n\013substitutes\030\001 \003(\0132\027.outrider.v1.Sub" +
-      "stituteR\013substitutes\022&\n\017next_page_token\030" +
-      "\002 \001(\tR\rnextPageToken\"\207\001\n\024ReportFailureRe" +
-      "quest\022\035\n\nfrom_agent\030\001 \001(\tR\tfromAgent\022\031\n\010" +
-      "to_agent\030\002 \001(\tR\007toAgent\022\026\n\006detail\030\003 \001(\tR" +
-      "\006detail\022\035\n\nrequest_id\030\004 \001(\tR\trequestId\"|" +
-      "\n\025ReportFailureResponse\0223\n\007failure\030\001 \001(\013" +
-      "2\031.outrider.v1.AgentFailureR\007failure\022.\n\007" +
-      "cascade\030\002 \001(\0132\024.outrider.v1.CascadeR\007cas" +
-      "cade\"\031\n\027GetCascadePolicyRequest\"N\n\030GetCa" +
-      "scadePolicyResponse\0222\n\006policy\030\001 \001(\0132\032.ou" +
-      "trider.v1.CascadePolicyR\006policy\"l\n\027SetCa" +
-      "scadePolicyRequest\0222\n\006policy\030\001 \001(\0132\032.out" +
-      "rider.v1.CascadePolicyR\006policy\022\035\n\nreques" +
-      "t_id\030\002 \001(\tR\trequestId\"N\n\030SetCascadePolic" +
+      ".outrider.v1.KillResultR\006result\"i\n\025Reins" +
+      "tateAgentRequest\022\031\n\010agent_id\030\001 \001(\tR\007agen" +
+      "tId\022\026\n\006reason\030\002 \001(\tR\006reason\022\035\n\nrequest_i" +
+      "d\030\003 \001(\tR\trequestId\"y\n\026ReinstateAgentResp" +
+      "onse\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022+\n\021previ" +
+      "ous_standing\030\002 \001(\tR\020previousStanding\022\027\n\007" +
+      "kill_id\030\003 \001(\tR\006killId\")\n\016GetKillRequest\022" +
+      "\027\n\007kill_id\030\001 \001(\tR\006killId\"B\n\017GetKillRespo" +
+      "nse\022/\n\006result\030\001 \001(\0132\027.outrider.v1.KillRe" +
+      "sultR\006result\"\253\002\n\020ListKillsRequest\022\031\n\010age" +
+      "nt_id\030\001 \001(\tR\007agentId\022\035\n\nsession_id\030\002 \001(\t" +
+      "R\tsessionId\022/\n\006reason\030\003 \001(\0162\027.outrider.v" +
+      "1.KillReasonR\006reason\0229\n\nstart_time\030\004 \001(\013" +
+      "2\032.google.protobuf.TimestampR\tstartTime\022" +
+      "5\n\010end_time\030\005 \001(\0132\032.google.protobuf.Time" +
+      "stampR\007endTime\022\033\n\tpage_size\030\006 \001(\005R\010pageS" +
+      "ize\022\035\n\npage_token\030\007 \001(\tR\tpageToken\"j\n\021Li" +
+      "stKillsResponse\022-\n\005kills\030\001 \003(\0132\027.outride" +
+      "r.v1.KillResultR\005kills\022&\n\017next_page_toke" +
+      "n\030\002 \001(\tR\rnextPageToken\"\227\001\n\031RegisterSubst" +
+      "ituteRequest\022\037\n\nsession_id\030\001 \001(\tH\000R\tsess" +
+      "ionId\022\026\n\005group\030\002 \001(\tH\000R\005group\022\031\n\010agent_i" +
+      "d\030\003 \001(\tR\007agentId\022\035\n\nrequest_id\030\004 \001(\tR\tre" +
+      "questIdB\007\n\005scope\"U\n\032RegisterSubstituteRe" +
+      "sponse\0227\n\nsubstitute\030\001 \001(\0132\027.outrider.v1" +
+      ".SubstituteR\nsubstitute\"\231\001\n\033DeregisterSu" +
+      "bstituteRequest\022\037\n\nsession_id\030\001 \001(\tH\000R\ts" +
+      "essionId\022\026\n\005group\030\002 \001(\tH\000R\005group\022\031\n\010agen" +
+      "t_id\030\003 \001(\tR\007agentId\022\035\n\nrequest_id\030\004 \001(\tR" +
+      "\trequestIdB\007\n\005scope\"\036\n\034DeregisterSubstit" +
+      "uteResponse\"\226\001\n\026ListSubstitutesRequest\022\037" +
+      "\n\nsession_id\030\001 \001(\tH\000R\tsessionId\022\026\n\005group" +
+      "\030\002 \001(\tH\000R\005group\022\033\n\tpage_size\030\003 \001(\005R\010page" +
+      "Size\022\035\n\npage_token\030\004 \001(\tR\tpageTokenB\007\n\005s" +
+      "cope\"|\n\027ListSubstitutesResponse\0229\n\013subst" +
+      "itutes\030\001 \003(\0132\027.outrider.v1.SubstituteR\013s" +
+      "ubstitutes\022&\n\017next_page_token\030\002 \001(\tR\rnex" +
+      "tPageToken\"\207\001\n\024ReportFailureRequest\022\035\n\nf" +
+      "rom_agent\030\001 \001(\tR\tfromAgent\022\031\n\010to_agent\030\002" +
+      " \001(\tR\007toAgent\022\026\n\006detail\030\003 \001(\tR\006detail\022\035\n" +
+      "\nrequest_id\030\004 \001(\tR\trequestId\"|\n\025ReportFa" +
+      "ilureResponse\0223\n\007failure\030\001 \001(\0132\031.outride" +
+      "r.v1.AgentFailureR\007failure\022.\n\007cascade\030\002 " +
+      "\001(\0132\024.outrider.v1.CascadeR\007cascade\"\031\n\027Ge" +
+      "tCascadePolicyRequest\"N\n\030GetCascadePolic" +
       "yResponse\0222\n\006policy\030\001 \001(\0132\032.outrider.v1." +
-      "CascadePolicyR\006policy\"\246\001\n\032WatchRecoveryE" +
-      "ventsRequest\022&\n\014start_cursor\030\001 \001(\003H\000R\013st" +
-      "artCursor\210\001\001\0224\n\005types\030\002 \003(\0162\036.outrider.v" +
-      "1.RecoveryEventTypeR\005types\022\031\n\010agent_id\030\003" +
-      " \001(\tR\007agentIdB\017\n\r_start_cursor\"O\n\033WatchR" +
-      "ecoveryEventsResponse\0220\n\005event\030\001 \001(\0132\032.o" +
-      "utrider.v1.RecoveryEventR\005event\"\232\002\n\031List" +
-      "RecoveryEventsRequest\0224\n\005types\030\001 \003(\0162\036.o" +
-      "utrider.v1.RecoveryEventTypeR\005types\022\031\n\010a" +
-      "gent_id\030\002 \001(\tR\007agentId\0229\n\nstart_time\030\003 \001" +
-      "(\0132\032.google.protobuf.TimestampR\tstartTim" +
-      "e\0225\n\010end_time\030\004 \001(\0132\032.google.protobuf.Ti" +
-      "mestampR\007endTime\022\033\n\tpage_size\030\005 \001(\005R\010pag" +
-      "eSize\022\035\n\npage_token\030\006 \001(\tR\tpageToken\"\241\001\n" +
-      "\032ListRecoveryEventsResponse\0222\n\006events\030\001 " +
-      "\003(\0132\032.outrider.v1.RecoveryEventR\006events\022" +
-      "&\n\017next_page_token\030\002 \001(\tR\rnextPageToken\022" +
-      "\'\n\017latest_sequence\030\003 \001(\003R\016latestSequence" +
-      "2\364\024\n\017RecoveryService\022E\n\006Attach\022\032.outride" +
-      "r.v1.AttachRequest\032\033.outrider.v1.AttachR" +
-      "esponse(\0010\001\022J\n\tHeartbeat\022\035.outrider.v1.H" +
-      "eartbeatRequest\032\036.outrider.v1.HeartbeatR" +
-      "esponse\022Y\n\016AddHealthCheck\022\".outrider.v1." +
-      "AddHealthCheckRequest\032#.outrider.v1.AddH" +
-      "ealthCheckResponse\022b\n\021RemoveHealthCheck\022" +
-      "%.outrider.v1.RemoveHealthCheckRequest\032&" +
-      ".outrider.v1.RemoveHealthCheckResponse\022\\" +
-      "\n\017StartMonitoring\022#.outrider.v1.StartMon" +
-      "itoringRequest\032$.outrider.v1.StartMonito" +
-      "ringResponse\022Y\n\016StopMonitoring\022\".outride" +
-      "r.v1.StopMonitoringRequest\032#.outrider.v1" +
-      ".StopMonitoringResponse\022e\n\022GetMonitoring" +
-      "State\022&.outrider.v1.GetMonitoringStateRe" +
-      "quest\032\'.outrider.v1.GetMonitoringStateRe" +
-      "sponse\022\\\n\017RunHealthChecks\022#.outrider.v1." +
-      "RunHealthChecksRequest\032$.outrider.v1.Run" +
-      "HealthChecksResponse\022q\n\026GetAgentRecovery" +
-      "Status\022*.outrider.v1.GetAgentRecoverySta" +
-      "tusRequest\032+.outrider.v1.GetAgentRecover" +
-      "yStatusResponse\022z\n\031ListAgentRecoveryStat" +
-      "uses\022-.outrider.v1.ListAgentRecoveryStat" +
-      "usesRequest\032..outrider.v1.ListAgentRecov" +
-      "eryStatusesResponse\022\\\n\017TriggerRecovery\022#" +
-      ".outrider.v1.TriggerRecoveryRequest\032$.ou" +
-      "trider.v1.TriggerRecoveryResponse\022b\n\021Set" +
-      "RecoveryPolicy\022%.outrider.v1.SetRecovery" +
-      "PolicyRequest\032&.outrider.v1.SetRecoveryP" +
-      "olicyResponse\022b\n\021GetRecoveryPolicy\022%.out" +
-      "rider.v1.GetRecoveryPolicyRequest\032&.outr" +
-      "ider.v1.GetRecoveryPolicyResponse\022k\n\024Lis" +
-      "tRecoveryPolicies\022(.outrider.v1.ListReco" +
-      "veryPoliciesRequest\032).outrider.v1.ListRe" +
-      "coveryPoliciesResponse\022b\n\021ResetRetryCoun" +
-      "ter\022%.outrider.v1.ResetRetryCounterReque" +
-      "st\032&.outrider.v1.ResetRetryCounterRespon" +
-      "se\022e\n\022GetRecoveryHistory\022&.outrider.v1.G" +
-      "etRecoveryHistoryRequest\032\'.outrider.v1.G" +
-      "etRecoveryHistoryResponse\022V\n\rGetRetryCou" +
-      "nt\022!.outrider.v1.GetRetryCountRequest\032\"." +
-      "outrider.v1.GetRetryCountResponse\022;\n\004Kil" +
-      "l\022\030.outrider.v1.KillRequest\032\031.outrider.v" +
-      "1.KillResponse\022D\n\007GetKill\022\033.outrider.v1." +
-      "GetKillRequest\032\034.outrider.v1.GetKillResp" +
-      "onse\022J\n\tListKills\022\035.outrider.v1.ListKill" +
-      "sRequest\032\036.outrider.v1.ListKillsResponse" +
-      "\022e\n\022RegisterSubstitute\022&.outrider.v1.Reg" +
-      "isterSubstituteRequest\032\'.outrider.v1.Reg" +
-      "isterSubstituteResponse\022k\n\024DeregisterSub" +
-      "stitute\022(.outrider.v1.DeregisterSubstitu" +
-      "teRequest\032).outrider.v1.DeregisterSubsti" +
-      "tuteResponse\022\\\n\017ListSubstitutes\022#.outrid" +
-      "er.v1.ListSubstitutesRequest\032$.outrider." +
-      "v1.ListSubstitutesResponse\022V\n\rReportFail" +
-      "ure\022!.outrider.v1.ReportFailureRequest\032\"" +
-      ".outrider.v1.ReportFailureResponse\022_\n\020Ge" +
-      "tCascadePolicy\022$.outrider.v1.GetCascadeP" +
-      "olicyRequest\032%.outrider.v1.GetCascadePol" +
-      "icyResponse\022_\n\020SetCascadePolicy\022$.outrid" +
-      "er.v1.SetCascadePolicyRequest\032%.outrider" +
-      ".v1.SetCascadePolicyResponse\022j\n\023WatchRec" +
-      "overyEvents\022\'.outrider.v1.WatchRecoveryE" +
-      "ventsRequest\032(.outrider.v1.WatchRecovery" +
-      "EventsResponse0\001\022e\n\022ListRecoveryEvents\022&" +
-      ".outrider.v1.ListRecoveryEventsRequest\032\'" +
-      ".outrider.v1.ListRecoveryEventsResponseB" +
-      "m\n\017dev.outrider.v1B\024RecoveryServiceProto" +
-      "P\001ZBgithub.com/outrider-dev/outrider/cli" +
-      "ents/go/outrider/v1;outriderv1b\006proto3"
+      "CascadePolicyR\006policy\"l\n\027SetCascadePolic" +
+      "yRequest\0222\n\006policy\030\001 \001(\0132\032.outrider.v1.C" +
+      "ascadePolicyR\006policy\022\035\n\nrequest_id\030\002 \001(\t" +
+      "R\trequestId\"N\n\030SetCascadePolicyResponse\022" +
+      "2\n\006policy\030\001 \001(\0132\032.outrider.v1.CascadePol" +
+      "icyR\006policy\"\246\001\n\032WatchRecoveryEventsReque" +
+      "st\022&\n\014start_cursor\030\001 \001(\003H\000R\013startCursor\210" +
+      "\001\001\0224\n\005types\030\002 \003(\0162\036.outrider.v1.Recovery" +
+      "EventTypeR\005types\022\031\n\010agent_id\030\003 \001(\tR\007agen" +
+      "tIdB\017\n\r_start_cursor\"O\n\033WatchRecoveryEve" +
+      "ntsResponse\0220\n\005event\030\001 \001(\0132\032.outrider.v1" +
+      ".RecoveryEventR\005event\"\232\002\n\031ListRecoveryEv" +
+      "entsRequest\0224\n\005types\030\001 \003(\0162\036.outrider.v1" +
+      ".RecoveryEventTypeR\005types\022\031\n\010agent_id\030\002 " +
+      "\001(\tR\007agentId\0229\n\nstart_time\030\003 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\tstartTime\0225\n\010end_t" +
+      "ime\030\004 \001(\0132\032.google.protobuf.TimestampR\007e" +
+      "ndTime\022\033\n\tpage_size\030\005 \001(\005R\010pageSize\022\035\n\np" +
+      "age_token\030\006 \001(\tR\tpageToken\"\241\001\n\032ListRecov" +
+      "eryEventsResponse\0222\n\006events\030\001 \003(\0132\032.outr" +
+      "ider.v1.RecoveryEventR\006events\022&\n\017next_pa" +
+      "ge_token\030\002 \001(\tR\rnextPageToken\022\'\n\017latest_" +
+      "sequence\030\003 \001(\003R\016latestSequence2\317\025\n\017Recov" +
+      "eryService\022E\n\006Attach\022\032.outrider.v1.Attac" +
+      "hRequest\032\033.outrider.v1.AttachResponse(\0010" +
+      "\001\022J\n\tHeartbeat\022\035.outrider.v1.HeartbeatRe" +
+      "quest\032\036.outrider.v1.HeartbeatResponse\022Y\n" +
+      "\016AddHealthCheck\022\".outrider.v1.AddHealthC" +
+      "heckRequest\032#.outrider.v1.AddHealthCheck" +
+      "Response\022b\n\021RemoveHealthCheck\022%.outrider" +
+      ".v1.RemoveHealthCheckRequest\032&.outrider." +
+      "v1.RemoveHealthCheckResponse\022\\\n\017StartMon" +
+      "itoring\022#.outrider.v1.StartMonitoringReq" +
+      "uest\032$.outrider.v1.StartMonitoringRespon" +
+      "se\022Y\n\016StopMonitoring\022\".outrider.v1.StopM" +
+      "onitoringRequest\032#.outrider.v1.StopMonit" +
+      "oringResponse\022e\n\022GetMonitoringState\022&.ou" +
+      "trider.v1.GetMonitoringStateRequest\032\'.ou" +
+      "trider.v1.GetMonitoringStateResponse\022\\\n\017" +
+      "RunHealthChecks\022#.outrider.v1.RunHealthC" +
+      "hecksRequest\032$.outrider.v1.RunHealthChec" +
+      "ksResponse\022q\n\026GetAgentRecoveryStatus\022*.o" +
+      "utrider.v1.GetAgentRecoveryStatusRequest" +
+      "\032+.outrider.v1.GetAgentRecoveryStatusRes" +
+      "ponse\022z\n\031ListAgentRecoveryStatuses\022-.out" +
+      "rider.v1.ListAgentRecoveryStatusesReques" +
+      "t\032..outrider.v1.ListAgentRecoveryStatuse" +
+      "sResponse\022\\\n\017TriggerRecovery\022#.outrider." +
+      "v1.TriggerRecoveryRequest\032$.outrider.v1." +
+      "TriggerRecoveryResponse\022b\n\021SetRecoveryPo" +
+      "licy\022%.outrider.v1.SetRecoveryPolicyRequ" +
+      "est\032&.outrider.v1.SetRecoveryPolicyRespo" +
+      "nse\022b\n\021GetRecoveryPolicy\022%.outrider.v1.G" +
+      "etRecoveryPolicyRequest\032&.outrider.v1.Ge" +
+      "tRecoveryPolicyResponse\022k\n\024ListRecoveryP" +
+      "olicies\022(.outrider.v1.ListRecoveryPolici" +
+      "esRequest\032).outrider.v1.ListRecoveryPoli" +
+      "ciesResponse\022b\n\021ResetRetryCounter\022%.outr" +
+      "ider.v1.ResetRetryCounterRequest\032&.outri" +
+      "der.v1.ResetRetryCounterResponse\022e\n\022GetR" +
+      "ecoveryHistory\022&.outrider.v1.GetRecovery" +
+      "HistoryRequest\032\'.outrider.v1.GetRecovery" +
+      "HistoryResponse\022V\n\rGetRetryCount\022!.outri" +
+      "der.v1.GetRetryCountRequest\032\".outrider.v" +
+      "1.GetRetryCountResponse\022;\n\004Kill\022\030.outrid" +
+      "er.v1.KillRequest\032\031.outrider.v1.KillResp" +
+      "onse\022Y\n\016ReinstateAgent\022\".outrider.v1.Rei" +
+      "nstateAgentRequest\032#.outrider.v1.Reinsta" +
+      "teAgentResponse\022D\n\007GetKill\022\033.outrider.v1" +
+      ".GetKillRequest\032\034.outrider.v1.GetKillRes" +
+      "ponse\022J\n\tListKills\022\035.outrider.v1.ListKil" +
+      "lsRequest\032\036.outrider.v1.ListKillsRespons" +
+      "e\022e\n\022RegisterSubstitute\022&.outrider.v1.Re" +
+      "gisterSubstituteRequest\032\'.outrider.v1.Re" +
+      "gisterSubstituteResponse\022k\n\024DeregisterSu" +
+      "bstitute\022(.outrider.v1.DeregisterSubstit" +
+      "uteRequest\032).outrider.v1.DeregisterSubst" +
+      "ituteResponse\022\\\n\017ListSubstitutes\022#.outri" +
+      "der.v1.ListSubstitutesRequest\032$.outrider" +
+      ".v1.ListSubstitutesResponse\022V\n\rReportFai" +
+      "lure\022!.outrider.v1.ReportFailureRequest\032" +
+      "\".outrider.v1.ReportFailureResponse\022_\n\020G" +
+      "etCascadePolicy\022$.outrider.v1.GetCascade" +
+      "PolicyRequest\032%.outrider.v1.GetCascadePo" +
+      "licyResponse\022_\n\020SetCascadePolicy\022$.outri" +
+      "der.v1.SetCascadePolicyRequest\032%.outride" +
+      "r.v1.SetCascadePolicyResponse\022j\n\023WatchRe" +
+      "coveryEvents\022\'.outrider.v1.WatchRecovery" +
+      "EventsRequest\032(.outrider.v1.WatchRecover" +
+      "yEventsResponse0\001\022e\n\022ListRecoveryEvents\022" +
+      "&.outrider.v1.ListRecoveryEventsRequest\032" +
+      "\'.outrider.v1.ListRecoveryEventsResponse" +
+      "Bm\n\017dev.outrider.v1B\024RecoveryServiceProt" +
+      "oP\001ZBgithub.com/outrider-dev/outrider/cl" +
+      "ients/go/outrider/v1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -773,122 +791,134 @@ public final class RecoveryServiceProto extends com.google.protobuf.GeneratedFil
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_KillResponse_descriptor,
         new java.lang.String[] { "Result", });
-    internal_static_outrider_v1_GetKillRequest_descriptor =
+    internal_static_outrider_v1_ReinstateAgentRequest_descriptor =
       getDescriptor().getMessageType(36);
+    internal_static_outrider_v1_ReinstateAgentRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ReinstateAgentRequest_descriptor,
+        new java.lang.String[] { "AgentId", "Reason", "RequestId", });
+    internal_static_outrider_v1_ReinstateAgentResponse_descriptor =
+      getDescriptor().getMessageType(37);
+    internal_static_outrider_v1_ReinstateAgentResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ReinstateAgentResponse_descriptor,
+        new java.lang.String[] { "AgentId", "PreviousStanding", "KillId", });
+    internal_static_outrider_v1_GetKillRequest_descriptor =
+      getDescriptor().getMessageType(38);
     internal_static_outrider_v1_GetKillRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetKillRequest_descriptor,
         new java.lang.String[] { "KillId", });
     internal_static_outrider_v1_GetKillResponse_descriptor =
-      getDescriptor().getMessageType(37);
+      getDescriptor().getMessageType(39);
     internal_static_outrider_v1_GetKillResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetKillResponse_descriptor,
         new java.lang.String[] { "Result", });
     internal_static_outrider_v1_ListKillsRequest_descriptor =
-      getDescriptor().getMessageType(38);
+      getDescriptor().getMessageType(40);
     internal_static_outrider_v1_ListKillsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListKillsRequest_descriptor,
         new java.lang.String[] { "AgentId", "SessionId", "Reason", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListKillsResponse_descriptor =
-      getDescriptor().getMessageType(39);
+      getDescriptor().getMessageType(41);
     internal_static_outrider_v1_ListKillsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListKillsResponse_descriptor,
         new java.lang.String[] { "Kills", "NextPageToken", });
     internal_static_outrider_v1_RegisterSubstituteRequest_descriptor =
-      getDescriptor().getMessageType(40);
+      getDescriptor().getMessageType(42);
     internal_static_outrider_v1_RegisterSubstituteRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RegisterSubstituteRequest_descriptor,
         new java.lang.String[] { "SessionId", "Group", "AgentId", "RequestId", "Scope", });
     internal_static_outrider_v1_RegisterSubstituteResponse_descriptor =
-      getDescriptor().getMessageType(41);
+      getDescriptor().getMessageType(43);
     internal_static_outrider_v1_RegisterSubstituteResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RegisterSubstituteResponse_descriptor,
         new java.lang.String[] { "Substitute", });
     internal_static_outrider_v1_DeregisterSubstituteRequest_descriptor =
-      getDescriptor().getMessageType(42);
+      getDescriptor().getMessageType(44);
     internal_static_outrider_v1_DeregisterSubstituteRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DeregisterSubstituteRequest_descriptor,
         new java.lang.String[] { "SessionId", "Group", "AgentId", "RequestId", "Scope", });
     internal_static_outrider_v1_DeregisterSubstituteResponse_descriptor =
-      getDescriptor().getMessageType(43);
+      getDescriptor().getMessageType(45);
     internal_static_outrider_v1_DeregisterSubstituteResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DeregisterSubstituteResponse_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ListSubstitutesRequest_descriptor =
-      getDescriptor().getMessageType(44);
+      getDescriptor().getMessageType(46);
     internal_static_outrider_v1_ListSubstitutesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListSubstitutesRequest_descriptor,
         new java.lang.String[] { "SessionId", "Group", "PageSize", "PageToken", "Scope", });
     internal_static_outrider_v1_ListSubstitutesResponse_descriptor =
-      getDescriptor().getMessageType(45);
+      getDescriptor().getMessageType(47);
     internal_static_outrider_v1_ListSubstitutesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListSubstitutesResponse_descriptor,
         new java.lang.String[] { "Substitutes", "NextPageToken", });
     internal_static_outrider_v1_ReportFailureRequest_descriptor =
-      getDescriptor().getMessageType(46);
+      getDescriptor().getMessageType(48);
     internal_static_outrider_v1_ReportFailureRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReportFailureRequest_descriptor,
         new java.lang.String[] { "FromAgent", "ToAgent", "Detail", "RequestId", });
     internal_static_outrider_v1_ReportFailureResponse_descriptor =
-      getDescriptor().getMessageType(47);
+      getDescriptor().getMessageType(49);
     internal_static_outrider_v1_ReportFailureResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReportFailureResponse_descriptor,
         new java.lang.String[] { "Failure", "Cascade", });
     internal_static_outrider_v1_GetCascadePolicyRequest_descriptor =
-      getDescriptor().getMessageType(48);
+      getDescriptor().getMessageType(50);
     internal_static_outrider_v1_GetCascadePolicyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetCascadePolicyRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_GetCascadePolicyResponse_descriptor =
-      getDescriptor().getMessageType(49);
+      getDescriptor().getMessageType(51);
     internal_static_outrider_v1_GetCascadePolicyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetCascadePolicyResponse_descriptor,
         new java.lang.String[] { "Policy", });
     internal_static_outrider_v1_SetCascadePolicyRequest_descriptor =
-      getDescriptor().getMessageType(50);
+      getDescriptor().getMessageType(52);
     internal_static_outrider_v1_SetCascadePolicyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_SetCascadePolicyRequest_descriptor,
         new java.lang.String[] { "Policy", "RequestId", });
     internal_static_outrider_v1_SetCascadePolicyResponse_descriptor =
-      getDescriptor().getMessageType(51);
+      getDescriptor().getMessageType(53);
     internal_static_outrider_v1_SetCascadePolicyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_SetCascadePolicyResponse_descriptor,
         new java.lang.String[] { "Policy", });
     internal_static_outrider_v1_WatchRecoveryEventsRequest_descriptor =
-      getDescriptor().getMessageType(52);
+      getDescriptor().getMessageType(54);
     internal_static_outrider_v1_WatchRecoveryEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchRecoveryEventsRequest_descriptor,
         new java.lang.String[] { "StartCursor", "Types", "AgentId", });
     internal_static_outrider_v1_WatchRecoveryEventsResponse_descriptor =
-      getDescriptor().getMessageType(53);
+      getDescriptor().getMessageType(55);
     internal_static_outrider_v1_WatchRecoveryEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchRecoveryEventsResponse_descriptor,
         new java.lang.String[] { "Event", });
     internal_static_outrider_v1_ListRecoveryEventsRequest_descriptor =
-      getDescriptor().getMessageType(54);
+      getDescriptor().getMessageType(56);
     internal_static_outrider_v1_ListRecoveryEventsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListRecoveryEventsRequest_descriptor,
         new java.lang.String[] { "Types", "AgentId", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListRecoveryEventsResponse_descriptor =
-      getDescriptor().getMessageType(55);
+      getDescriptor().getMessageType(57);
     internal_static_outrider_v1_ListRecoveryEventsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListRecoveryEventsResponse_descriptor,

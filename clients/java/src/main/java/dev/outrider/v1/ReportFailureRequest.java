@@ -104,7 +104,9 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object toAgent_ = "";
   /**
    * <pre>
-   * The agent its failure reached.
+   * The agent its failure reached. An agent credential may only report
+   * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+   * otherwise). The reporter is taken from the credential, never the request.
    * </pre>
    *
    * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -125,7 +127,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The agent its failure reached.
+   * The agent its failure reached. An agent credential may only report
+   * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+   * otherwise). The reporter is taken from the credential, never the request.
    * </pre>
    *
    * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -689,7 +693,9 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object toAgent_ = "";
     /**
      * <pre>
-     * The agent its failure reached.
+     * The agent its failure reached. An agent credential may only report
+     * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+     * otherwise). The reporter is taken from the credential, never the request.
      * </pre>
      *
      * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -709,7 +715,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent its failure reached.
+     * The agent its failure reached. An agent credential may only report
+     * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+     * otherwise). The reporter is taken from the credential, never the request.
      * </pre>
      *
      * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -730,7 +738,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent its failure reached.
+     * The agent its failure reached. An agent credential may only report
+     * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+     * otherwise). The reporter is taken from the credential, never the request.
      * </pre>
      *
      * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -747,7 +757,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent its failure reached.
+     * The agent its failure reached. An agent credential may only report
+     * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+     * otherwise). The reporter is taken from the credential, never the request.
      * </pre>
      *
      * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -761,7 +773,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The agent its failure reached.
+     * The agent its failure reached. An agent credential may only report
+     * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+     * otherwise). The reporter is taken from the credential, never the request.
      * </pre>
      *
      * <code>string to_agent = 2 [json_name = "toAgent"];</code>

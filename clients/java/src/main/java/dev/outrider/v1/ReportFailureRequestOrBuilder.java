@@ -32,7 +32,9 @@ public interface ReportFailureRequestOrBuilder extends
 
   /**
    * <pre>
-   * The agent its failure reached.
+   * The agent its failure reached. An agent credential may only report
+   * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+   * otherwise). The reporter is taken from the credential, never the request.
    * </pre>
    *
    * <code>string to_agent = 2 [json_name = "toAgent"];</code>
@@ -41,7 +43,9 @@ public interface ReportFailureRequestOrBuilder extends
   java.lang.String getToAgent();
   /**
    * <pre>
-   * The agent its failure reached.
+   * The agent its failure reached. An agent credential may only report
+   * failures it suffered itself: to_agent is its own id (PERMISSION_DENIED
+   * otherwise). The reporter is taken from the credential, never the request.
    * </pre>
    *
    * <code>string to_agent = 2 [json_name = "toAgent"];</code>

@@ -5,9 +5,11 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 /**
  * <pre>
  * Production safeguards served to every agent from one place, durable:
- * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
- * budgets with context signals, episodic memory, execution leases (seed 001),
- * reversibility assessment and plan validation (seed 002). Each remote API is
+ * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+ * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+ * episodic memory, execution leases (the SandboxExecutionGuard contract),
+ * reversibility assessment and plan validation (the Agent Governance
+ * Toolkit). Each remote API is
  * shaped for a client that runs the real work itself.
  * A safeguard outcome (permit refused, budget short, plan violations) is
  * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -1142,9 +1144,11 @@ public final class SafeguardServiceGrpc {
   /**
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -1183,7 +1187,7 @@ public final class SafeguardServiceGrpc {
     /**
      * <pre>
      * Settles a permit with the call's outcome and answers what the client
-     * does, as seed 000: a success resets the failure count, closes the
+     * does, as the SupervisorAgent library: a success resets the failure count, closes the
      * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
      * the key's cached value); a failure below failure_threshold answers
      * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -1302,7 +1306,8 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+     * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+     * Governance Toolkit's context budget signals).
      * Counts are exact under concurrency and survive restarts. Amounts are
      * tokens; a request "fits" when the agent's remaining and the global
      * remaining both cover it, or, when only the global pool is short, when it
@@ -1453,7 +1458,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Episodic memory (seed 000). A bounded, durable log (max_episodes
+     * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
      * configurable): when full, recording drops the oldest episode. Queries
      * return the most recently recorded episodes first, up to `limit`.
      * Appends an episode. INVALID_ARGUMENT: empty agent_id, metadata over the
@@ -1499,7 +1504,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Execution leases (seed 001 SandboxExecutionGuard).
+     * Execution leases (the SandboxExecutionGuard contract).
      * Takes one execution slot of the key, waiting (FIFO among waiters) until
      * one is free. Slots per key are configured (default 1; the "noop" policy
      * grants at once, unlimited). The lease holds its slot until released,
@@ -1565,7 +1570,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Reversibility and plans (seed 002 sections 5 and 8).
+     * Reversibility and plans (the Agent Governance Toolkit).
      * The reversibility of an action: level, reason, compensating actions,
      * requires_extra_approval. From the built-in map (at least write_file,
      * create_file, delete_file, database_write, drop_table, send_email, deploy,
@@ -1608,9 +1613,11 @@ public final class SafeguardServiceGrpc {
    * Base class for the server implementation of the service SafeguardService.
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -1633,9 +1640,11 @@ public final class SafeguardServiceGrpc {
    * A stub to allow clients to do asynchronous rpc calls to service SafeguardService.
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -1686,7 +1695,7 @@ public final class SafeguardServiceGrpc {
     /**
      * <pre>
      * Settles a permit with the call's outcome and answers what the client
-     * does, as seed 000: a success resets the failure count, closes the
+     * does, as the SupervisorAgent library: a success resets the failure count, closes the
      * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
      * the key's cached value); a failure below failure_threshold answers
      * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -1814,7 +1823,8 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+     * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+     * Governance Toolkit's context budget signals).
      * Counts are exact under concurrency and survive restarts. Amounts are
      * tokens; a request "fits" when the agent's remaining and the global
      * remaining both cover it, or, when only the global pool is short, when it
@@ -1977,7 +1987,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Episodic memory (seed 000). A bounded, durable log (max_episodes
+     * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
      * configurable): when full, recording drops the oldest episode. Queries
      * return the most recently recorded episodes first, up to `limit`.
      * Appends an episode. INVALID_ARGUMENT: empty agent_id, metadata over the
@@ -2027,7 +2037,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Execution leases (seed 001 SandboxExecutionGuard).
+     * Execution leases (the SandboxExecutionGuard contract).
      * Takes one execution slot of the key, waiting (FIFO among waiters) until
      * one is free. Slots per key are configured (default 1; the "noop" policy
      * grants at once, unlimited). The lease holds its slot until released,
@@ -2098,7 +2108,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Reversibility and plans (seed 002 sections 5 and 8).
+     * Reversibility and plans (the Agent Governance Toolkit).
      * The reversibility of an action: level, reason, compensating actions,
      * requires_extra_approval. From the built-in map (at least write_file,
      * create_file, delete_file, database_write, drop_table, send_email, deploy,
@@ -2144,9 +2154,11 @@ public final class SafeguardServiceGrpc {
    * A stub to allow clients to do synchronous rpc calls to service SafeguardService.
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -2196,7 +2208,7 @@ public final class SafeguardServiceGrpc {
     /**
      * <pre>
      * Settles a permit with the call's outcome and answers what the client
-     * does, as seed 000: a success resets the failure count, closes the
+     * does, as the SupervisorAgent library: a success resets the failure count, closes the
      * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
      * the key's cached value); a failure below failure_threshold answers
      * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -2317,7 +2329,8 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+     * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+     * Governance Toolkit's context budget signals).
      * Counts are exact under concurrency and survive restarts. Amounts are
      * tokens; a request "fits" when the agent's remaining and the global
      * remaining both cover it, or, when only the global pool is short, when it
@@ -2468,7 +2481,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Episodic memory (seed 000). A bounded, durable log (max_episodes
+     * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
      * configurable): when full, recording drops the oldest episode. Queries
      * return the most recently recorded episodes first, up to `limit`.
      * Appends an episode. INVALID_ARGUMENT: empty agent_id, metadata over the
@@ -2514,7 +2527,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Execution leases (seed 001 SandboxExecutionGuard).
+     * Execution leases (the SandboxExecutionGuard contract).
      * Takes one execution slot of the key, waiting (FIFO among waiters) until
      * one is free. Slots per key are configured (default 1; the "noop" policy
      * grants at once, unlimited). The lease holds its slot until released,
@@ -2580,7 +2593,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Reversibility and plans (seed 002 sections 5 and 8).
+     * Reversibility and plans (the Agent Governance Toolkit).
      * The reversibility of an action: level, reason, compensating actions,
      * requires_extra_approval. From the built-in map (at least write_file,
      * create_file, delete_file, database_write, drop_table, send_email, deploy,
@@ -2623,9 +2636,11 @@ public final class SafeguardServiceGrpc {
    * A stub to allow clients to do limited synchronous rpc calls to service SafeguardService.
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -2675,7 +2690,7 @@ public final class SafeguardServiceGrpc {
     /**
      * <pre>
      * Settles a permit with the call's outcome and answers what the client
-     * does, as seed 000: a success resets the failure count, closes the
+     * does, as the SupervisorAgent library: a success resets the failure count, closes the
      * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
      * the key's cached value); a failure below failure_threshold answers
      * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -2779,7 +2794,8 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+     * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+     * Governance Toolkit's context budget signals).
      * Counts are exact under concurrency and survive restarts. Amounts are
      * tokens; a request "fits" when the agent's remaining and the global
      * remaining both cover it, or, when only the global pool is short, when it
@@ -2930,7 +2946,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Episodic memory (seed 000). A bounded, durable log (max_episodes
+     * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
      * configurable): when full, recording drops the oldest episode. Queries
      * return the most recently recorded episodes first, up to `limit`.
      * Appends an episode. INVALID_ARGUMENT: empty agent_id, metadata over the
@@ -2976,7 +2992,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Execution leases (seed 001 SandboxExecutionGuard).
+     * Execution leases (the SandboxExecutionGuard contract).
      * Takes one execution slot of the key, waiting (FIFO among waiters) until
      * one is free. Slots per key are configured (default 1; the "noop" policy
      * grants at once, unlimited). The lease holds its slot until released,
@@ -3042,7 +3058,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Reversibility and plans (seed 002 sections 5 and 8).
+     * Reversibility and plans (the Agent Governance Toolkit).
      * The reversibility of an action: level, reason, compensating actions,
      * requires_extra_approval. From the built-in map (at least write_file,
      * create_file, delete_file, database_write, drop_table, send_email, deploy,
@@ -3085,9 +3101,11 @@ public final class SafeguardServiceGrpc {
    * A stub to allow clients to do ListenableFuture-style rpc calls to service SafeguardService.
    * <pre>
    * Production safeguards served to every agent from one place, durable:
-   * circuit breakers (seed 000 FailureIsolator, seed 002 CircuitBreaker), token
-   * budgets with context signals, episodic memory, execution leases (seed 001),
-   * reversibility assessment and plan validation (seed 002). Each remote API is
+   * circuit breakers (the SupervisorAgent library's FailureIsolator, the Agent
+   * Governance Toolkit's CircuitBreaker), token budgets with context signals,
+   * episodic memory, execution leases (the SandboxExecutionGuard contract),
+   * reversibility assessment and plan validation (the Agent Governance
+   * Toolkit). Each remote API is
    * shaped for a client that runs the real work itself.
    * A safeguard outcome (permit refused, budget short, plan violations) is
    * response data; a gRPC error means the sidecar could not answer. Errors carry
@@ -3138,7 +3156,7 @@ public final class SafeguardServiceGrpc {
     /**
      * <pre>
      * Settles a permit with the call's outcome and answers what the client
-     * does, as seed 000: a success resets the failure count, closes the
+     * does, as the SupervisorAgent library: a success resets the failure count, closes the
      * circuit and answers RETURN_RESULT (with CACHED, its result is stored as
      * the key's cached value); a failure below failure_threshold answers
      * RETHROW; the failure that reaches it (or any failure of a HALF_OPEN
@@ -3250,7 +3268,8 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Token budgets (seed 000 TokenBudget, seed 002 context budget signals).
+     * Token budgets (the SupervisorAgent library's TokenBudget, the Agent
+     * Governance Toolkit's context budget signals).
      * Counts are exact under concurrency and survive restarts. Amounts are
      * tokens; a request "fits" when the agent's remaining and the global
      * remaining both cover it, or, when only the global pool is short, when it
@@ -3413,7 +3432,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Episodic memory (seed 000). A bounded, durable log (max_episodes
+     * Episodic memory (the SupervisorAgent library). A bounded, durable log (max_episodes
      * configurable): when full, recording drops the oldest episode. Queries
      * return the most recently recorded episodes first, up to `limit`.
      * Appends an episode. INVALID_ARGUMENT: empty agent_id, metadata over the
@@ -3463,7 +3482,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Execution leases (seed 001 SandboxExecutionGuard).
+     * Execution leases (the SandboxExecutionGuard contract).
      * Takes one execution slot of the key, waiting (FIFO among waiters) until
      * one is free. Slots per key are configured (default 1; the "noop" policy
      * grants at once, unlimited). The lease holds its slot until released,
@@ -3534,7 +3553,7 @@ public final class SafeguardServiceGrpc {
 
     /**
      * <pre>
-     * Reversibility and plans (seed 002 sections 5 and 8).
+     * Reversibility and plans (the Agent Governance Toolkit).
      * The reversibility of an action: level, reason, compensating actions,
      * requires_extra_approval. From the built-in map (at least write_file,
      * create_file, delete_file, database_write, drop_table, send_email, deploy,

@@ -7,7 +7,7 @@ package dev.outrider.v1;
 
 /**
  * <pre>
- * The handoff of one in-flight step (seed 002 StepHandoff).
+ * The handoff of one in-flight step (the Agent Governance Toolkit's StepHandoff).
  * </pre>
  *
  * Protobuf type {@code outrider.v1.StepHandoff}
@@ -820,7 +820,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The handoff of one in-flight step (seed 002 StepHandoff).
+   * The handoff of one in-flight step (the Agent Governance Toolkit's StepHandoff).
    * </pre>
    *
    * Protobuf type {@code outrider.v1.StepHandoff}

@@ -73,7 +73,7 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
       "\tR\010reviewer\022\030\n\007approve\030\002 \001(\010R\007approve\022\030\n" +
       "\007comment\030\003 \001(\tR\007comment\022;\n\013decide_time\030\004" +
       " \001(\0132\032.google.protobuf.TimestampR\ndecide" +
-      "Time\"\317\005\n\010Approval\022\037\n\013approval_id\030\001 \001(\tR\n" +
+      "Time\"\216\006\n\010Approval\022\037\n\013approval_id\030\001 \001(\tR\n" +
       "approvalId\022\031\n\010agent_id\030\002 \001(\tR\007agentId\022\026\n" +
       "\006action\030\003 \001(\tR\006action\0221\n\007context\030\004 \001(\0132\027" +
       ".google.protobuf.StructR\007context\022\034\n\tguar" +
@@ -91,27 +91,28 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
       "tes\0229\n\010warnings\030\020 \003(\0132\035.outrider.v1.Guar" +
       "drailWarningR\010warnings\022>\n\016edited_context" +
       "\030\021 \001(\0132\027.google.protobuf.StructR\reditedC" +
-      "ontext\"\357\003\n\010Decision\022\037\n\013decision_id\030\001 \001(\t" +
-      "R\ndecisionId\022\031\n\010agent_id\030\002 \001(\tR\007agentId\022" +
-      "\026\n\006action\030\003 \001(\tR\006action\022%\n\016context_diges" +
-      "t\030\004 \001(\tR\rcontextDigest\022\030\n\007allowed\030\005 \001(\010R" +
-      "\007allowed\022\026\n\006reason\030\006 \001(\tR\006reason\0221\n\010seve" +
-      "rity\030\007 \001(\0162\025.outrider.v1.SeverityR\010sever" +
-      "ity\022\034\n\tguardrail\030\010 \001(\tR\tguardrail\0229\n\010war" +
-      "nings\030\t \003(\0132\035.outrider.v1.GuardrailWarni" +
-      "ngR\010warnings\0223\n\007latency\030\n \001(\0132\031.google.p" +
-      "rotobuf.DurationR\007latency\022;\n\013create_time" +
-      "\030\013 \001(\0132\032.google.protobuf.TimestampR\ncrea" +
-      "teTime\022\035\n\nrequest_id\030\014 \001(\tR\trequestId\022\031\n" +
-      "\010trace_id\030\r \001(\tR\007traceId*\277\001\n\rApprovalSta" +
-      "te\022\036\n\032APPROVAL_STATE_UNSPECIFIED\020\000\022\032\n\026AP" +
-      "PROVAL_STATE_PENDING\020\001\022\033\n\027APPROVAL_STATE" +
-      "_APPROVED\020\002\022\033\n\027APPROVAL_STATE_REJECTED\020\003" +
-      "\022\032\n\026APPROVAL_STATE_EXPIRED\020\004\022\034\n\030APPROVAL" +
-      "_STATE_CANCELLED\020\005Bh\n\017dev.outrider.v1B\017S" +
-      "upervisorProtoP\001ZBgithub.com/outrider-de" +
-      "v/outrider/clients/go/outrider/v1;outrid" +
-      "erv1b\006proto3"
+      "ontext\022=\n\014consume_time\030\022 \001(\0132\032.google.pr" +
+      "otobuf.TimestampR\013consumeTime\"\357\003\n\010Decisi" +
+      "on\022\037\n\013decision_id\030\001 \001(\tR\ndecisionId\022\031\n\010a" +
+      "gent_id\030\002 \001(\tR\007agentId\022\026\n\006action\030\003 \001(\tR\006" +
+      "action\022%\n\016context_digest\030\004 \001(\tR\rcontextD" +
+      "igest\022\030\n\007allowed\030\005 \001(\010R\007allowed\022\026\n\006reaso" +
+      "n\030\006 \001(\tR\006reason\0221\n\010severity\030\007 \001(\0162\025.outr" +
+      "ider.v1.SeverityR\010severity\022\034\n\tguardrail\030" +
+      "\010 \001(\tR\tguardrail\0229\n\010warnings\030\t \003(\0132\035.out" +
+      "rider.v1.GuardrailWarningR\010warnings\0223\n\007l" +
+      "atency\030\n \001(\0132\031.google.protobuf.DurationR" +
+      "\007latency\022;\n\013create_time\030\013 \001(\0132\032.google.p" +
+      "rotobuf.TimestampR\ncreateTime\022\035\n\nrequest" +
+      "_id\030\014 \001(\tR\trequestId\022\031\n\010trace_id\030\r \001(\tR\007" +
+      "traceId*\277\001\n\rApprovalState\022\036\n\032APPROVAL_ST" +
+      "ATE_UNSPECIFIED\020\000\022\032\n\026APPROVAL_STATE_PEND" +
+      "ING\020\001\022\033\n\027APPROVAL_STATE_APPROVED\020\002\022\033\n\027AP" +
+      "PROVAL_STATE_REJECTED\020\003\022\032\n\026APPROVAL_STAT" +
+      "E_EXPIRED\020\004\022\034\n\030APPROVAL_STATE_CANCELLED\020" +
+      "\005Bh\n\017dev.outrider.v1B\017SupervisorProtoP\001Z" +
+      "Bgithub.com/outrider-dev/outrider/client" +
+      "s/go/outrider/v1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -144,7 +145,7 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
     internal_static_outrider_v1_Approval_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_Approval_descriptor,
-        new java.lang.String[] { "ApprovalId", "AgentId", "Action", "Context", "Guardrail", "RequestId", "TraceId", "Digest", "State", "CreateTime", "ExpireTime", "DecideTime", "DecidedBy", "Comment", "Votes", "Warnings", "EditedContext", });
+        new java.lang.String[] { "ApprovalId", "AgentId", "Action", "Context", "Guardrail", "RequestId", "TraceId", "Digest", "State", "CreateTime", "ExpireTime", "DecideTime", "DecidedBy", "Comment", "Votes", "Warnings", "EditedContext", "ConsumeTime", });
     internal_static_outrider_v1_Decision_descriptor =
       getDescriptor().getMessageType(4);
     internal_static_outrider_v1_Decision_fieldAccessorTable = new

@@ -650,7 +650,17 @@ public final class SupervisorServiceGrpc {
     /**
      * <pre>
      * Registers an agent, or updates it when the id exists (idempotent).
-     * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+     * Agent records are operator-owned: an operator credential sets group,
+     * labels and capabilities (and places a quarantined agent in a group). An
+     * agent credential may only create its own missing record, bare, in
+     * `agents.default_group`, as `agents.self_registration` allows (deny,
+     * first_time: once per id, allow); re-registering an existing record
+     * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+     * group, labels or capabilities other than its record's (reason
+     * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+     * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+     * agent_id, characters outside letters, digits and . _ &#64; / - (no ':'),
+     * bad labels.
      * </pre>
      */
     default void registerAgent(dev.outrider.v1.RegisterAgentRequest request,
@@ -889,7 +899,17 @@ public final class SupervisorServiceGrpc {
     /**
      * <pre>
      * Registers an agent, or updates it when the id exists (idempotent).
-     * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+     * Agent records are operator-owned: an operator credential sets group,
+     * labels and capabilities (and places a quarantined agent in a group). An
+     * agent credential may only create its own missing record, bare, in
+     * `agents.default_group`, as `agents.self_registration` allows (deny,
+     * first_time: once per id, allow); re-registering an existing record
+     * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+     * group, labels or capabilities other than its record's (reason
+     * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+     * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+     * agent_id, characters outside letters, digits and . _ &#64; / - (no ':'),
+     * bad labels.
      * </pre>
      */
     public void registerAgent(dev.outrider.v1.RegisterAgentRequest request,
@@ -1128,7 +1148,17 @@ public final class SupervisorServiceGrpc {
     /**
      * <pre>
      * Registers an agent, or updates it when the id exists (idempotent).
-     * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+     * Agent records are operator-owned: an operator credential sets group,
+     * labels and capabilities (and places a quarantined agent in a group). An
+     * agent credential may only create its own missing record, bare, in
+     * `agents.default_group`, as `agents.self_registration` allows (deny,
+     * first_time: once per id, allow); re-registering an existing record
+     * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+     * group, labels or capabilities other than its record's (reason
+     * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+     * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+     * agent_id, characters outside letters, digits and . _ &#64; / - (no ':'),
+     * bad labels.
      * </pre>
      */
     public dev.outrider.v1.RegisterAgentResponse registerAgent(dev.outrider.v1.RegisterAgentRequest request) throws io.grpc.StatusException {
@@ -1351,7 +1381,17 @@ public final class SupervisorServiceGrpc {
     /**
      * <pre>
      * Registers an agent, or updates it when the id exists (idempotent).
-     * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+     * Agent records are operator-owned: an operator credential sets group,
+     * labels and capabilities (and places a quarantined agent in a group). An
+     * agent credential may only create its own missing record, bare, in
+     * `agents.default_group`, as `agents.self_registration` allows (deny,
+     * first_time: once per id, allow); re-registering an existing record
+     * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+     * group, labels or capabilities other than its record's (reason
+     * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+     * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+     * agent_id, characters outside letters, digits and . _ &#64; / - (no ':'),
+     * bad labels.
      * </pre>
      */
     public dev.outrider.v1.RegisterAgentResponse registerAgent(dev.outrider.v1.RegisterAgentRequest request) {
@@ -1573,7 +1613,17 @@ public final class SupervisorServiceGrpc {
     /**
      * <pre>
      * Registers an agent, or updates it when the id exists (idempotent).
-     * INVALID_ARGUMENT: empty or oversized agent_id, bad labels.
+     * Agent records are operator-owned: an operator credential sets group,
+     * labels and capabilities (and places a quarantined agent in a group). An
+     * agent credential may only create its own missing record, bare, in
+     * `agents.default_group`, as `agents.self_registration` allows (deny,
+     * first_time: once per id, allow); re-registering an existing record
+     * returns it unchanged. PERMISSION_DENIED: an agent credential giving a
+     * group, labels or capabilities other than its record's (reason
+     * OPERATOR_OWNED_FIELD, `field` names which), or self-registration refused
+     * (SELF_REGISTRATION_DISABLED). INVALID_ARGUMENT: empty or oversized
+     * agent_id, characters outside letters, digits and . _ &#64; / - (no ':'),
+     * bad labels.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<dev.outrider.v1.RegisterAgentResponse> registerAgent(

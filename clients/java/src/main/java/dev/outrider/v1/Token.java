@@ -320,6 +320,22 @@ private static final long serialVersionUID = 0L;
     return revokeTime_ == null ? com.google.protobuf.Timestamp.getDefaultInstance() : revokeTime_;
   }
 
+  public static final int ADMIN_FIELD_NUMBER = 8;
+  private boolean admin_ = false;
+  /**
+   * <pre>
+   * An operator token that may also issue and revoke credentials. Admin
+   * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+   * </pre>
+   *
+   * <code>bool admin = 8 [json_name = "admin"];</code>
+   * @return The admin.
+   */
+  @java.lang.Override
+  public boolean getAdmin() {
+    return admin_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -355,6 +371,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       output.writeMessage(7, getRevokeTime());
     }
+    if (admin_ != false) {
+      output.writeBool(8, admin_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -382,6 +401,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000002) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(7, getRevokeTime());
+    }
+    if (admin_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(8, admin_);
     }
     return size;
   }
@@ -426,6 +449,8 @@ private static final long serialVersionUID = 0L;
       if (!getRevokeTime()
           .equals(other.getRevokeTime())) return false;
     }
+    if (getAdmin()
+        != other.getAdmin()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -455,6 +480,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + REVOKE_TIME_FIELD_NUMBER;
       hash = (53 * hash) + getRevokeTime().hashCode();
     }
+    hash = (37 * hash) + ADMIN_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getAdmin());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -612,6 +640,7 @@ private static final long serialVersionUID = 0L;
         revokeTimeBuilder_.dispose();
         revokeTimeBuilder_ = null;
       }
+      admin_ = false;
       return this;
     }
 
@@ -673,6 +702,9 @@ private static final long serialVersionUID = 0L;
             : revokeTimeBuilder_.build();
         to_bitField0_ |= 0x00000002;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.admin_ = admin_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -716,6 +748,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasRevokeTime()) {
         mergeRevokeTime(other.getRevokeTime());
+      }
+      if (other.getAdmin() != false) {
+        setAdmin(other.getAdmin());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -782,6 +817,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 64: {
+              admin_ = input.readBool();
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 64
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1475,6 +1515,53 @@ private static final long serialVersionUID = 0L;
         revokeTime_ = null;
       }
       return revokeTimeBuilder_;
+    }
+
+    private boolean admin_ ;
+    /**
+     * <pre>
+     * An operator token that may also issue and revoke credentials. Admin
+     * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+     * </pre>
+     *
+     * <code>bool admin = 8 [json_name = "admin"];</code>
+     * @return The admin.
+     */
+    @java.lang.Override
+    public boolean getAdmin() {
+      return admin_;
+    }
+    /**
+     * <pre>
+     * An operator token that may also issue and revoke credentials. Admin
+     * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+     * </pre>
+     *
+     * <code>bool admin = 8 [json_name = "admin"];</code>
+     * @param value The admin to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAdmin(boolean value) {
+
+      admin_ = value;
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An operator token that may also issue and revoke credentials. Admin
+     * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+     * </pre>
+     *
+     * <code>bool admin = 8 [json_name = "admin"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAdmin() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      admin_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.Token)

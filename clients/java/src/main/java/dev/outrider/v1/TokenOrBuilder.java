@@ -134,4 +134,15 @@ public interface TokenOrBuilder extends
    * <code>.google.protobuf.Timestamp revoke_time = 7 [json_name = "revokeTime"];</code>
    */
   com.google.protobuf.TimestampOrBuilder getRevokeTimeOrBuilder();
+
+  /**
+   * <pre>
+   * An operator token that may also issue and revoke credentials. Admin
+   * tokens are only issued on the host (`outrider tokens issue --admin NAME`).
+   * </pre>
+   *
+   * <code>bool admin = 8 [json_name = "admin"];</code>
+   * @return The admin.
+   */
+  boolean getAdmin();
 }

@@ -203,6 +203,21 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int ADMIN_FIELD_NUMBER = 5;
+  private boolean admin_ = false;
+  /**
+   * <pre>
+   * An admin credential (may issue and revoke credentials).
+   * </pre>
+   *
+   * <code>bool admin = 5 [json_name = "admin"];</code>
+   * @return The admin.
+   */
+  @java.lang.Override
+  public boolean getAdmin() {
+    return admin_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -229,6 +244,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(tokenId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 4, tokenId_);
     }
+    if (admin_ != false) {
+      output.writeBool(5, admin_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -245,6 +263,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(tokenId_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(4, tokenId_);
+    }
+    if (admin_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(5, admin_);
     }
     return size;
   }
@@ -277,6 +299,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getAuthenticatedBy())) return false;
     if (!getTokenId()
         .equals(other.getTokenId())) return false;
+    if (getAdmin()
+        != other.getAdmin()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -296,6 +320,9 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getAuthenticatedBy().hashCode();
     hash = (37 * hash) + TOKEN_ID_FIELD_NUMBER;
     hash = (53 * hash) + getTokenId().hashCode();
+    hash = (37 * hash) + ADMIN_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getAdmin());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -431,6 +458,7 @@ private static final long serialVersionUID = 0L;
       subject_ = "";
       authenticatedBy_ = "";
       tokenId_ = "";
+      admin_ = false;
       return this;
     }
 
@@ -476,6 +504,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.tokenId_ = tokenId_;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.admin_ = admin_;
+      }
     }
 
     @java.lang.Override
@@ -507,6 +538,9 @@ private static final long serialVersionUID = 0L;
         tokenId_ = other.tokenId_;
         bitField0_ |= 0x00000008;
         onChanged();
+      }
+      if (other.getAdmin() != false) {
+        setAdmin(other.getAdmin());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -554,6 +588,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 34
+            case 40: {
+              admin_ = input.readBool();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 40
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -875,6 +914,50 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       tokenId_ = value;
       bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+
+    private boolean admin_ ;
+    /**
+     * <pre>
+     * An admin credential (may issue and revoke credentials).
+     * </pre>
+     *
+     * <code>bool admin = 5 [json_name = "admin"];</code>
+     * @return The admin.
+     */
+    @java.lang.Override
+    public boolean getAdmin() {
+      return admin_;
+    }
+    /**
+     * <pre>
+     * An admin credential (may issue and revoke credentials).
+     * </pre>
+     *
+     * <code>bool admin = 5 [json_name = "admin"];</code>
+     * @param value The admin to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAdmin(boolean value) {
+
+      admin_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * An admin credential (may issue and revoke credentials).
+     * </pre>
+     *
+     * <code>bool admin = 5 [json_name = "admin"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAdmin() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      admin_ = false;
       onChanged();
       return this;
     }

@@ -72,4 +72,14 @@ public interface WhoAmIResponseOrBuilder extends
    */
   com.google.protobuf.ByteString
       getTokenIdBytes();
+
+  /**
+   * <pre>
+   * An admin credential (may issue and revoke credentials).
+   * </pre>
+   *
+   * <code>bool admin = 5 [json_name = "admin"];</code>
+   * @return The admin.
+   */
+  boolean getAdmin();
 }

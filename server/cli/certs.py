@@ -1,0 +1,37 @@
+"""`outrider certs revoke --fingerprint SHA256`: refuse an mTLS client certificate, straight on the database.
+Running sidecars refuse it within 250 ms."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from server.config import Config
+from server.domain.errors import OutriderError
+from server.services.access.credentials import AccessService
+from server.services.audit import AuditTrail
+from server.services.clock import SystemClock
+from server.storage.access.tokens import SqlTokenRepository
+from server.storage.audit import SqlAuditRepository
+from server.storage.db import create_db_engine, migrate
+
+
+def run_certs(args: argparse.Namespace, config: Config) -> int:
+    if config.db_url is None:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_db_engine(config.database_url())
+    try:
+        migrate(engine)
+        clock = SystemClock()
+        access = AccessService(
+            SqlTokenRepository(engine), clock, AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
+        )
+        fingerprint, _ = access.revoke_certificate(args.fingerprint, args.reason, f"cli:{getpass.getuser()}")
+        print(f"revoked certificate {fingerprint}")
+        return 0
+    except OutriderError as exc:
+        print(f"outrider: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()

@@ -1,0 +1,82 @@
+"""Durable idempotency for every mutating unary RPC with a `request_id` (issue 12): one interceptor, inside
+authentication, so the caller is known. CheckAction and IssueToken are left out (see _EXCLUDED)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf import message_factory
+from google.protobuf.descriptor import MethodDescriptor
+
+from outrider.v1 import access_service_pb2, recovery_service_pb2, safeguard_service_pb2, supervisor_service_pb2
+from server.domain.errors import OutriderError
+from server.rpc.auth import current_principal
+from server.rpc.errors import abort
+from server.services.idempotency import IdempotencyService
+
+# Not remembered: CheckAction (the request id re-attaches to an approval, whose answer is delivered once) and
+# IssueToken (its answer holds the secret, which is never stored).
+_EXCLUDED = {"/outrider.v1.SupervisorService/CheckAction", "/outrider.v1.AccessService/IssueToken"}
+
+
+def _methods() -> dict[str, MethodDescriptor]:
+    """Every unary-unary RPC whose request carries a `request_id`: the mutating ones, by the house style."""
+    found = {}
+    for module in (supervisor_service_pb2, recovery_service_pb2, safeguard_service_pb2, access_service_pb2):
+        for service in module.DESCRIPTOR.services_by_name.values():
+            for m in service.methods:
+                if m.client_streaming or m.server_streaming or "request_id" not in m.input_type.fields_by_name:
+                    continue
+                name = f"/{service.full_name}/{m.name}"
+                if name not in _EXCLUDED:
+                    found[name] = m
+    return found
+
+
+REMEMBERED = _methods()
+
+
+class IdempotencyInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    def __init__(self, service: IdempotencyService) -> None:
+        self.service = service
+        self._inflight: dict[tuple[str, str, str], asyncio.Lock] = {}
+
+    async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
+        handler = await continuation(details)
+        method = REMEMBERED.get(details.method)
+        if handler is None or method is None or not handler.unary_unary:
+            return handler
+        return handler._replace(unary_unary=self._wrap(handler.unary_unary, details.method, method))
+
+    def _wrap(self, fn: Any, name: str, method: MethodDescriptor) -> Any:
+        response_class = message_factory.GetMessageClass(method.output_type)
+
+        async def behavior(request: Any, context: Any) -> Any:
+            if not request.request_id:
+                return await fn(request, context)
+            caller, raw = current_principal().label, request.SerializeToString(deterministic=True)
+            key = (name, caller, request.request_id)
+            lock = self._inflight.setdefault(key, asyncio.Lock())
+            try:
+                async with lock:  # a retry racing the first call waits for its answer
+                    try:
+                        stored = await asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw)
+                    except OutriderError as exc:
+                        await abort(context, exc)
+                    if stored is not None:
+                        return response_class.FromString(stored)
+                    response = await fn(request, context)
+                    if response is None:  # the handler aborted: nothing to remember
+                        return response
+                    kept = await asyncio.to_thread(
+                        self.service.remember, name, caller, request.request_id, raw, response.SerializeToString()
+                    )
+                    return response_class.FromString(kept)
+            finally:
+                if not lock.locked():
+                    self._inflight.pop(key, None)
+
+        return behavior

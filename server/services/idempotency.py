@@ -1,0 +1,96 @@
+"""Durable idempotency of mutating RPCs: the first answer to a (method, caller, request_id) is stored with a
+digest of the request, for a retention (default 24 h). A retry, even after a restart or on another sidecar
+on the database, gets that answer back and changes nothing; the same request id with a different request is
+INVALID_ARGUMENT."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from server.domain.errors import InvalidArgument
+from server.services.ports import Clock
+
+DEFAULT_RETENTION = 24 * 3600.0
+MAX_REQUEST_ID = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Remembered:
+    request_digest: str
+    response: bytes
+
+
+class IdempotencyRepository(Protocol):
+    def get(self, key: str) -> Remembered | None: ...
+
+    def put(self, key: str, method: str, caller: str, remembered: Remembered, when: datetime) -> bool:
+        """False when the key is taken (another call stored first)."""
+        ...
+
+    def prune(self, older_than: datetime) -> int: ...
+
+
+class MemoryIdempotency:
+    """For a process without storage (and unit tests): the same contract, no durability."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[Remembered, datetime]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Remembered | None:
+        found = self.rows.get(key)
+        return found[0] if found else None
+
+    def put(self, key: str, method: str, caller: str, remembered: Remembered, when: datetime) -> bool:
+        with self._lock:
+            if key in self.rows:
+                return False
+            self.rows[key] = (remembered, when)
+            return True
+
+    def prune(self, older_than: datetime) -> int:
+        with self._lock:
+            old = [k for k, (_, t) in self.rows.items() if t < older_than]
+            for k in old:
+                del self.rows[k]
+            return len(old)
+
+
+def _key(method: str, caller: str, request_id: str) -> str:
+    return hashlib.sha256(f"{method}\n{caller}\n{request_id}".encode()).hexdigest()
+
+
+class IdempotencyService:
+    def __init__(self, repo: IdempotencyRepository, clock: Clock, retention: float = DEFAULT_RETENTION) -> None:
+        self.repo, self.clock, self.retention = repo, clock, retention
+
+    def recall(self, method: str, caller: str, request_id: str, request: bytes) -> bytes | None:
+        """The stored answer of an earlier call with this request id (None: a first call)."""
+        if len(request_id) > MAX_REQUEST_ID:
+            raise InvalidArgument(f"request_id must be at most {MAX_REQUEST_ID} characters", field="request_id")
+        found = self.repo.get(_key(method, caller, request_id))
+        if found is None:
+            return None
+        if found.request_digest != hashlib.sha256(request).hexdigest():
+            raise InvalidArgument(
+                f"request_id {request_id!r} was used for a different request; use a new request id",
+                reason="REQUEST_ID_REUSED",
+                field="request_id",
+            )
+        return found.response
+
+    def remember(self, method: str, caller: str, request_id: str, request: bytes, response: bytes) -> bytes:
+        """Store the first answer; returns the answer that stands (another call's, when it stored first)."""
+        key = _key(method, caller, request_id)
+        remembered = Remembered(hashlib.sha256(request).hexdigest(), response)
+        if self.repo.put(key, method, caller, remembered, self.clock.utcnow()):
+            return response
+        earlier = self.repo.get(key)
+        return earlier.response if earlier is not None else response
+
+    def prune(self) -> int:
+        return self.repo.prune(self.clock.utcnow() - timedelta(seconds=self.retention))

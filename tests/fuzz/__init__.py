@@ -1,0 +1,1 @@
+"""The standing fuzz suite: every RPC, generated from the service descriptors."""
