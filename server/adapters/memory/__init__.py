@@ -470,9 +470,15 @@ class MemoryRecovery:
     def load_states(self) -> dict[str, RecoveryState]:
         return copy.deepcopy(self.states)
 
-    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
+    def get_state(self, agent_id: str) -> RecoveryState | None:
+        return copy.deepcopy(self.states.get(agent_id))
+
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> RecoveryState:
         self.history_rows.append((next(self._seq), copy.deepcopy(result)))
-        self.states[result.agent_id] = copy.deepcopy(state)
+        before = self.states.get(result.agent_id, RecoveryState())
+        count = 0 if state.retry_count == 0 else before.retry_count + 1
+        self.states[result.agent_id] = RecoveryState(count, state.last_attempt_time, copy.deepcopy(state.last_recovery))
+        return copy.deepcopy(self.states[result.agent_id])
 
     def save_state(self, agent_id: str, state: RecoveryState) -> None:
         self.states[agent_id] = copy.deepcopy(state)
