@@ -321,6 +321,7 @@ def _build_recovery(
         cancel_approvals=cancel_approvals,
         revoke_leases=revoke_leases,
         reversibility=reversibility,
+        owner_timeout=config.fleet.sidecar_timeout,
     )
     cascade = CascadeService(
         repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy

@@ -14,7 +14,7 @@ from sqlmodel import Session, col
 
 from server.domain import pages as pagination
 from server.domain.agents import Containment, Standing
-from server.domain.errors import InvalidArgument
+from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.notifications.delivery import Notification
 from server.domain.recovery.codec import from_json, to_json
 from server.domain.recovery.events import (
@@ -36,6 +36,7 @@ from server.domain.recovery.ladder import (
 from server.services.fleet.ports import CHECKS_TOPIC, POLICIES_TOPIC, STATES_TOPIC, SUBSTITUTES_TOPIC
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.tables import SidecarRow
 from server.storage.notifications.repository import add_to_outbox
 from server.storage.recovery.tables import (
     HealthCheckRow,
@@ -352,8 +353,15 @@ def _kill_row(row: KillRow, k: KillResult) -> KillRow:
 
 
 class SqlKillRepository:
-    def __init__(self, engine: Engine, notices: KillNotices | None = None, changes: ChangeLog | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        notices: KillNotices | None = None,
+        changes: ChangeLog | None = None,
+        owner: str = "",
+    ) -> None:
         self.engine = engine
+        self.owner = owner or (changes.origin if changes is not None else "")  # this sidecar's id
         self.notices = notices  # the notifications a completed kill causes, written with its record
         self.changes = changes  # the kill's TERMINATED standing and substitute changes reach other sidecars
 
@@ -388,6 +396,7 @@ class SqlKillRepository:
                             reason=kill.reason.name,
                             kill_time=kill.kill_time,
                             request_id=kill.request_id,
+                            owner_sidecar=self.owner,
                         ),
                         kill,
                     )
@@ -395,11 +404,21 @@ class SqlKillRepository:
                 if kill.complete_time is not None and self.notices is not None:
                     s.flush()  # a duplicate kill id fails here, before any notification is written
                     add_to_outbox(s, self.notices(kill))
-        except IntegrityError:
+        except IntegrityError as exc:
             with Session(self.engine) as s:
                 taken = s.execute(select(col(KillRow.seq)).where(col(KillRow.kill_id) == kill.kill_id)).first()
+                running = s.execute(
+                    select(col(KillRow.kill_id)).where(
+                        col(KillRow.agent_id) == kill.agent_id, col(KillRow.complete_time).is_(None)
+                    )
+                ).first()
             if taken:
                 return False
+            if running:  # the partial unique index: another sidecar (or call) is killing this agent
+                raise FailedPrecondition(
+                    f"a kill of agent {kill.agent_id!r} is already in progress ({running[0]})",
+                    reason="KILL_IN_PROGRESS",
+                ) from exc
             raise
         return True
 
@@ -427,6 +446,23 @@ class SqlKillRepository:
         with Session(self.engine) as s:
             stmt = select(KillRow).where(col(KillRow.complete_time).is_(None)).order_by(col(KillRow.seq))
             return [_kill(r) for r in s.execute(stmt).scalars()]
+
+    def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
+        """Running kills whose owner is gone (no heartbeat since `gone_before`, or stopped), now owned by
+        this sidecar: claimed under row locks (SKIP LOCKED) and re-owned in one transaction, so each is
+        resumed by exactly one sidecar. On SQLite (one sidecar per file) every running kill not owned by
+        this process is orphaned."""
+        k, sc = KillRow, SidecarRow
+        stmt = select(k).where(col(k.complete_time).is_(None), col(k.owner_sidecar) != self.owner)
+        if self.engine.dialect.name != "sqlite":
+            alive = select(col(sc.sidecar_id)).where(col(sc.stop_time).is_(None), col(sc.heartbeat_time) >= gone_before)
+            stmt = stmt.where(col(k.owner_sidecar).not_in(alive))
+        with Session(self.engine) as s, s.begin():
+            rows = list(s.execute(stmt.order_by(col(k.seq)).with_for_update(skip_locked=True)).scalars())
+            for row in rows:
+                row.owner_sidecar = self.owner
+                s.add(row)
+            return [_kill(r) for r in rows]
 
     # ---- substitutes --------------------------------------------------------------------------
 
