@@ -76,18 +76,18 @@ def sql_repositories(
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
     return Repositories(
-        agents=SqlAgentRepository(engine),
+        agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine),
         decisions=SqlDecisionRepository(engine),
-        tokens=SqlTokenRepository(engine),
+        tokens=SqlTokenRepository(engine, changes),
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
         sessions=SqlSessionRepository(engine),
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
-        recovery=SqlRecoveryRepository(engine),
+        recovery=SqlRecoveryRepository(engine, changes),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
-        kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None),
+        kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
         breakers=safeguards,
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
@@ -142,10 +142,10 @@ def build_services(
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
     decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
-    access = AccessService(repos.tokens, clock, audit)
+    access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
-    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock)
+    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock, changes=repos.changes)
     agents.load()
     approvals = ApprovalService(
         repos.approvals,
@@ -290,8 +290,8 @@ def _build_recovery(
     hub = ControlChannelHub(clock)
     events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
     emitter = EventAuditor(events, audit)
-    health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes())
-    substitutes = SubstituteRegistry(repos.kills, agents, clock, audit)
+    health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)
+    substitutes = SubstituteRegistry(repos.kills, agents, clock, audit, repos.changes)
     recovery = RecoveryService(
         repos.recovery,
         hub,
@@ -305,6 +305,7 @@ def _build_recovery(
         monitor_interval=settings.monitor_interval,
         # The kill switch is built next and needs the ladder: resolved at call time.
         is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
+        changes=repos.changes,
     )
     kills = KillService(
         repos.kills,
@@ -320,6 +321,7 @@ def _build_recovery(
         cancel_approvals=cancel_approvals,
         revoke_leases=revoke_leases,
         reversibility=reversibility,
+        owner_timeout=config.fleet.sidecar_timeout,
     )
     cascade = CascadeService(
         repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy

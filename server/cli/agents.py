@@ -14,6 +14,7 @@ from server.services.clock import SystemClock
 from server.services.recovery.agents import AgentService
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.repository import SqlAgentRepository
 
 
@@ -25,7 +26,9 @@ def run_agents(args: argparse.Namespace, config: Config) -> int:
         migrate(engine)
         clock = SystemClock()
         audit = AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-        agents = AgentService(SqlAgentRepository(engine), settings=config.agents, audit=audit, clock=clock)
+        agents = AgentService(
+            SqlAgentRepository(engine, ChangeLog(engine, "cli")), settings=config.agents, audit=audit, clock=clock
+        )
         agents.load()
         lifted = agents.reinstate(args.agent_id, args.reason, f"cli:{getpass.getuser()}")
         kill = f" (kill {lifted.kill_id})" if lifted.kill_id else ""

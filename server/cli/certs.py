@@ -15,6 +15,7 @@ from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
 
 
 def run_certs(args: argparse.Namespace, config: Config) -> int:
@@ -25,7 +26,9 @@ def run_certs(args: argparse.Namespace, config: Config) -> int:
         migrate(engine)
         clock = SystemClock()
         access = AccessService(
-            SqlTokenRepository(engine), clock, AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
+            SqlTokenRepository(engine, ChangeLog(engine, "cli")),
+            clock,
+            AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys),
         )
         fingerprint, _ = access.revoke_certificate(args.fingerprint, args.reason, f"cli:{getpass.getuser()}")
         print(f"revoked certificate {fingerprint}")

@@ -470,9 +470,15 @@ class MemoryRecovery:
     def load_states(self) -> dict[str, RecoveryState]:
         return copy.deepcopy(self.states)
 
-    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
+    def get_state(self, agent_id: str) -> RecoveryState | None:
+        return copy.deepcopy(self.states.get(agent_id))
+
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> RecoveryState:
         self.history_rows.append((next(self._seq), copy.deepcopy(result)))
-        self.states[result.agent_id] = copy.deepcopy(state)
+        before = self.states.get(result.agent_id, RecoveryState())
+        count = 0 if state.retry_count == 0 else before.retry_count + 1
+        self.states[result.agent_id] = RecoveryState(count, state.last_attempt_time, copy.deepcopy(state.last_recovery))
+        return copy.deepcopy(self.states[result.agent_id])
 
     def save_state(self, agent_id: str, state: RecoveryState) -> None:
         self.states[agent_id] = copy.deepcopy(state)
@@ -570,6 +576,9 @@ class MemoryKills:
 
     def find_by_request(self, request_id: str) -> KillResult | None:
         return next((copy.deepcopy(k) for _, k in self.rows if k.request_id == request_id), None)
+
+    def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
+        return self.incomplete()  # one process alone on its storage: every running kill is its own
 
     def incomplete(self) -> list[KillResult]:
         return [copy.deepcopy(k) for _, k in self.rows if k.complete_time is None]

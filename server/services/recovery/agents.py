@@ -2,8 +2,10 @@
 
 Agent records are operator-owned: an agent credential may only create its own bare record (as
 `agents.self_registration` allows). Each agent id also has a standing: a killed agent is TERMINATED and an
-ejected one QUARANTINED until an operator reinstates it. Standings are mirrored in memory too; a change
-made by another process (the CLI, another sidecar) is seen by `refresh()`, polled several times a second.
+ejected one QUARANTINED until an operator reinstates it. Standings are mirrored in memory too. A change
+made by another process (the CLI, another sidecar) arrives through the change feed (`agents` topic: the
+record and standing of that agent are read back, within ~100 ms); `refresh()`, polled several times a
+second, is the fallback when notifications do not flow (within 1 s).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from server.domain.agents import (
 )
 from server.domain.errors import FailedPrecondition, NotFound
 from server.domain.recovery.ladder import EJECTED_GROUP
+from server.services.fleet.ports import AGENTS_TOPIC, ChangeFeed
 from server.services.ports import AgentRepository, AuditSink, Clock, Page
 
 
@@ -41,6 +44,7 @@ class AgentService:
         settings: AgentSettings | None = None,
         audit: AuditSink | None = None,
         clock: Clock | None = None,
+        changes: ChangeFeed | None = None,
     ) -> None:
         self.repo = repo
         self.settings = settings or AgentSettings()
@@ -51,6 +55,8 @@ class AgentService:
         self._owners: dict[str, str] = {}
         self._contained: dict[str, Containment] = {}
         self._containment_version = -1
+        if changes is not None:
+            changes.subscribe(AGENTS_TOPIC, self._changed_elsewhere, self.load)
 
     def load(self) -> None:
         with self._lock:
@@ -68,6 +74,19 @@ class AgentService:
         with self._lock:
             self._containment_version = self.repo.containment_version()
             self._contained = self.repo.contained()
+
+    def _changed_elsewhere(self, agent_id: str) -> None:
+        """Another sidecar changed this agent's record or standing (the listener's thread): read both
+        back under the writers' lock, so an older read never overwrites a newer local change."""
+        with self._lock:
+            agent = self.repo.get(agent_id)
+            if agent is None:
+                self._groups.pop(agent_id, None)
+                self._owners.pop(agent_id, None)
+            else:
+                self._groups[agent_id] = agent.group
+                self._owners[agent_id] = agent.labels.get("owner", "")
+        self.refresh(force=True)
 
     def group_of(self, agent_id: str) -> str | None:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
