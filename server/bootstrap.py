@@ -56,6 +56,7 @@ from server.storage.db import create_db_engine, migrate
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -80,7 +81,7 @@ def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None)
         recovery=SqlRecoveryRepository(engine),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None),
-        breakers=safeguards,
+        breakers=SqlBreakerRepository(engine),
         budgets=safeguards,
         episodes=safeguards,
         leases=safeguards,
@@ -188,7 +189,7 @@ def build_services(
         approvals,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
-        release_permit=breakers.release,
+        release_permit=breakers.release_soon,
         assess_level=reversibility.level_of,
         sensitive_keys=config.sensitive_keys,
         tracer=telemetry.tracer,
@@ -222,6 +223,7 @@ def build_services(
         decisions.stop,
         recovery.close,
         breakers.events.close,
+        breakers.writes.close,
         budgets.events.close,
         notifications.stop,
     ]

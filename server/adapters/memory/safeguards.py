@@ -4,15 +4,17 @@ the SQL repository does, so a "restart" is a new service loading from the same f
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from server.domain.safeguards.breakers import Breaker, BreakerConfig
+from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
 from server.domain.safeguards.budgets import Allocation, GlobalBudget, Reservation
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import Lease, LeaseState
 from server.services.ports import Page
+from server.services.safeguards.breakers import Decide, OutcomeBatch
 
 
 class MemoryAudit:
@@ -28,6 +30,7 @@ class MemorySafeguards:
         self.rows: dict[tuple[str, str], Any] = {}
         self.commits = 0
         self.fail = False
+        self._lock = threading.RLock()
 
     def _save(self, changes: Sequence[tuple[str, str, Any]]) -> None:
         if self.fail:
@@ -42,14 +45,93 @@ class MemorySafeguards:
     def _all(self, kind: str) -> list[Any]:
         return [copy.deepcopy(v) for (k, _), v in self.rows.items() if k == kind]
 
-    # breakers
-    def load_breakers(self) -> list[Breaker]:
-        out = self._all("breaker")
-        for b in out:
-            b.config, b.probes, b.in_flight, b.opened_at = BreakerConfig(), 0, 0, None
+    # breakers: the SQL repository's compare-and-set semantics (server/storage/safeguards/breakers.py)
+    def _stored(self, b: Breaker) -> Breaker:
+        out = copy.deepcopy(b)
+        out.config, out.in_flight, out.opened_at = BreakerConfig(), 0, None
         return out
 
-    save_breakers = _save
+    def _write(self) -> None:
+        if self.fail:
+            raise OSError("disk on fire")
+        self.commits += 1
+
+    def load_breakers(self) -> list[Breaker]:
+        with self._lock:
+            return [self._stored(b) for b in self._all("breaker")]
+
+    def get_breaker(self, key: str) -> Breaker | None:
+        with self._lock:
+            found = self.rows.get(("breaker", key))
+            return self._stored(found) if found is not None else None
+
+    def create_breakers(self, breakers: Sequence[Breaker]) -> None:
+        with self._lock:
+            self._write()
+            for b in breakers:
+                self.rows.setdefault(("breaker", b.key), self._stored(b))
+
+    def add_outcomes(
+        self, batches: Sequence[OutcomeBatch], decide: Decide
+    ) -> list[tuple[Breaker | None, list[BreakerChange]]]:
+        with self._lock:
+            self._write()
+            rows = copy.deepcopy(self.rows)  # one transaction: all or nothing
+            out: list[tuple[Breaker | None, list[BreakerChange]]] = []
+            for batch in batches:
+                if batch.generation == 1 and ("breaker", batch.key) not in rows:
+                    wall = batch.events[0].time
+                    rows[("breaker", batch.key)] = Breaker(batch.key, BreakerConfig(), wall, wall)
+                b: Breaker | None = rows.get(("breaker", batch.key))
+                if b is None or b.generation != batch.generation or b.state is not BreakerState.CLOSED:
+                    out.append((None, []))
+                    continue
+                b.failure_count = batch.failures() if batch.reset() else b.failure_count + batch.failures()
+                b.update_time = max(e.time for e in batch.events)
+                b.last_failure_time = batch.last_time(Outcome.FAILURE) or b.last_failure_time
+                b.last_success_time = batch.last_time(Outcome.SUCCESS) or b.last_success_time
+                if (cached := batch.cached()) is not None:
+                    b.has_cached, b.cached = True, cached[0]
+                stored = self._stored(b)
+                changes = decide(stored, batch)
+                rows[("breaker", batch.key)] = self._stored(stored)
+                out.append((stored, changes))
+            self.rows = rows
+            return out
+
+    def transition(self, b: Breaker, expected_generation: int) -> bool:
+        with self._lock:
+            found = self.rows.get(("breaker", b.key))
+            if found is None or found.generation != expected_generation:
+                return False
+            self._write()
+            new = self._stored(b)
+            new.runtime_config, new.create_time = found.runtime_config, found.create_time
+            self.rows[("breaker", b.key)] = new
+            return True
+
+    def take_probe(self, key: str, generation: int, limit: int) -> bool:
+        with self._lock:
+            b = self.rows.get(("breaker", key))
+            if b is None or b.generation != generation or b.state is not BreakerState.HALF_OPEN or b.probes >= limit:
+                return False
+            self._write()
+            b.probes += 1
+            return True
+
+    def return_probe(self, key: str, generation: int) -> None:
+        with self._lock:
+            b = self.rows.get(("breaker", key))
+            if b is not None and b.generation == generation and b.probes > 0:
+                self._write()
+                b.probes -= 1
+
+    def set_runtime_config(self, key: str, runtime: Mapping[str, Any], now: datetime) -> None:
+        with self._lock:
+            b = self.rows.get(("breaker", key))
+            if b is not None:
+                self._write()
+                b.runtime_config, b.update_time = dict(runtime), now
 
     # budgets
     def load_budgets(self) -> tuple[GlobalBudget | None, list[Allocation], list[Reservation]]:

@@ -14,14 +14,12 @@ from sqlmodel import Session, col
 
 from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
-from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.budgets import Allocation, GlobalBudget, Priority, Reservation, ReservationState
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope
 from server.services.ports import Page
 from server.storage.safeguards.tables import (
     AllocationRow,
-    BreakerRow,
     EpisodeRow,
     GlobalBudgetRow,
     LeaseKeyRow,
@@ -40,55 +38,6 @@ def _utc_or_none(value: datetime | None) -> datetime | None:
 class SqlSafeguardRepository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-
-    # ---- breakers --------------------------------------------------------------------------
-
-    def load_breakers(self) -> list[Breaker]:
-        with Session(self.engine) as s:
-            rows = list(s.execute(select(BreakerRow)).scalars())
-        return [
-            Breaker(
-                key=r.key,
-                config=BreakerConfig(),  # the service applies the effective settings
-                create_time=utc(r.create_time),
-                update_time=utc(r.update_time),
-                runtime_config=dict(r.runtime_config),
-                state=BreakerState(r.state),
-                failure_count=r.failure_count,
-                generation=r.generation,
-                forced=r.forced,
-                open_time=_utc_or_none(r.open_time),
-                last_failure_time=_utc_or_none(r.last_failure_time),
-                last_success_time=_utc_or_none(r.last_success_time),
-                has_cached=r.has_cached,
-                cached=r.cached,
-            )
-            for r in rows
-        ]
-
-    def save_breakers(self, changes: Sequence[Change]) -> None:
-        with Session(self.engine) as s, s.begin():
-            for _kind, key, b in changes:
-                if b is None:
-                    s.execute(delete(BreakerRow).where(col(BreakerRow.key) == key))
-                    continue
-                s.merge(
-                    BreakerRow(
-                        key=b.key,
-                        state=int(b.state),
-                        failure_count=b.failure_count,
-                        generation=b.generation,
-                        forced=b.forced,
-                        runtime_config=dict(b.runtime_config),
-                        has_cached=b.has_cached,
-                        cached=b.cached,
-                        open_time=b.open_time,
-                        last_failure_time=b.last_failure_time,
-                        last_success_time=b.last_success_time,
-                        create_time=b.create_time,
-                        update_time=b.update_time,
-                    )
-                )
 
     # ---- budgets ---------------------------------------------------------------------------
 

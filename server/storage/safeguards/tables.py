@@ -38,6 +38,7 @@ class BreakerRow(SQLModel, table=True):
     runtime_config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     has_cached: bool
     cached: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    probes: int = Field(default=0)  # HALF_OPEN permits of this generation in flight, fleet-wide (0070)
     open_time: datetime | None = _utc_or_none()
     last_failure_time: datetime | None = _utc_or_none()
     last_success_time: datetime | None = _utc_or_none()
