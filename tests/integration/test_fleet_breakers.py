@@ -5,6 +5,7 @@ change listener calls on another sidecar's notification; tests call it where the
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +17,7 @@ from server.domain.safeguards.breakers import BreakerChange, BreakerConfig, Brea
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import BreakerSettings
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.breakers import SqlBreakerRepository
 from tests.fakes import FakeClock
 
@@ -40,21 +42,33 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 class Fleet:
-    def __init__(self, engine: Engine, n: int = 3, **defaults: Any) -> None:
+    """Three sidecars' breaker services; with `listen`, each has its own change listener (PostgreSQL)."""
+
+    def __init__(self, engine: Engine, n: int = 3, listen: bool = False, **defaults: Any) -> None:
         self.clock = FakeClock()
         self.recorders = [Recorder() for _ in range(n)]
+        self.feeds = [ChangeLog(engine, f"sc{i}", poll_interval=0.2) if listen else None for i in range(n)]
         self.services = [
             BreakerService(
-                SqlBreakerRepository(engine),
+                SqlBreakerRepository(engine, feed),
                 self.clock,
                 BreakerSettings(BreakerConfig(**defaults)),
                 MemoryAudit(),
                 [rec],
             )
-            for rec in self.recorders
+            for rec, feed in zip(self.recorders, self.feeds, strict=True)
         ]
-        for svc in self.services:
+        for svc, feed in zip(self.services, self.feeds, strict=True):
             svc.load()
+            if feed is not None:
+                svc.attach(feed)
+                feed.start()
+                assert feed.wait_connected(10)
+
+    def close(self) -> None:
+        for feed in self.feeds:
+            if feed is not None:
+                feed.stop()
 
     def refresh(self, key: str) -> None:
         """What every listener does when a notification for `key` arrives."""
@@ -228,3 +242,34 @@ def test_a_closed_permit_and_a_quiet_success_never_touch_the_database(engine: En
     finally:
         event.remove(engine, "before_cursor_execute", count)
     assert statements == []
+
+
+def _until(predicate: Any, timeout: float) -> float:
+    start = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - start < timeout, "not reached in time"
+        time.sleep(0.002)
+    return time.monotonic() - start
+
+
+def test_with_listeners_operator_actions_reach_every_sidecar_within_100ms(engine: Engine, db_url: str) -> None:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("notifications are PostgreSQL's (SQLite serves one sidecar)")
+    fleet = Fleet(engine, listen=True, failure_threshold=3)
+    try:
+        a, b, c = fleet.services
+        assert b.acquire("k").permitted and c.acquire("k").permitted
+        a.force_open("k", "drill")
+        waited = _until(lambda: not b.acquire("k").permitted and not c.acquire("k").permitted, 1.0)
+        assert waited < 0.1
+        a.set_config("k", {"failure_threshold": 1})
+        a.reset("k")
+        _until(lambda: b.acquire("k").permitted and b.acquire("k").permit is not None, 1.0)
+        _until(lambda: c.preview_permit("k").failure_directive.name == "DEGRADE", 1.0)  # threshold 1 reached C
+        # Failures written by B reach A and C too: one failure opens it everywhere, one event.
+        assert fail(b, "k").state is OPEN
+        _until(lambda: not a.acquire("k").permitted and not c.acquire("k").permitted, 1.0)
+        opened = [ch for ch in fleet.events() if ch.to_state is OPEN]
+        assert [ch.reason for ch in opened] == ["forced open: drill", "failure threshold reached"]
+    finally:
+        fleet.close()

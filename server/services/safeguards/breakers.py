@@ -63,6 +63,7 @@ from server.domain.safeguards.breakers import (
 )
 from server.services import observability as obs
 from server.services.dispatch import Dispatcher
+from server.services.fleet.ports import ChangeFeed
 from server.services.pages import page_after
 from server.services.ports import AuditSink, Clock, Page
 from server.services.safeguards.settings import BreakerSettings
@@ -174,12 +175,6 @@ class BreakerRepository(Protocol):
     def set_runtime_config(self, key: str, runtime: Mapping[str, Any], now: datetime) -> None: ...
 
 
-class ChangeSubscriber(Protocol):
-    """The sidecar's change feed (server/storage/fleet/changes.py), as a cache subscribes to it."""
-
-    def subscribe(self, topic: str, on_change: Callable[[str], None], on_resync: Callable[[], None]) -> None: ...
-
-
 class CascadeReporter:
     """Reports each opening to the cascade detector as a failure of the dependency (or of the agent, for a
     key without one) suffered by the key's agent: `report(from_agent, to_agent, detail)`."""
@@ -252,7 +247,7 @@ class BreakerService:
             self._merge(b)
         log.info("circuit breakers loaded", extra={"breakers": len(stored)})
 
-    def attach(self, feed: ChangeSubscriber) -> None:
+    def attach(self, feed: ChangeFeed) -> None:
         """Follow other sidecars' changes: each announced key is read back; a resync reloads all."""
         feed.subscribe(TOPIC, self.refresh, self.load)
 

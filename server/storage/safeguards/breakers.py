@@ -6,13 +6,13 @@ one transition exactly one updates a row. Failures are deltas (`failure_count = 
 applied only while the stored generation is the one the outcomes belong to, so counts from every
 sidecar add up. The threshold decision is taken in the transaction that added the failures, while the
 row is locked. HALF_OPEN probes in flight are a counter (`probes < :limit`), the fleet's
-`half_open_max_calls`. Each write that others must see calls `notify(conn, key)` in its transaction
-(the change feed's counter and NOTIFY; a no-op on SQLite, one sidecar per file).
+`half_open_max_calls`. Each write that others must see calls `ChangeLog.bump(conn, "breakers", key)` in its
+transaction (the change counter and NOTIFY; a no-op on SQLite, one sidecar per file).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -23,11 +23,11 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col
 
 from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
-from server.services.safeguards.breakers import Decide, OutcomeBatch
+from server.services.safeguards.breakers import TOPIC, Decide, OutcomeBatch
+from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.tables import BreakerRow
 from server.storage.supervisor.repository import utc
 
-Notify = Callable[[Connection, str], object]
 B = BreakerRow
 _COLS = (
     col(B.key),
@@ -85,9 +85,9 @@ def _values(b: Breaker) -> dict[str, Any]:
 
 
 class SqlBreakerRepository:
-    def __init__(self, engine: Engine, notify: Notify | None = None) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
-        self.notify = notify
+        self.changes = changes
         self._insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
 
     @contextmanager
@@ -96,8 +96,8 @@ class SqlBreakerRepository:
             yield conn
 
     def _announce(self, conn: Connection, key: str) -> None:
-        if self.notify is not None:
-            self.notify(conn, key)
+        if self.changes is not None:
+            self.changes.bump(conn, TOPIC, key)
 
     # ---- reads -----------------------------------------------------------------------------
 
