@@ -61,6 +61,7 @@ from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
+from server.storage.safeguards.leases import SqlLeaseRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -92,7 +93,7 @@ def sql_repositories(
         breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
-        leases=safeguards,
+        leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
@@ -162,6 +163,7 @@ def build_services(
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
+    leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
     recovery = _build_recovery(
         config,

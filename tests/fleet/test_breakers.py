@@ -82,8 +82,10 @@ def test_force_open_on_a_stops_b_and_c_within_100ms(shared_fleet: Fleet) -> None
     a.safeguard.ForceOpen(pb.ForceOpenRequest(key=key, reason="drill"))
     start = time.monotonic()
     wait_until(
-        lambda: not b.safeguard.AcquirePermit(pb.AcquirePermitRequest(key=key)).permitted
-        and not c.safeguard.AcquirePermit(pb.AcquirePermitRequest(key=key)).permitted,
+        lambda: (
+            not b.safeguard.AcquirePermit(pb.AcquirePermitRequest(key=key)).permitted
+            and not c.safeguard.AcquirePermit(pb.AcquirePermitRequest(key=key)).permitted
+        ),
         "B and C refuse",
     )
     assert time.monotonic() - start < 0.1
