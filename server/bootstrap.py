@@ -59,7 +59,9 @@ from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
+from server.storage.safeguards.leases import SqlLeaseRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -88,10 +90,10 @@ def sql_repositories(
         recovery=SqlRecoveryRepository(engine, changes),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
-        breakers=safeguards,
+        breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
-        leases=safeguards,
+        leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
@@ -161,6 +163,7 @@ def build_services(
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
+    leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
     recovery = _build_recovery(
         config,
@@ -185,6 +188,7 @@ def build_services(
         audit,
         [LoggingBreakerListener(), CascadeReporter(recovery.cascade.report_failure_threadsafe), bridge],
     )
+    breakers.attach(repos.changes)  # other sidecars' breaker changes reload this cache
     budgets = BudgetService(
         repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge], changes=repos.changes
     )
@@ -203,7 +207,7 @@ def build_services(
         approvals,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
-        release_permit=breakers.release,
+        release_permit=breakers.release_soon,
         assess_level=reversibility.level_of,
         sensitive_keys=config.sensitive_keys,
         tracer=telemetry.tracer,
@@ -241,6 +245,7 @@ def build_services(
         decisions.stop,
         recovery.close,
         breakers.events.close,
+        breakers.writes.close,
         budgets.events.close,
         notifications.stop,
         repos.changes.stop,
