@@ -50,6 +50,8 @@ def test_admins_set_records_that_the_chain_enforces(sidecar: RunningSidecar, app
 
     c, token = signed_in(app, "ada")
     assert "Register an agent" in c.get("/agents").text
+    assert c.post("/agents/record", data={"agent": "mallory", "group": "ops"}).status_code == 400  # no CSRF token
+    assert s.services.agents.group_of("mallory") is None
     form = c.get("/agents/record", headers={"HX-Request": "true"})
     assert form.status_code == 200 and 'name="labels"' in form.text
     r = htmx_post(c, "/agents/record", token, agent="mallory", group="interns", labels="owner=alice\n",
