@@ -197,9 +197,11 @@ def build_services(
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
-    sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
+    sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
     chain = ChainStore(repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections)
     chain.load()
+    # After the chain: a policy that does not load changes no record either. The file's records win.
+    agents.apply_declared(config.agents.records, source=str(config.config_path))
     checks = CheckActionService(
         chain,
         agents,
@@ -335,9 +337,9 @@ def _build_recovery(
 
 
 def _policy_sections(
-    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService
+    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService, agents: AgentService
 ) -> Callable[[], Callable[[], None]]:
-    """On a policy reload, the file's `recovery:` and `reversibility:` sections are re-read too."""
+    """On a policy reload, the file's `recovery:`, `reversibility:` and `agents.records` are re-read too."""
 
     def prepare() -> Callable[[], None]:
         try:
@@ -348,6 +350,7 @@ def _policy_sections(
         def apply() -> None:
             recovery.reload_policy_file(fresh.recovery)
             reversibility.set_policy(fresh.reversibility)
+            agents.apply_declared(fresh.agents.records, source=str(path))
 
         return apply
 

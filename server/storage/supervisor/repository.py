@@ -21,6 +21,7 @@ from server.storage.tables import CounterRow
 
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
+RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
 
 
 def bump_counter(s: Session, name: str) -> int:
@@ -98,6 +99,7 @@ class SqlAgentRepository:
             s.add(row)
             s.flush()
             self._announce(s, agent.agent_id)
+            bump_counter(s, RECORDS_COUNTER)
             return _agent(row), created
 
     def delete(self, agent_id: str) -> bool:
@@ -105,6 +107,7 @@ class SqlAgentRepository:
             result = s.execute(delete(AgentRow).where(col(AgentRow.agent_id) == agent_id))
             if result.rowcount:  # type: ignore[attr-defined]
                 self._announce(s, agent_id)
+                bump_counter(s, RECORDS_COUNTER)
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, agent_id: str) -> Agent | None:
@@ -138,6 +141,11 @@ class SqlAgentRepository:
     def containment_version(self) -> int:
         with Session(self.engine) as s:
             row = s.get(CounterRow, CONTAINMENT_COUNTER)
+            return row.value if row else 0
+
+    def records_version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, RECORDS_COUNTER)
             return row.value if row else 0
 
     def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]:
