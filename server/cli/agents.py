@@ -59,7 +59,9 @@ def run_agents(args: argparse.Namespace, config: Config) -> int:
         clock = SystemClock()
         # The sidecar's own audit chain, sealed with the same key (an unkeyed record would break `verify`).
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
-        agents = AgentService(SqlAgentRepository(engine, ChangeLog(engine, "cli")), settings=config.agents, audit=audit, clock=clock)
+        agents = AgentService(
+            SqlAgentRepository(engine, ChangeLog(engine, "cli")), settings=config.agents, audit=audit, clock=clock
+        )
         agents.load()
         actor = f"cli:{getpass.getuser()}"
         command = args.agents_command
