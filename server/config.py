@@ -40,6 +40,7 @@ _SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"plugins"}
 _SECTIONS |= {"agents"}
 _SECTIONS |= {"notifications"}
+_SECTIONS |= {"chain"}  # `chain.mode`: enforce or shadow (server/adapters/policy_file.py)
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 

@@ -176,6 +176,7 @@ class MemoryDecisions:
                 and (not flt.guardrail or d.guardrail == flt.guardrail)
                 and (not flt.outcome or d.allowed == (flt.outcome == "allowed"))
                 and _in(d.create_time, flt.start_time, flt.end_time)
+                and flt.admits_shadow(d)
             )
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)

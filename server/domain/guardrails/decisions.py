@@ -6,6 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from server.domain.guardrails.base import Severity
+from server.domain.guardrails.chain import ShadowOutcome
+
+# ListDecisions' `shadow_outcome` filter: decisions a shadow guardrail would have blocked (asking a human
+# included), those where it would have asked a human, and those with no shadow outcome.
+SHADOW_FILTERS = ("", "blocked", "would_ask", "none")
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +28,16 @@ class Decision:
     create_time: datetime
     request_id: str = ""
     trace_id: str = ""
+    # Shadow mode (migration 0050): what a shadow guardrail would have answered; empty guardrail: nothing.
+    shadow_guardrail: str = ""
+    shadow_reason: str = ""
+    shadow_needs_approval: bool = False
+
+    @property
+    def shadow(self) -> ShadowOutcome | None:
+        if not self.shadow_guardrail:
+            return None
+        return ShadowOutcome(self.shadow_guardrail, self.shadow_reason, Severity.BLOCK, self.shadow_needs_approval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +48,17 @@ class DecisionFilter:
     guardrail: str = ""
     start_time: datetime | None = None
     end_time: datetime | None = None
+    shadow_outcome: str = ""  # one of SHADOW_FILTERS
+    shadow_guardrail: str = ""
+
+    def admits_shadow(self, d: Decision) -> bool:
+        """The shadow filters, for repositories that filter in memory."""
+        if self.shadow_guardrail and d.shadow_guardrail != self.shadow_guardrail:
+            return False
+        if self.shadow_outcome == "none":
+            return not d.shadow_guardrail
+        if self.shadow_outcome == "blocked":
+            return bool(d.shadow_guardrail)
+        if self.shadow_outcome == "would_ask":
+            return bool(d.shadow_guardrail) and d.shadow_needs_approval
+        return True

@@ -25,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import Verdict
-from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.guardrails.decisions import SHADOW_FILTERS, Decision, DecisionFilter
 from server.domain.values import digest
 from server.services.ports import AuditSink, Clock, DecisionRepository, Page
 
@@ -62,6 +62,7 @@ class _Pending:
 
     def to_decision(self) -> Decision:
         v = self.verdict
+        shadow = v.shadow
         # The digest is computed here, in the writer thread, not on the hot path.
         return Decision(
             self.decision_id,
@@ -77,6 +78,9 @@ class _Pending:
             self.create_time,
             self.request_id,
             self.trace_id,
+            shadow.guardrail if shadow else "",
+            shadow.reason if shadow else "",
+            shadow.needs_approval if shadow else False,
         )
 
 
@@ -318,6 +322,10 @@ class DecisionLog:
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
         if flt.outcome not in ("", "allowed", "blocked"):
             raise InvalidArgument("outcome must be 'allowed', 'blocked' or empty", field="outcome")
+        if flt.shadow_outcome not in SHADOW_FILTERS:
+            raise InvalidArgument(
+                "shadow_outcome must be 'blocked', 'would_ask', 'none' or empty", field="shadow_outcome"
+            )
         return self.repo.list(flt, page_size, page_token)
 
     def prune(self) -> int:

@@ -195,6 +195,9 @@ def _decision(row: DecisionRow) -> Decision:
         create_time=utc(row.create_time),
         request_id=row.request_id,
         trace_id=row.trace_id,
+        shadow_guardrail=row.shadow_guardrail,
+        shadow_reason=row.shadow_reason,
+        shadow_needs_approval=row.shadow_needs_approval,
     )
 
 
@@ -222,6 +225,9 @@ class SqlDecisionRepository:
                         "create_time": d.create_time,
                         "request_id": d.request_id,
                         "trace_id": d.trace_id,
+                        "shadow_guardrail": d.shadow_guardrail,
+                        "shadow_reason": d.shadow_reason,
+                        "shadow_needs_approval": d.shadow_needs_approval,
                     }
                     for d in rows
                 ],
@@ -248,6 +254,14 @@ class SqlDecisionRepository:
             stmt = stmt.where(col(c.create_time) >= flt.start_time)
         if flt.end_time:
             stmt = stmt.where(col(c.create_time) < flt.end_time)
+        if flt.shadow_guardrail:
+            stmt = stmt.where(col(c.shadow_guardrail) == flt.shadow_guardrail)
+        if flt.shadow_outcome == "none":
+            stmt = stmt.where(col(c.shadow_guardrail) == "")
+        elif flt.shadow_outcome in ("blocked", "would_ask"):
+            stmt = stmt.where(col(c.shadow_guardrail) != "")
+            if flt.shadow_outcome == "would_ask":
+                stmt = stmt.where(col(c.shadow_needs_approval).is_(True))
         with Session(self.engine) as s:
             rows = list(s.execute(stmt).scalars())
         more = len(rows) > size
