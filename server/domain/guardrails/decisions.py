@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from server.domain.guardrails.base import Severity
 from server.domain.guardrails.chain import ShadowOutcome
@@ -32,6 +34,10 @@ class Decision:
     shadow_guardrail: str = ""
     shadow_reason: str = ""
     shadow_needs_approval: bool = False
+    # Context capture (migration 0051, `decision_log.capture: masked`): the masked context, None when not
+    # captured; truncated to `decision_log.capture_max_bytes` when it was over it.
+    context: Mapping[str, Any] | None = None
+    context_truncated: bool = False
 
     @property
     def shadow(self) -> ShadowOutcome | None:

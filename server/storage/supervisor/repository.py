@@ -198,6 +198,8 @@ def _decision(row: DecisionRow) -> Decision:
         shadow_guardrail=row.shadow_guardrail,
         shadow_reason=row.shadow_reason,
         shadow_needs_approval=row.shadow_needs_approval,
+        context=row.context,
+        context_truncated=row.context_truncated,
     )
 
 
@@ -228,6 +230,8 @@ class SqlDecisionRepository:
                         "shadow_guardrail": d.shadow_guardrail,
                         "shadow_reason": d.shadow_reason,
                         "shadow_needs_approval": d.shadow_needs_approval,
+                        "context": dict(d.context) if d.context is not None else None,
+                        "context_truncated": d.context_truncated,
                     }
                     for d in rows
                 ],

@@ -1,5 +1,5 @@
 """SQLModel tables of the supervisor: agents, the guardrail chain, the policy state, the decision log (migration
-0001; its shadow outcome, 0050); agent containment (0010)."""
+0001; its shadow outcome, 0050; its captured context, 0051); agent containment (0010)."""
 
 from __future__ import annotations
 
@@ -86,6 +86,9 @@ class DecisionRow(SQLModel, table=True):
     shadow_guardrail: str = Field(default="", max_length=128, index=True)
     shadow_reason: str = Field(default="")
     shadow_needs_approval: bool = Field(default=False)
+    # Context capture (migration 0051): the masked, bounded context; NULL when not captured.
+    context: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    context_truncated: bool = Field(default=False)
 
 
 class IdempotencyRow(SQLModel, table=True):
