@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from server.cli.policy_replay import add_replay_parser, run_replay
 from server.cli.policy_suites import (
     SuiteError,
     as_json,
@@ -45,6 +46,7 @@ def add_policy_parser(sub: Any) -> None:
     explain.add_argument("--format", choices=("text", "json"), default="text")
     lint = psub.add_parser("lint", help="find mistakes in a valid policy; exit 1 on findings")
     lint.add_argument("file", metavar="FILE")
+    add_replay_parser(psub)
 
 
 def run_policy(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
@@ -53,6 +55,8 @@ def run_policy(args: argparse.Namespace, out: Callable[[str], None] = print) -> 
             return _test(args, out)
         if args.policy_command == "explain":
             return _explain(args, out)
+        if args.policy_command == "replay":
+            return run_replay(args, out)
         return _lint(args, out)
     except SuiteError as exc:
         if getattr(args, "format", "text") == "json":

@@ -181,6 +181,18 @@ class MemoryDecisions:
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)
 
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        rows = [
+            (seq, copy.deepcopy(d))
+            for seq, d in self.rows
+            if seq > after
+            and (start_time is None or d.create_time >= start_time)
+            and (not agent_id or d.agent_id == agent_id)
+        ]
+        return rows[:limit]
+
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         before = len(self.rows)
         if older_than is not None:

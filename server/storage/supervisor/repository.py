@@ -272,6 +272,18 @@ class SqlDecisionRepository:
         rows = rows[:size]
         return Page([_decision(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")
 
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        c = DecisionRow
+        stmt = select(c).where(col(c.seq) > after).order_by(col(c.seq)).limit(limit)
+        if start_time is not None:
+            stmt = stmt.where(col(c.create_time) >= start_time)
+        if agent_id:
+            stmt = stmt.where(col(c.agent_id) == agent_id)
+        with Session(self.engine) as s:
+            return [(r.seq or 0, _decision(r)) for r in s.execute(stmt).scalars()]
+
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         removed = 0
         with Session(self.engine) as s, s.begin():
