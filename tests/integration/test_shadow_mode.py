@@ -15,9 +15,11 @@ import pytest
 from outrider.v1 import common_pb2
 from outrider.v1 import safeguard_service_pb2 as sg
 from outrider.v1 import supervisor_service_pb2 as pb
+from server.telemetry.settings import TelemetrySettings
 
 from .harness import RunningSidecar, make_config
 from .rpc import check, error_info, guardrail, struct
+from .test_metrics import get, parse, value
 
 BLOCK = common_pb2.SEVERITY_BLOCK
 
@@ -175,3 +177,18 @@ def test_a_bad_mode_is_invalid_argument_naming_the_option(sidecar: RunningSideca
         sidecar.stub.AddGuardrail(guardrail("cap", "cost_cap", max=1, mode="quiet"))
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert error_info(err.value).metadata["field"] == "mode"
+
+
+def test_metrics_count_shadow_outcomes_by_guardrail(tmp_path: Path) -> None:
+    config = make_config(tmp_path, telemetry=TelemetrySettings(metrics_listen="127.0.0.1:0"))
+    with RunningSidecar(config, with_scheduler=False) as s:
+        s.stub.AddGuardrail(guardrail("candidate", "cost_cap", max=10, mode="shadow"))
+        s.stub.AddGuardrail(guardrail("review", "hitl", patterns=["deploy"], mode="shadow"))
+        for cost in (50, 60, 1):
+            assert s.stub.CheckAction(check(context={"cost": cost})).allowed
+        assert s.stub.CheckAction(check(action="deploy", context={"cost": 1})).allowed
+        series, _ = parse(get(s.services.health["metrics_url"])[0])
+    name = "outrider_shadow_decisions_total"
+    assert value(series, name, guardrail="candidate", outcome="blocked") == 2
+    assert value(series, name, guardrail="review", outcome="would_ask") == 1
+    assert value(series, "outrider_decisions_total", outcome="allowed", guardrail="none") == 4
