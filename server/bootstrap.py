@@ -143,7 +143,7 @@ def build_services(
             close()
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
-    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
+    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys)
     access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)

@@ -75,6 +75,13 @@ class DecisionRepository(Protocol):
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int: ...
 
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        """Oldest first: up to `limit` decisions after position `after` (0: from the start) made at or after
+        `start_time`, with their positions (`outrider policy replay` pages through them)."""
+        ...
+
 
 class PolicySource(Protocol):
     """The policy file: re-read on reload."""
