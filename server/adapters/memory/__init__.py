@@ -163,6 +163,11 @@ class MemoryGuardrails:
             self.digest, self.path = policy_digest, policy_path
         return self.counters.bump("guardrails")
 
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+        if self.counters.get("guardrails") != expected_version:
+            return None
+        return self.replace(specs, None, self.path)
+
     def version(self) -> int:
         return self.counters.get("guardrails")
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -13,7 +14,7 @@ from server.domain.agents import Agent, Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
-from server.services.fleet.ports import AGENTS_TOPIC
+from server.services.fleet.ports import AGENTS_TOPIC, GUARDRAILS_TOPIC
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
@@ -166,8 +167,9 @@ class SqlAgentRepository:
 
 
 class SqlGuardrailRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # other sidecars reload the chain on the `guardrails` topic
 
     def load(self) -> tuple[list[GuardrailSpec], str | None]:
         with Session(self.engine) as s:
@@ -179,20 +181,34 @@ class SqlGuardrailRepository:
     def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
         # One transaction: a reader never sees half a chain, and a crash leaves the old one.
         with Session(self.engine) as s, s.begin():
-            s.execute(delete(GuardrailRow))
-            for i, spec in enumerate(specs):
-                s.add(
-                    GuardrailRow(
-                        position=i, name=spec.name, kind=spec.kind, options=dict(spec.options), source=spec.source
-                    )
-                )
-            if policy_digest is not None:
-                state = s.get(PolicyStateRow, "policy") or PolicyStateRow(
-                    key="policy", digest="", path="", apply_time=datetime.now(UTC)
-                )
-                state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
-                s.add(state)
-            return bump_counter(s, _CHAIN_COUNTER)
+            return self._write(s, specs, policy_digest, policy_path)
+
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+        try:
+            with Session(self.engine) as s, s.begin():
+                row = s.get(CounterRow, _CHAIN_COUNTER, with_for_update=True)  # held until commit: one writer
+                if (row.value if row else 0) != expected_version:
+                    return None
+                return self._write(s, specs, None, "")
+        except IntegrityError:  # two first-ever changes both inserted the counter row: this one lost
+            return None
+
+    def _write(self, s: Session, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
+        s.execute(delete(GuardrailRow))
+        for i, spec in enumerate(specs):
+            s.add(
+                GuardrailRow(position=i, name=spec.name, kind=spec.kind, options=dict(spec.options), source=spec.source)
+            )
+        if policy_digest is not None:
+            state = s.get(PolicyStateRow, "policy") or PolicyStateRow(
+                key="policy", digest="", path="", apply_time=datetime.now(UTC)
+            )
+            state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
+            s.add(state)
+        version = bump_counter(s, _CHAIN_COUNTER)
+        if self.changes is not None:
+            self.changes.bump(s.connection(), GUARDRAILS_TOPIC, str(version))
+        return version
 
     def version(self) -> int:
         """Bumped by every stored change of the chain, by any process sharing the database."""
