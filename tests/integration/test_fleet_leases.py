@@ -217,6 +217,7 @@ def test_with_listeners_a_release_wakes_a_waiter_on_another_sidecar_at_once(engi
             await asyncio.wait_for(waiter, 2.0)
             return time.monotonic() - start
 
-        assert asyncio.run(main()) < 0.1
+        # Only the NOTIFY can explain a wake-up well under the 30 s poll (the p99 is in docs/benchmarks.md).
+        assert asyncio.run(main()) < 1.0
     finally:
         fleet.close()
