@@ -59,7 +59,9 @@ from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
+from server.storage.safeguards.leases import SqlLeaseRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -88,10 +90,10 @@ def sql_repositories(
         recovery=SqlRecoveryRepository(engine, changes),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
-        breakers=safeguards,
+        breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
-        leases=safeguards,
+        leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
@@ -141,7 +143,7 @@ def build_services(
             close()
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
-    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
+    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys)
     access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
@@ -161,6 +163,7 @@ def build_services(
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
+    leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
     recovery = _build_recovery(
         config,
@@ -185,6 +188,7 @@ def build_services(
         audit,
         [LoggingBreakerListener(), CascadeReporter(recovery.cascade.report_failure_threadsafe), bridge],
     )
+    breakers.attach(repos.changes)  # other sidecars' breaker changes reload this cache
     budgets = BudgetService(
         repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge], changes=repos.changes
     )
@@ -193,11 +197,13 @@ def build_services(
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
-    sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
+    sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
     chain = ChainStore(
         repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections, changes=repos.changes
     )
     chain.load()
+    # After the chain: a policy that does not load changes no record either. The file's records win.
+    agents.apply_declared(config.agents.records, source=str(config.config_path))
     checks = CheckActionService(
         chain,
         agents,
@@ -205,7 +211,7 @@ def build_services(
         approvals,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
-        release_permit=breakers.release,
+        release_permit=breakers.release_soon,
         assess_level=reversibility.level_of,
         sensitive_keys=config.sensitive_keys,
         tracer=telemetry.tracer,
@@ -243,6 +249,7 @@ def build_services(
         decisions.stop,
         recovery.close,
         breakers.events.close,
+        breakers.writes.close,
         budgets.events.close,
         notifications.stop,
         repos.changes.stop,
@@ -332,9 +339,9 @@ def _build_recovery(
 
 
 def _policy_sections(
-    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService
+    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService, agents: AgentService
 ) -> Callable[[], Callable[[], None]]:
-    """On a policy reload, the file's `recovery:` and `reversibility:` sections are re-read too."""
+    """On a policy reload, the file's `recovery:`, `reversibility:` and `agents.records` are re-read too."""
 
     def prepare() -> Callable[[], None]:
         try:
@@ -345,6 +352,7 @@ def _policy_sections(
         def apply() -> None:
             recovery.reload_policy_file(fresh.recovery)
             reversibility.set_policy(fresh.reversibility)
+            agents.apply_declared(fresh.agents.records, source=str(path))
 
         return apply
 

@@ -47,6 +47,8 @@ def build_scheduler(
     if agents is not None:
         # Kills, quarantines and reinstatements made by other processes (CLI, other sidecars).
         scheduler.add_job(agents.refresh, "interval", seconds=0.25, id="containment-refresh")
+        # Agent records (group, labels, capabilities) changed by other processes (`outrider agents set`).
+        scheduler.add_job(agents.refresh_records, "interval", seconds=0.25, id="agent-records-refresh")
     if chain is not None:
         # Guardrail changes stored by another process (a separate console, another sidecar).
         scheduler.add_job(chain.refresh, "interval", seconds=1.0, id="guardrail-refresh")

@@ -48,6 +48,10 @@ class AgentRepository(Protocol):
 
     def containment_version(self) -> int: ...
 
+    def records_version(self) -> int:
+        """Bumped by every change of a record (group, labels, capabilities) by any process on the database."""
+        ...
+
 
 class GuardrailRepository(Protocol):
     def load(self) -> tuple[list[GuardrailSpec], str | None]:
@@ -76,6 +80,13 @@ class DecisionRepository(Protocol):
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]: ...
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int: ...
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        """Oldest first: up to `limit` decisions after position `after` (0: from the start) made at or after
+        `start_time`, with their positions (`outrider policy replay` pages through them)."""
+        ...
 
 
 class PolicySource(Protocol):

@@ -95,6 +95,7 @@ class MemoryAgents:
         self.standings: dict[str, Containment] = {}
         self.registered_once: set[str] = set()
         self.containment_changes = 0
+        self.record_changes = 0
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
         now = datetime.now(UTC)
@@ -102,6 +103,7 @@ class MemoryAgents:
         stored = replace(agent, create_time=old.create_time if old else now, update_time=now)
         self.rows[agent.agent_id] = stored
         self.registered_once.add(agent.agent_id)
+        self.record_changes += 1
         return copy.deepcopy(stored), old is None
 
     def ever_registered(self, agent_id: str) -> bool:
@@ -119,7 +121,11 @@ class MemoryAgents:
     def containment_version(self) -> int:
         return self.containment_changes
 
+    def records_version(self) -> int:
+        return self.record_changes
+
     def delete(self, agent_id: str) -> bool:
+        self.record_changes += 1
         return self.rows.pop(agent_id, None) is not None
 
     def get(self, agent_id: str) -> Agent | None:
@@ -182,9 +188,22 @@ class MemoryDecisions:
                 and (not flt.guardrail or d.guardrail == flt.guardrail)
                 and (not flt.outcome or d.allowed == (flt.outcome == "allowed"))
                 and _in(d.create_time, flt.start_time, flt.end_time)
+                and flt.admits_shadow(d)
             )
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        rows = [
+            (seq, copy.deepcopy(d))
+            for seq, d in self.rows
+            if seq > after
+            and (start_time is None or d.create_time >= start_time)
+            and (not agent_id or d.agent_id == agent_id)
+        ]
+        return rows[:limit]
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         before = len(self.rows)

@@ -22,6 +22,7 @@ from server.storage.tables import CounterRow
 
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
+RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
 
 
 def bump_counter(s: Session, name: str) -> int:
@@ -99,6 +100,7 @@ class SqlAgentRepository:
             s.add(row)
             s.flush()
             self._announce(s, agent.agent_id)
+            bump_counter(s, RECORDS_COUNTER)
             return _agent(row), created
 
     def delete(self, agent_id: str) -> bool:
@@ -106,6 +108,7 @@ class SqlAgentRepository:
             result = s.execute(delete(AgentRow).where(col(AgentRow.agent_id) == agent_id))
             if result.rowcount:  # type: ignore[attr-defined]
                 self._announce(s, agent_id)
+                bump_counter(s, RECORDS_COUNTER)
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, agent_id: str) -> Agent | None:
@@ -139,6 +142,11 @@ class SqlAgentRepository:
     def containment_version(self) -> int:
         with Session(self.engine) as s:
             row = s.get(CounterRow, CONTAINMENT_COUNTER)
+            return row.value if row else 0
+
+    def records_version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, RECORDS_COUNTER)
             return row.value if row else 0
 
     def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]:
@@ -224,6 +232,11 @@ def _decision(row: DecisionRow) -> Decision:
         create_time=utc(row.create_time),
         request_id=row.request_id,
         trace_id=row.trace_id,
+        shadow_guardrail=row.shadow_guardrail,
+        shadow_reason=row.shadow_reason,
+        shadow_needs_approval=row.shadow_needs_approval,
+        context=row.context,
+        context_truncated=row.context_truncated,
     )
 
 
@@ -251,6 +264,11 @@ class SqlDecisionRepository:
                         "create_time": d.create_time,
                         "request_id": d.request_id,
                         "trace_id": d.trace_id,
+                        "shadow_guardrail": d.shadow_guardrail,
+                        "shadow_reason": d.shadow_reason,
+                        "shadow_needs_approval": d.shadow_needs_approval,
+                        "context": dict(d.context) if d.context is not None else None,
+                        "context_truncated": d.context_truncated,
                     }
                     for d in rows
                 ],
@@ -277,11 +295,31 @@ class SqlDecisionRepository:
             stmt = stmt.where(col(c.create_time) >= flt.start_time)
         if flt.end_time:
             stmt = stmt.where(col(c.create_time) < flt.end_time)
+        if flt.shadow_guardrail:
+            stmt = stmt.where(col(c.shadow_guardrail) == flt.shadow_guardrail)
+        if flt.shadow_outcome == "none":
+            stmt = stmt.where(col(c.shadow_guardrail) == "")
+        elif flt.shadow_outcome in ("blocked", "would_ask"):
+            stmt = stmt.where(col(c.shadow_guardrail) != "")
+            if flt.shadow_outcome == "would_ask":
+                stmt = stmt.where(col(c.shadow_needs_approval).is_(True))
         with Session(self.engine) as s:
             rows = list(s.execute(stmt).scalars())
         more = len(rows) > size
         rows = rows[:size]
         return Page([_decision(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        c = DecisionRow
+        stmt = select(c).where(col(c.seq) > after).order_by(col(c.seq)).limit(limit)
+        if start_time is not None:
+            stmt = stmt.where(col(c.create_time) >= start_time)
+        if agent_id:
+            stmt = stmt.where(col(c.agent_id) == agent_id)
+        with Session(self.engine) as s:
+            return [(r.seq or 0, _decision(r)) for r in s.execute(stmt).scalars()]
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         removed = 0
