@@ -317,7 +317,9 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
-    dl = _Reader(src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention"})
+    dl = _Reader(
+        src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention", "audit_records"}
+    )
     ret_raw = dl.raw.get("retention") or {}
     ret = _Reader(src, {"decision_log.retention": ret_raw}, "decision_log.retention", {"max_rows", "max_age"})
     defaults = DecisionLogSettings()
@@ -338,6 +340,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             flush_interval=dl.get("flush_interval", _duration, defaults.flush_interval),
             max_rows=ret.get("max_rows", _positive_int, defaults.max_rows),
             max_age=ret.get("max_age", _duration, defaults.max_age),
+            audit_records=dl.get("audit_records", _choice("per_batch", "per_decision"), defaults.audit_records),
         ),
     )
     cfg = replace(

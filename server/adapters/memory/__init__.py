@@ -180,6 +180,13 @@ class MemoryDecisions:
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)
 
+    def by_ids(self, decision_ids: Sequence[str]) -> dict[str, Decision | None]:
+        wanted = set(decision_ids)
+        return {d.decision_id: copy.deepcopy(d) for _, d in self.rows if d.decision_id in wanted}
+
+    def oldest_time(self) -> datetime | None:
+        return min((d.create_time for _, d in self.rows), default=None)
+
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         before = len(self.rows)
         if older_than is not None:
