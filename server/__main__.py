@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_gateway_parser(sub)
 
+    from server.cli.fleet import add_fleet_parser
+
+    add_fleet_parser(sub, _config_flags)
     from server.cli.notifications import add_notifications_parser
 
     add_notifications_parser(sub, _config_flags)
@@ -152,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.users import run_users
 
         return run_users(args, config)
+    if args.command == "fleet":
+        from server.cli.fleet import run_fleet
+
+        return run_fleet(args, config)
     if args.command == "notifications":
         from server.cli.notifications import run_notifications
 

@@ -24,6 +24,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
+from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
@@ -53,9 +54,12 @@ from server.storage.access.users import SqlSessionRepository, SqlSettingsReposit
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.budgets import SqlBudgetLedger
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -63,9 +67,13 @@ from server.telemetry.sdk import Telemetry, build_telemetry, observe
 log = logging.getLogger(__name__)
 
 
-def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None) -> Repositories:
+def sql_repositories(
+    engine: Engine, planner: NotificationPlanner | None = None, changes: ChangeLog | None = None
+) -> Repositories:
     """The production repositories, all on one database engine. With a `planner`, recovery events and
-    completed kills write the notifications they cause in their own transaction."""
+    completed kills write the notifications they cause in their own transaction. `changes` is this
+    sidecar's one change listener (and the counters and NOTIFY its writers use)."""
+    changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
     return Repositories(
         agents=SqlAgentRepository(engine),
@@ -75,17 +83,19 @@ def sql_repositories(engine: Engine, planner: NotificationPlanner | None = None)
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
         sessions=SqlSessionRepository(engine),
-        approvals=SqlApprovalRepository(engine),
+        approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None),
         breakers=safeguards,
-        budgets=safeguards,
+        budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
         leases=safeguards,
         idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
+        sidecars=SqlSidecarRepository(engine),
+        changes=changes,
     )
 
 
@@ -107,6 +117,7 @@ def build_services(
     clock = clock or SystemClock()
     telemetry = telemetry or build_telemetry(config.telemetry)
     closers: list[Callable[[], None]] = [telemetry.shutdown]
+    sidecar_id = new_sidecar_id()
     n = config.notifications
     planner = NotificationPlanner(n.routes, config.console_public_url, config.sensitive_keys, n.context_keys)
     single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
@@ -116,7 +127,8 @@ def build_services(
         engine = create_db_engine(config.database_url())
         migrate(engine)
         closers.append(engine.dispose)
-        repos = sql_repositories(engine, planner if n.enabled else None)
+        changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval)
+        repos = sql_repositories(engine, planner if n.enabled else None, changes)
         single_process = engine.dialect.name == "sqlite"
         if audit_keys is None:
             audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
@@ -143,6 +155,7 @@ def build_services(
         config.sensitive_keys,
         metrics=telemetry.metrics,
         notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
+        changes=repos.changes,
         max_pending_per_agent=config.max_pending_approvals_per_agent,
     )
     sg = config.safeguards
@@ -172,7 +185,9 @@ def build_services(
         audit,
         [LoggingBreakerListener(), CascadeReporter(recovery.cascade.report_failure_threadsafe), bridge],
     )
-    budgets = BudgetService(repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge])
+    budgets = BudgetService(
+        repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge], changes=repos.changes
+    )
     for loadable in (breakers, budgets, episodes, leases):
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
@@ -215,7 +230,11 @@ def build_services(
     # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).
     approvals.subscribe(notifications.wake)
     recovery.events.add_listener(lambda _event: notifications.wake())
+    # ... and when another sidecar commits an approval change (its outbox rows are then due too).
+    repos.changes.subscribe("approvals", lambda _approval_id: notifications.wake(), notifications.wake)
     decisions.start()
+    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id)
+    repos.changes.start()  # every cache has subscribed by now
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
@@ -224,6 +243,7 @@ def build_services(
         breakers.events.close,
         budgets.events.close,
         notifications.stop,
+        repos.changes.stop,
     ]
     services = Services(
         config=config,
@@ -244,6 +264,7 @@ def build_services(
         reversibility=reversibility,
         telemetry=telemetry,
         notifications=notifications,
+        fleet=fleet,
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
     )

@@ -19,6 +19,7 @@ from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
 from server.domain.values import parse_duration
+from server.services.fleet.settings import FleetSettings, parse_fleet
 from server.services.notifications.settings import NotificationSettings, parse_notifications
 from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
@@ -36,6 +37,7 @@ _SECTIONS = {"server", "console", "storage", "log", "decision_log", "guardrails"
 _SECTIONS |= {"telemetry"}
 _SECTIONS |= {"recovery"}
 _SECTIONS |= {"safeguards", "reversibility"}
+_SECTIONS |= {"fleet"}
 _SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"plugins"}
 _SECTIONS |= {"agents"}
@@ -92,6 +94,7 @@ class Config:
     reversibility: tuple[ReversibilityRule, ...] = ()  # the policy's rules, over the built-in map
     console_jaeger_ui_url: str | None = None  # trace ids on the console link to {url}/trace/{id}
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)  # see server/telemetry/sdk.py
+    fleet: FleetSettings = field(default_factory=FleetSettings)  # see docs/fleet.md
     # `plugins.allowed_modules`: the only modules a `plugin` guardrail may load a class from (docs/security.md).
     plugin_modules: tuple[str, ...] = ()
     # The audit trail's files outside the database (docs/security.md); None: inside data_dir.
@@ -373,6 +376,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         reversibility=_parsed(src, data, "reversibility", parse_reversibility_rules),
         console_jaeger_ui_url=con.get("jaeger_ui_url", _http_url, None) or telemetry.jaeger_ui_url,
         telemetry=telemetry,
+        fleet=_parsed(src, data, "fleet", parse_fleet),
         plugin_modules=plugins.get("allowed_modules", _module_list, ()),
         console_trusted_proxies=con.get("trusted_proxies", _network_list, ()),
         agents=_parsed(src, data, "agents", parse_agent_settings),

@@ -13,6 +13,8 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.fleet.ports import ChangeFeed, SidecarRepository
+from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
@@ -21,7 +23,7 @@ from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
 from server.services.safeguards.breakers import BreakerRepository, BreakerService
-from server.services.safeguards.budgets import BudgetRepository, BudgetService
+from server.services.safeguards.budgets import BudgetLedger, BudgetService
 from server.services.safeguards.episodes import EpisodeRepository, EpisodeService
 from server.services.safeguards.leases import LeaseRepository, LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
@@ -52,9 +54,11 @@ class Repositories:
     recovery_events: RecoveryEventRepository
     kills: KillRepository
     breakers: BreakerRepository
-    budgets: BudgetRepository
+    budgets: BudgetLedger
     episodes: EpisodeRepository
     leases: LeaseRepository
+    sidecars: SidecarRepository
+    changes: ChangeFeed  # the sidecar's one notification listener (server/storage/fleet/changes.py)
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
     # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
     idempotency: IdempotencyRepository | None = None
@@ -81,6 +85,7 @@ class Services:
     leases: LeaseService
     reversibility: ReversibilityService
     telemetry: Telemetry
+    fleet: SidecarService
     notifications: NotificationService
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None

@@ -39,6 +39,7 @@ from server.rpc.tracing import TracingInterceptor
 from server.services.approvals.reviewers import reviewer_for
 from server.services.ports import Clock
 from server.services.supervisor.decision_log import DecisionLog
+from server.storage.db import lock_sqlite_for_serving
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,14 @@ async def build_server(
     """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
     credentials = server_credentials(config)
     check_exposure(config)
-    services = await asyncio.to_thread(build_services, config, clock=clock)
+    # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
+    release_sqlite = lock_sqlite_for_serving(config.database_url())
+    try:
+        services = await asyncio.to_thread(build_services, config, clock=clock)
+    except BaseException:
+        release_sqlite()
+        raise
+    services.closers.insert(0, release_sqlite)
     services.recovery.start(asyncio.get_running_loop())
     auth = AuthInterceptor(
         services.access,
@@ -161,11 +169,21 @@ async def build_server(
         port = server.add_secure_port(config.listen, credentials)
     if not config.listen.startswith("unix:") and port == 0:
         raise OSError(f"cannot listen on {config.listen}")
+    # In `sidecars` before serving (the port is bound): nothing slow between serving and "sidecar serving".
+    listen = config.listen if config.listen.startswith("unix:") else f"{config.listen.rpartition(':')[0]}:{port}"
+    await asyncio.to_thread(services.fleet.register, listen)
     await server.start()
     sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
+    sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
-        from server.jobs.scheduler import add_audit_jobs, add_recovery_jobs, add_safeguard_jobs, build_scheduler
+        from server.jobs.scheduler import (
+            add_audit_jobs,
+            add_fleet_jobs,
+            add_recovery_jobs,
+            add_safeguard_jobs,
+            build_scheduler,
+        )
 
         scheduler = build_scheduler(
             services.decisions,
@@ -177,6 +195,7 @@ async def build_server(
         )
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
+        add_fleet_jobs(scheduler, services.fleet)
         add_audit_jobs(scheduler, services.audit)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=True))

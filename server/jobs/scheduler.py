@@ -11,6 +11,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from server.services.access.credentials import AccessService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
+from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyService
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
@@ -94,3 +95,8 @@ def add_safeguard_jobs(
     scheduler.add_job(breakers.tick, "interval", seconds=0.05, id="breaker-timers")
     scheduler.add_job(leases.reap, "interval", seconds=0.05, id="lease-expiry")
     scheduler.add_job(budgets.expire_reservations, "interval", seconds=0.25, id="reservation-expiry")
+
+
+def add_fleet_jobs(scheduler: BackgroundScheduler, fleet: SidecarService) -> None:
+    """This sidecar's heartbeat in `sidecars`: silent for fleet.sidecar_timeout, it counts as gone."""
+    scheduler.add_job(fleet.heartbeat, "interval", seconds=fleet.settings.heartbeat_interval, id="fleet-heartbeat")

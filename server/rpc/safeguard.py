@@ -197,7 +197,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def CanConsume(self, request: pb.CanConsumeRequest, context: Ctx) -> pb.CanConsumeResponse:
-        fit = self.budgets.can_consume(request.agent_id, request.tokens)
+        fit = await asyncio.to_thread(self.budgets.can_consume, request.agent_id, request.tokens, True)
         return pb.CanConsumeResponse(
             allowed=fit.allowed,
             reason=fit.reason,
@@ -207,24 +207,27 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def Remaining(self, request: pb.RemainingRequest, context: Ctx) -> pb.RemainingResponse:
-        return pb.RemainingResponse(remaining=self.budgets.remaining(request.agent_id))
+        return pb.RemainingResponse(remaining=await asyncio.to_thread(self.budgets.remaining, request.agent_id))
 
     async def GlobalRemaining(self, request: pb.GlobalRemainingRequest, context: Ctx) -> pb.GlobalRemainingResponse:
-        return pb.GlobalRemainingResponse(remaining=self.budgets.global_remaining())
+        return pb.GlobalRemainingResponse(remaining=await asyncio.to_thread(self.budgets.global_remaining))
 
     async def UsagePercent(self, request: pb.UsagePercentRequest, context: Ctx) -> pb.UsagePercentResponse:
-        return pb.UsagePercentResponse(usage_percent=self.budgets.usage_percent(request.agent_id))
+        percent = await asyncio.to_thread(self.budgets.usage_percent, request.agent_id)
+        return pb.UsagePercentResponse(usage_percent=percent)
 
     async def GlobalUsagePercent(
         self, request: pb.GlobalUsagePercentRequest, context: Ctx
     ) -> pb.GlobalUsagePercentResponse:
-        return pb.GlobalUsagePercentResponse(usage_percent=self.budgets.global_usage_percent())
+        percent = await asyncio.to_thread(self.budgets.global_usage_percent)
+        return pb.GlobalUsagePercentResponse(usage_percent=percent)
 
     async def GetAllocation(self, request: pb.GetAllocationRequest, context: Ctx) -> pb.GetAllocationResponse:
-        return pb.GetAllocationResponse(allocation=cv.allocation_pb(self.budgets.get(request.agent_id)))
+        allocation = await asyncio.to_thread(self.budgets.get, request.agent_id)
+        return pb.GetAllocationResponse(allocation=cv.allocation_pb(allocation))
 
     async def ListAllocations(self, request: pb.ListAllocationsRequest, context: Ctx) -> pb.ListAllocationsResponse:
-        page, glob = self.budgets.list(request.page_size, request.page_token)
+        page, glob = await asyncio.to_thread(self.budgets.list, request.page_size, request.page_token)
         return pb.ListAllocationsResponse(
             allocations=[cv.allocation_pb(a) for a in page.items],
             next_page_token=page.next_page_token,

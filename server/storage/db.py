@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +56,40 @@ def migrate(engine: Engine) -> None:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "heads")
     log.debug("schema migrated to head")
+
+
+class DatabaseInUse(OSError):
+    """Another `outrider serve` holds this SQLite database."""
+
+
+def lock_sqlite_for_serving(url: str) -> Callable[[], None]:
+    """Hold an exclusive lock beside a SQLite database for as long as this sidecar serves; returns the
+    release. SQLite is for one sidecar: its state is cached in the process, and several sidecars on one
+    file would each believe their own cache. The lock is the kernel's (flock), so it goes away with the
+    process, however it ends; `outrider console`, `tokens` and `audit` do not take it."""
+    if not url.startswith("sqlite"):
+        return lambda: None
+    db_path = Path(url.split(":///", 1)[1]) if ":///" in url else None
+    if db_path is None or str(db_path) in ("", ":memory:"):
+        return lambda: None
+    lock_path = db_path.with_name(db_path.name + ".serve.lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise DatabaseInUse(
+            f"another `outrider serve` (pid {holder}) already serves the SQLite database {db_path}. "
+            "SQLite is for one sidecar; to run several sidecars, give them one PostgreSQL database "
+            "(storage.db_url, --db-url): see docs/fleet.md"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+
+    def release() -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    return release

@@ -42,6 +42,7 @@ class AuditRow(SQLModel, table=True):
 # Each feature keeps its tables in its own package; importing them here registers them on the metadata.
 from server.storage.access import tables as _access  # noqa: E402, F401
 from server.storage.approvals import tables as _approvals  # noqa: E402, F401
+from server.storage.fleet import tables as _fleet  # noqa: E402, F401
 from server.storage.notifications import tables as _notifications  # noqa: E402, F401
 from server.storage.recovery import tables as _recovery  # noqa: E402, F401
 from server.storage.safeguards import tables as _safeguards  # noqa: E402, F401

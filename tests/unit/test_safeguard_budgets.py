@@ -3,17 +3,34 @@ signals."""
 
 from __future__ import annotations
 
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlmodel import SQLModel
 
+import server.storage.tables  # noqa: F401  (registers the tables)
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards.budgets import BudgetSignal, Priority, ReservationState, SignalType
 from server.services.safeguards.budgets import BudgetService, describe
 from server.services.safeguards.settings import BudgetSettings
+from server.storage.db import create_db_engine
+from server.storage.fleet.changes import ChangeLog
+from server.storage.safeguards.budgets import SqlBudgetLedger
 from tests.fakes import FakeClock
-from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
+from tests.fakes.safeguards import MemoryAudit
+
+
+def ledger() -> SqlBudgetLedger:
+    """Budgets are changed in the database itself, so these rules run on a real SQLite file (a fresh
+    temporary one per call; the same ledger again is a restart)."""
+    path = Path(tempfile.mkdtemp(prefix="budgets-")) / "b.db"
+    engine = create_db_engine(f"sqlite:///{path}")
+    SQLModel.metadata.create_all(engine)
+    return SqlBudgetLedger(engine, ChangeLog(engine, "sc-test"))
+
 
 WARN, STOP, RESUME = SignalType.SIGWARN, SignalType.SIGSTOP, SignalType.SIGRESUME
 
@@ -27,12 +44,10 @@ class Sink:
 
 
 def service(
-    repo: MemorySafeguards | None = None, clock: FakeClock | None = None, **settings: Any
+    repo: SqlBudgetLedger | None = None, clock: FakeClock | None = None, **settings: Any
 ) -> tuple[BudgetService, Sink]:
     sink = Sink()
-    svc = BudgetService(
-        repo or MemorySafeguards(), clock or FakeClock(), BudgetSettings(**settings), MemoryAudit(), [sink]
-    )
+    svc = BudgetService(repo or ledger(), clock or FakeClock(), BudgetSettings(**settings), MemoryAudit(), [sink])
     svc.load()
     return svc, sink
 
@@ -230,7 +245,7 @@ class TestReservations:
 
 class TestDurability:
     def test_100_concurrent_consumers_exact_and_restored(self) -> None:
-        repo = MemorySafeguards()
+        repo = ledger()
         svc, _ = service(repo, global_total=10_000_000)
         svc.allocate("a1", 1_000_000)
 
@@ -248,11 +263,11 @@ class TestDurability:
         assert (again.get("a1").used, again.global_budget().used) == (6_000, 6_000)
 
     def test_runtime_global_total_survives_the_file_until_reset(self) -> None:
-        repo = MemorySafeguards()
+        repo = ledger()
         svc, _ = service(repo, global_total=1_000)
         svc.set_global(7_000)
         assert service(repo, global_total=2_000)[0].global_budget().total == 7_000
-        fresh = MemorySafeguards()
+        fresh = ledger()
         service(fresh, global_total=1_000)
         assert service(fresh, global_total=2_000)[0].global_budget().total == 2_000  # the file follows
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from server.adapters.memory.fleet import MemoryBudgetLedger, MemorySidecars, SilentChangeFeed
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -626,6 +627,8 @@ class MemoryStore:
     kills: MemoryKills = field(init=False)
     safeguards: MemorySafeguards = field(default_factory=MemorySafeguards)
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
+    budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
+    sidecars: MemorySidecars = field(default_factory=MemorySidecars)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -651,10 +654,12 @@ class MemoryStore:
             recovery_events=self.recovery_events,
             kills=self.kills,
             breakers=self.safeguards,
-            budgets=self.safeguards,
+            budgets=self.budgets,
             episodes=self.safeguards,
             leases=self.safeguards,
             notifications=self.notifications,
+            sidecars=self.sidecars,
+            changes=SilentChangeFeed(),
         )
 
 

@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 from server.domain.safeguards.breakers import Breaker, BreakerConfig
-from server.domain.safeguards.budgets import Allocation, GlobalBudget, Reservation
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import Lease, LeaseState
 from server.services.ports import Page
@@ -50,13 +49,6 @@ class MemorySafeguards:
         return out
 
     save_breakers = _save
-
-    # budgets
-    def load_budgets(self) -> tuple[GlobalBudget | None, list[Allocation], list[Reservation]]:
-        glob = self._all("global")
-        return (glob[0] if glob else None), self._all("allocation"), self._all("reservation")
-
-    save_budgets = _save
 
     # episodes
     def load_episodes(self, limit: int) -> list[Episode]:

@@ -64,6 +64,7 @@ class Allocation:
     warned: bool = False
     stopped: bool = False
     priority_set: bool = False  # the priority was given explicitly (only then do its floors apply)
+    version: int = 0  # the stored row's change count: a cache keeps the newest it has seen
 
     @property
     def remaining(self) -> int:
@@ -86,6 +87,7 @@ class GlobalBudget:
     warned: bool = False
     stopped: bool = False
     source: str = "config"  # "config" (follows the file) or "runtime" (SetGlobalBudget)
+    version: int = 0  # the stored row's change count
 
     @property
     def remaining(self) -> int:

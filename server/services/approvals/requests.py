@@ -24,11 +24,14 @@ from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
 from server.domain.notifications.delivery import Notification
 from server.domain.notifications.events import EventKind
+from server.services.fleet.ports import ChangeFeed
 from server.services.ports import AuditSink, Clock, Page
 from server.services.recovery.agents import AgentService
 from server.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
+
+TOPIC = "approvals"  # the change-feed topic: keys are approval ids
 
 _RETRIES = 8
 
@@ -71,6 +74,7 @@ class ApprovalService:
         agents: AgentService,
         sensitive_keys: Sequence[str],
         metrics: Metrics | None = None,
+        changes: ChangeFeed | None = None,
         notices: ApprovalNotices | None = None,
         max_pending_per_agent: int = 100,
     ) -> None:
@@ -88,6 +92,10 @@ class ApprovalService:
         self._waiters: dict[str, set[asyncio.Future[Approval]]] = {}
         self._seen_version = -1
         self._listeners: list[Callable[[], None]] = []
+        if changes is not None:
+            # A decision taken on another sidecar wakes the waiting call within milliseconds (NOTIFY);
+            # `poll()` stays as the fallback when notifications do not flow.
+            changes.subscribe(TOPIC, self._changed_elsewhere, self._resync)
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Called (on the changing thread, so keep it quick) after every change made in this process."""
@@ -220,6 +228,16 @@ class ApprovalService:
             # A closed loop means the sidecar is shutting down: nobody is left to wake.
             with contextlib.suppress(RuntimeError):
                 future.get_loop().call_soon_threadsafe(_resolve, future, approval)
+
+    def _changed_elsewhere(self, approval_id: str) -> None:
+        with self._lock:
+            watched = approval_id in self._waiters
+        if watched and (approval := self.repo.get(approval_id)) is not None:
+            self._notify(approval)
+
+    def _resync(self) -> None:
+        self._seen_version = -1
+        self.poll()
 
     def poll(self) -> None:
         """See changes made by other processes (one tiny read when nothing changed)."""

@@ -1,25 +1,29 @@
 """Token budgets as a service: allocations, consumption, reservations, the global pool and signals.
 
-Counts live in memory, changed under one lock (exact under any concurrency), and are written through to
-storage before each answer (group commits: see journal.py), so they survive a restart. Signals
-(SIGWARN / SIGSTOP / SIGRESUME) go to every `SignalSink` once the change that caused them is durable.
+The database is the truth, for one sidecar or a fleet: every change is one transaction of deltas
+(server/storage/safeguards/budgets.py), exact under any concurrency across sidecars, and a
+reservation cannot overspend. This process keeps a cache of allocations and the global budget for
+reads (the budget guardrail in CheckAction, Remaining, CanConsume): refreshed from what each change
+returns, and from the database when another sidecar's change is announced (within ~100 ms with
+notifications, within fleet.resync_interval plus a reload without). Signals (SIGWARN / SIGSTOP /
+SIGRESUME) are decided in the transaction that crosses the threshold, so each fires once fleet-wide, and
+go to every `SignalSink` once that transaction committed.
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
 import logging
 import secrets
 import threading
-from collections import OrderedDict, deque
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from server.domain.agents import validate_id
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
+from server.domain.errors import InvalidArgument, NotFound
 from server.domain.safeguards import budgets as rules
 from server.domain.safeguards.budgets import (
     Allocation,
@@ -28,23 +32,23 @@ from server.domain.safeguards.budgets import (
     GlobalBudget,
     Priority,
     Reservation,
-    ReservationState,
     SignalType,
     Usage,
 )
 from server.services import observability as obs
 from server.services.dispatch import Dispatcher
+from server.services.fleet.ports import ChangeFeed
 from server.services.pages import page_after
 from server.services.ports import AuditSink, Clock, Page
-from server.services.safeguards.journal import Change, Journal
 from server.services.safeguards.settings import BudgetSettings
 
 log = logging.getLogger(__name__)
 
 _REQUEST_LIMIT = 10_000  # request ids remembered for idempotent retries
-_KEEP_ENDED = 600.0  # seconds an ended reservation is kept (for idempotent Settle repeats) ...
-_ENDED_LIMIT = 100_000  # ... and at most this many
+_KEEP_ENDED = timedelta(seconds=600)  # how long an ended reservation is kept (for idempotent Settle repeats)
 _MAX_TTL = 86400.0
+TOPIC = "budgets"  # the change-feed topic; keys are agent ids, or "global"
+GLOBAL_KEY = "global"
 
 
 class SignalSink(Protocol):
@@ -59,13 +63,66 @@ class SignalSink(Protocol):
     def publish_budget_signal(self, agent_id: str, signal: BudgetSignal, detail: str) -> None: ...
 
 
-class BudgetRepository(Protocol):
-    def load_budgets(self) -> tuple[GlobalBudget | None, list[Allocation], list[Reservation]]: ...
+# Decides the warned/stopped flags after a change (mutating them) and returns the signals it crossed.
+Evaluate = Callable[[Allocation | None, GlobalBudget], list[BudgetSignal]]
 
-    def save_budgets(self, changes: Sequence[Change]) -> None:
-        """("global", "global", GlobalBudget), ("allocation", agent_id, Allocation) and
-        ("reservation", id, Reservation or None to delete), in one transaction."""
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The rows as one change left them (the ledger's RETURNING), and the signals it crossed."""
+
+    allocation: Allocation | None
+    global_budget: GlobalBudget
+    signals: tuple[BudgetSignal, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveOutcome:
+    change: Change | None  # None when refused
+    reservation: Reservation | None
+    refused: str  # "agent" or "global" when refused
+    floor_applied: bool
+    allocation: Allocation | None  # fresh, for a refusal's answer
+    global_budget: GlobalBudget | None
+
+
+class BudgetLedger(Protocol):
+    """The budgets in storage; each method is one transaction (see server/storage/safeguards/budgets.py).
+    Missing allocations raise FailedPrecondition NO_ALLOCATION; storage failures raise Unavailable."""
+
+    def load(self) -> tuple[GlobalBudget | None, list[Allocation]]: ...
+
+    def read(self, agent_id: str) -> tuple[Allocation | None, GlobalBudget | None]: ...
+
+    def reservation(self, reservation_id: str) -> Reservation | None: ...
+
+    def init_global(self, total: int, now: datetime) -> GlobalBudget: ...
+
+    def set_global(self, total: int, now: datetime, evaluate: Evaluate) -> Change: ...
+
+    def allocate(
+        self,
+        agent_id: str,
+        tokens: int,
+        priority: Priority,
+        now: datetime,
+        evaluate: Evaluate,
+        priority_set: bool = False,
+    ) -> Change:
+        """`priority_set`: the priority was given explicitly (only then do its floors apply)."""
         ...
+
+    def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change: ...
+
+    def reserve(
+        self, reservation: Reservation, min_context: Mapping[Priority, int], now: datetime, evaluate: Evaluate
+    ) -> ReserveOutcome: ...
+
+    def settle(
+        self, reservation_id: str, actual: int, caller: str | None, now: datetime, evaluate: Evaluate
+    ) -> tuple[Change, bool]: ...
+
+    def expire(self, now: datetime, keep_ended: timedelta, evaluate: Evaluate) -> tuple[int, list[BudgetSignal]]: ...
 
 
 class LoggingSignalSink:
@@ -119,68 +176,68 @@ def _positive(value: int, field_name: str) -> int:
 class BudgetService:
     def __init__(
         self,
-        repo: BudgetRepository,
+        ledger: BudgetLedger,
         clock: Clock,
         settings: BudgetSettings,
         audit: AuditSink,
         sinks: Sequence[SignalSink] = (),
+        changes: ChangeFeed | None = None,
     ) -> None:
-        self.repo = repo
+        self.ledger = ledger
         self.clock = clock
         self.settings = settings
         self.audit = audit
         self.sinks = list(sinks)
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()  # guards the cache and the request memory, never held over I/O
         self._global = GlobalBudget(settings.global_total, clock.utcnow())
         self._allocations: dict[str, Allocation] = {}
-        self._reservations: dict[str, Reservation] = {}
-        self._expiry: list[tuple[float, str]] = []  # open reservations: (expires_at, id)
-        self._ended: deque[tuple[float, str]] = deque()  # (monotonic end, id), for pruning
         self._requests: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
-        self._settled: dict[str, Consumed] = {}
-        self._journal = Journal(self._lock, self._snapshot, repo.save_budgets, "token budgets")
         self.events = Dispatcher("budget-signals")
+        if changes is not None:
+            changes.subscribe(TOPIC, self._changed_elsewhere, self.resync)
 
     def add_sink(self, sink: SignalSink) -> None:
         self.sinks.append(sink)
 
-    # ---- lifecycle -------------------------------------------------------------------------
+    # ---- lifecycle and the cache ---------------------------------------------------------------
 
     def load(self) -> None:
-        glob, allocations, reservations = self.repo.load_budgets()
-        now, wall = self.clock.monotonic(), self.clock.utcnow()
-        version = 0
+        glob = self.ledger.init_global(self.settings.global_total, self.clock.utcnow())
+        self._cache(None, glob)
+        self.resync()
+        log.info("token budgets loaded", extra={"allocations": len(self._allocations), "global_total": glob.total})
+
+    def resync(self) -> None:
+        """Reload everything cached (after a reconnect or a missed change notification)."""
+        glob, allocations = self.ledger.load()
+        for a in allocations:
+            self._cache(a, None)
+        if glob is not None:
+            self._cache(None, glob)
+
+    def _changed_elsewhere(self, key: str) -> None:
+        a, g = self.ledger.read(key) if key != GLOBAL_KEY else (None, self.ledger.read("")[1])
+        self._cache(a, g)
+
+    def _cache(self, a: Allocation | None, g: GlobalBudget | None) -> None:
+        """Keep the newest of each row: concurrent answers and reloads may arrive out of order."""
         with self._lock:
-            if glob is not None:
-                self._global = glob
-            if glob is None or (glob.source == "config" and glob.total != self.settings.global_total):
-                # The file is the source of truth until SetGlobalBudget overrides it at runtime.
-                self._global.total, self._global.source = self.settings.global_total, "config"
-                version = self._journal.mark("global", "global")
-            self._allocations = {a.agent_id: a for a in allocations}
-            for r in reservations:
-                self._reservations[r.reservation_id] = r
-                if r.state is ReservationState.OPEN:
-                    r.expires_at = now + (r.expire_time - wall).total_seconds()
-                    heapq.heappush(self._expiry, (r.expires_at, r.reservation_id))
-                else:
-                    ended = now - ((wall - r.end_time).total_seconds() if r.end_time else 0.0)
-                    self._ended.append((ended, r.reservation_id))
-            self._ended = deque(sorted(self._ended))
-        self._journal.commit(version)
-        log.info("token budgets loaded", extra={"allocations": len(allocations), "global_total": self._global.total})
+            if a is not None:
+                mine = self._allocations.get(a.agent_id)
+                if mine is None or a.version > mine.version:
+                    self._allocations[a.agent_id] = a.copy()
+            if g is not None and g.version > self._global.version:
+                self._global = g.copy()
 
-    def _snapshot(self, kind: str, key: str) -> Any:
-        if kind == "global":
-            return self._global.copy()
-        if kind == "allocation":
-            a = self._allocations.get(key)
-            return a.copy() if a else None
-        r = self._reservations.get(key)
-        return r.copy() if r else None
+    def _evaluate(self, agent_id: str) -> Evaluate:
+        wall = self.clock.utcnow()
+        return lambda a, g: rules.evaluate(a, g, agent_id, wall)
 
-    def _finish(self, version: int, signals: Sequence[BudgetSignal]) -> None:
-        self._journal.commit(version)
+    def _finish(self, change: Change) -> None:
+        self._cache(change.allocation, change.global_budget)
+        self._publish(change.signals)
+
+    def _publish(self, signals: Sequence[BudgetSignal]) -> None:
         for signal in signals:
             obs.budget_signal(signal)  # an event on the current span (the call that caused it)
             for sink in self.sinks:
@@ -188,18 +245,17 @@ class BudgetService:
                     functools.partial(sink.publish_budget_signal, signal.agent_id, signal, describe(signal))
                 )
 
-    def _remember(self, key: tuple[str, str, str], value: Any) -> None:
-        self._requests[key] = value
-        while len(self._requests) > _REQUEST_LIMIT:
-            self._requests.popitem(last=False)
+    def _done(self, key: tuple[str, str, str]) -> Any:
+        with self._lock:
+            return self._requests.get(key) if key[2] else None
 
-    def _alloc(self, agent_id: str) -> Allocation:
-        a = self._allocations.get(agent_id)
-        if a is None:
-            raise FailedPrecondition(
-                f"agent {agent_id!r} has no token allocation; Allocate first", reason="NO_ALLOCATION", field="agent_id"
-            )
-        return a
+    def _remember(self, key: tuple[str, str, str], value: Any) -> None:
+        if not key[2]:
+            return
+        with self._lock:
+            self._requests[key] = value
+            while len(self._requests) > _REQUEST_LIMIT:
+                self._requests.popitem(last=False)
 
     # ---- the source's TokenBudget --------------------------------------------------------------
 
@@ -212,29 +268,16 @@ class BudgetService:
         if priority and priority not in Priority._value2member_map_:
             raise InvalidArgument("priority must be LOW, NORMAL, HIGH or CRITICAL", field="priority")
         prio = Priority(priority) if priority else Priority.NORMAL
-        with self._lock:
-            if request_id and ("allocate", agent_id, request_id) in self._requests:
-                done: Allocated = self._requests[("allocate", agent_id, request_id)]
-                return done
-            wall = self.clock.utcnow()
-            version = 0
-            for r in [r for r in self._reservations.values() if r.agent_id == agent_id]:
-                if r.state is ReservationState.OPEN:
-                    rules.unhold(None, self._global, r, ReservationState.CANCELLED, wall)
-                    self._ended.append((self.clock.monotonic(), r.reservation_id))
-                    version = self._journal.mark("reservation", r.reservation_id)
-            before = self._allocations.get(agent_id)
-            a = Allocation(agent_id, tokens, prio, wall, wall, priority_set=bool(priority))
-            if before is not None:  # the flags carry over, so a stopped agent gets its SIGRESUME
-                a.warned, a.stopped = before.warned, before.stopped
-            self._allocations[agent_id] = a
-            signals = rules.evaluate(a, self._global, agent_id, wall)
-            self._journal.mark("allocation", agent_id)
-            version = self._journal.mark("global", "global")
-            result = Allocated(a.copy(), tuple(signals))
-            if request_id:
-                self._remember(("allocate", agent_id, request_id), result)
-        self._finish(version, signals)
+        key = ("allocate", agent_id, request_id)
+        if (done := self._done(key)) is not None:
+            return done  # type: ignore[no-any-return]
+        change = self.ledger.allocate(
+            agent_id, tokens, prio, self.clock.utcnow(), self._evaluate(agent_id), priority_set=bool(priority)
+        )
+        assert change.allocation is not None
+        result = Allocated(change.allocation.copy(), change.signals)
+        self._remember(key, result)
+        self._finish(change)
         self.audit.record(actor, "budget.allocate", agent_id, {"tokens": tokens, "priority": prio.name})
         return result
 
@@ -242,25 +285,38 @@ class BudgetService:
         """Record usage (never refused); warnings from 90%, signals on the edges."""
         validate_id(agent_id, "agent_id")
         _positive(tokens, "tokens")
-        with self._lock:
-            if request_id and ("consume", agent_id, request_id) in self._requests:
-                done: Consumed = self._requests[("consume", agent_id, request_id)]
-                return done
-            a = self._alloc(agent_id)
-            usage = rules.consume(a, self._global, tokens, self.clock.utcnow())
-            self._journal.mark("allocation", agent_id)
-            version = self._journal.mark("global", "global")
-            result = Consumed(a.copy(), self._global.copy(), usage)
-            if request_id:
-                self._remember(("consume", agent_id, request_id), result)
-        if usage.warnings:
-            log.warning("token budget warning", extra={"agent_id": agent_id, "warnings": list(usage.warnings)})
-        self._finish(version, usage.signals)
+        key = ("consume", agent_id, request_id)
+        if (done := self._done(key)) is not None:
+            return done  # type: ignore[no-any-return]
+        change = self.ledger.consume(agent_id, tokens, self.clock.utcnow(), self._evaluate(agent_id))
+        result = self._consumed(change)
+        self._remember(key, result)
+        if result.usage.warnings:
+            log.warning("token budget warning", extra={"agent_id": agent_id, "warnings": list(result.usage.warnings)})
+        self._finish(change)
         return result
 
-    def can_consume(self, agent_id: str, tokens: int) -> Fit:
+    @staticmethod
+    def _consumed(change: Change) -> Consumed:
+        a, g = change.allocation, change.global_budget
+        assert a is not None
+        over = a.used > a.allocated or g.used > g.total
+        return Consumed(a.copy(), g.copy(), Usage(over, rules.warnings_for(a, g), change.signals))
+
+    # Reads. CheckAction's budget guardrail reads the cache (`can_consume`, `usage_after`: no database
+    # round trip on the hot path, stale by at most the notification bound); the RPCs read the database.
+
+    def _fresh(self, agent_id: str) -> tuple[Allocation | None, GlobalBudget]:
+        a, g = self.ledger.read(agent_id)
+        self._cache(a, g)
+        return a, (g or self.global_budget())
+
+    def can_consume(self, agent_id: str, tokens: int, fresh: bool = False) -> Fit:
         validate_id(agent_id, "agent_id")
         _positive(tokens, "tokens")
+        if fresh:
+            a, g = self._fresh(agent_id)
+            return rules.fits(a, g, tokens, self.settings.min_context)
         with self._lock:
             return rules.fits(self._allocations.get(agent_id), self._global, tokens, self.settings.min_context)
 
@@ -271,55 +327,48 @@ class BudgetService:
 
     def remaining(self, agent_id: str) -> int:
         validate_id(agent_id, "agent_id")
-        with self._lock:
-            a = self._allocations.get(agent_id)
-            return a.remaining if a else 0
+        a, _ = self._fresh(agent_id)
+        return a.remaining if a else 0
 
     def global_remaining(self) -> int:
-        with self._lock:
-            return self._global.remaining
+        return self._fresh("")[1].remaining
 
     def usage_percent(self, agent_id: str) -> float:
         validate_id(agent_id, "agent_id")
-        with self._lock:
-            a = self._allocations.get(agent_id)
-            return a.usage_percent if a else 0.0
+        a, _ = self._fresh(agent_id)
+        return a.usage_percent if a else 0.0
 
     def global_usage_percent(self) -> float:
-        with self._lock:
-            return self._global.usage_percent
+        return self._fresh("")[1].usage_percent
 
     def get(self, agent_id: str) -> Allocation:
         validate_id(agent_id, "agent_id")
-        with self._lock:
-            a = self._allocations.get(agent_id)
-            if a is None:
-                raise NotFound(f"agent {agent_id!r} has no token allocation", field="agent_id")
-            return a.copy()
+        a, _ = self._fresh(agent_id)
+        if a is None:
+            raise NotFound(f"agent {agent_id!r} has no token allocation", field="agent_id")
+        return a.copy()
 
     def global_budget(self) -> GlobalBudget:
+        """As cached (the hot path's view)."""
         with self._lock:
             return self._global.copy()
 
     def list(self, page_size: int, page_token: str) -> tuple[Page[Allocation], GlobalBudget]:
-        with self._lock:
-            items = [a.copy() for _, a in sorted(self._allocations.items())]
-            glob = self._global.copy()
-        page, token = page_after(items, lambda a: a.agent_id, page_size, page_token)
-        return Page(page, token), glob
+        glob, allocations = self.ledger.load()
+        for a in allocations:
+            self._cache(a, None)
+        if glob is not None:
+            self._cache(None, glob)
+        page, token = page_after(allocations, lambda a: a.agent_id, page_size, page_token)
+        return Page(page, token), glob or self.global_budget()
 
     def set_global(self, tokens: int, actor: str = "system") -> tuple[GlobalBudget, tuple[BudgetSignal, ...]]:
         """A new global total (kept across restarts, over the file's); the used count stays."""
         _positive(tokens, "tokens")
-        with self._lock:
-            wall = self.clock.utcnow()
-            self._global.total, self._global.source, self._global.update_time = tokens, "runtime", wall
-            signals = tuple(rules.evaluate(None, self._global, "", wall))
-            version = self._journal.mark("global", "global")
-            glob = self._global.copy()
-        self._finish(version, signals)
+        change = self.ledger.set_global(tokens, self.clock.utcnow(), self._evaluate(""))
+        self._finish(change)
         self.audit.record(actor, "budget.set_global", "global", {"tokens": tokens})
-        return glob, signals
+        return change.global_budget.copy(), change.signals
 
     # ---- reservations ----------------------------------------------------------------------
 
@@ -330,35 +379,36 @@ class BudgetService:
         if ttl is not None and not 0 < ttl <= _MAX_TTL:
             raise InvalidArgument(f"ttl must be positive and at most {_MAX_TTL:g}s", field="ttl")
         seconds = ttl or self.settings.reservation_ttl
-        with self._lock:
-            if request_id and ("reserve", agent_id, request_id) in self._requests:
-                done: Reserved = self._requests[("reserve", agent_id, request_id)]
-                return done
-            a = self._alloc(agent_id)
-            fit = rules.fits(a, self._global, estimate, self.settings.min_context)
-            if not fit.allowed:
-                return Reserved(False, None, fit.reason, a.copy(), False, ())
-            now, wall = self.clock.monotonic(), self.clock.utcnow()
-            r = Reservation(
-                "rsv_" + secrets.token_hex(10),
-                agent_id,
-                estimate,
-                wall,
-                wall + timedelta(seconds=seconds),
-                now + seconds,
-                request_id,
+        key = ("reserve", agent_id, request_id)
+        if (done := self._done(key)) is not None:
+            return done  # type: ignore[no-any-return]
+        wall = self.clock.utcnow()
+        wanted = Reservation(
+            "rsv_" + secrets.token_hex(10),
+            agent_id,
+            estimate,
+            wall,
+            wall + timedelta(seconds=seconds),
+            self.clock.monotonic() + seconds,
+            request_id,
+        )
+        out = self.ledger.reserve(wanted, self.settings.min_context, wall, self._evaluate(agent_id))
+        if out.change is None:
+            assert out.allocation is not None
+            self._cache(out.allocation, out.global_budget)
+            glob = out.global_budget or self.global_budget()
+            fit = rules.fits(out.allocation, glob, estimate, self.settings.min_context)
+            reason = fit.reason or (
+                f"agent budget: {out.allocation.remaining} of {out.allocation.allocated} left"
+                if out.refused == "agent"
+                else f"global budget: {glob.remaining} left"
             )
-            self._reservations[r.reservation_id] = r
-            heapq.heappush(self._expiry, (r.expires_at, r.reservation_id))
-            rules.hold(a, self._global, estimate, wall)
-            signals = tuple(rules.evaluate(a, self._global, agent_id, wall))
-            self._journal.mark("reservation", r.reservation_id)
-            self._journal.mark("allocation", agent_id)
-            version = self._journal.mark("global", "global")
-            result = Reserved(True, r.copy(), "", a.copy(), fit.priority_floor_applied, signals)
-            if request_id:
-                self._remember(("reserve", agent_id, request_id), result)
-        self._finish(version, signals)
+            return Reserved(False, None, reason, out.allocation.copy(), False, ())
+        assert out.allocation is not None and out.reservation is not None
+        granted = out.reservation.copy()
+        result = Reserved(True, granted, "", out.allocation.copy(), out.floor_applied, out.change.signals)
+        self._remember(key, result)
+        self._finish(out.change)
         return result
 
     def settle(self, reservation_id: str, actual: int, caller: str | None = None) -> Consumed:
@@ -367,78 +417,30 @@ class BudgetService:
             raise InvalidArgument("reservation_id is required", field="reservation_id")
         if actual < 0:
             raise InvalidArgument(f"actual must not be negative, got {actual}", field="actual")
-        with self._lock:
-            r = self._reservations.get(reservation_id)
-            if r is None:
-                raise NotFound(f"no reservation has id {reservation_id!r}", field="reservation_id")
-            if caller is not None and r.agent_id != caller:
-                raise PermissionDenied(
-                    f"agent credential {caller!r} may only settle its own reservations",
-                    reason="NOT_YOUR_AGENT",
-                    field="reservation_id",
-                )
-            if r.actual is not None:
-                if r.actual != actual:
-                    raise FailedPrecondition(
-                        f"reservation {reservation_id!r} was already settled with actual {r.actual}",
-                        reason="ALREADY_SETTLED",
-                    )
-                return self._settled.get(reservation_id) or Consumed(
-                    self._alloc(r.agent_id).copy(), self._global.copy(), Usage(False, (), ())
-                )
-            a = self._alloc(r.agent_id)
-            now, wall = self.clock.monotonic(), self.clock.utcnow()
-            if r.state is ReservationState.OPEN:
-                rules.unhold(a, self._global, r, ReservationState.SETTLED, wall)
-                self._ended.append((now, reservation_id))
-            r.actual = actual
-            usage = rules.consume(a, self._global, actual, wall) if actual else rules.usage(a, self._global, wall)
-            self._journal.mark("reservation", reservation_id)
-            self._journal.mark("allocation", r.agent_id)
-            version = self._journal.mark("global", "global")
-            result = self._settled[reservation_id] = Consumed(a.copy(), self._global.copy(), usage)
-        self._finish(version, usage.signals)
-        return result
+        change, repeated = self.ledger.settle(
+            reservation_id, actual, caller, self.clock.utcnow(), self._evaluate_settle()
+        )
+        if repeated:
+            assert change.allocation is not None
+            return Consumed(change.allocation.copy(), change.global_budget.copy(), Usage(False, (), ()))
+        self._finish(change)
+        return self._consumed(change)
+
+    def _evaluate_settle(self) -> Evaluate:
+        wall = self.clock.utcnow()
+        return lambda a, g: rules.evaluate(a, g, a.agent_id if a else "", wall)
 
     def expire_reservations(self) -> int:
         """The scheduler's job: unsettled reservations past their TTL give their tokens back; ended ones
-        older than ten minutes are forgotten."""
-        now, wall = self.clock.monotonic(), self.clock.utcnow()
-        signals: list[BudgetSignal] = []
-        version = expired = 0
-        with self._lock:
-            if len(self._expiry) > 4 * len(self._reservations) + 1024:  # settled ones leave entries behind
-                self._expiry = [
-                    (r.expires_at, r.reservation_id)
-                    for r in self._reservations.values()
-                    if r.state is ReservationState.OPEN
-                ]
-                heapq.heapify(self._expiry)
-            while self._expiry and self._expiry[0][0] <= now:
-                _, rid = heapq.heappop(self._expiry)
-                r = self._reservations.get(rid)
-                if r is None or r.state is not ReservationState.OPEN:
-                    continue
-                a = self._allocations.get(r.agent_id)
-                rules.unhold(a, self._global, r, ReservationState.EXPIRED, wall)
-                self._ended.append((now, rid))
-                signals += rules.evaluate(a, self._global, r.agent_id, wall)
-                self._journal.mark("reservation", rid)
-                if a is not None:
-                    self._journal.mark("allocation", a.agent_id)
-                version = self._journal.mark("global", "global")
-                expired += 1
-            while self._ended and (self._ended[0][0] <= now - _KEEP_ENDED or len(self._ended) > _ENDED_LIMIT):
-                _, rid = self._ended.popleft()
-                if self._reservations.pop(rid, None) is not None:
-                    self._settled.pop(rid, None)
-                    version = self._journal.mark("reservation", rid)
-        self._finish(version, signals)
+        older than ten minutes are forgotten. Each sidecar runs it; each reservation expires once."""
+        expired, signals = self.ledger.expire(self.clock.utcnow(), _KEEP_ENDED, self._evaluate_settle())
+        if expired:
+            self.resync()  # several agents changed: reload rather than track each row
+        self._publish(signals)
         return expired
 
     def reservation(self, reservation_id: str) -> Reservation:
-        with self._lock:
-            r = self._reservations.get(reservation_id)
-            if r is None:
-                raise NotFound(f"no reservation has id {reservation_id!r}", field="reservation_id")
-            return r.copy()
+        r = self.ledger.reservation(reservation_id)
+        if r is None:
+            raise NotFound(f"no reservation has id {reservation_id!r}", field="reservation_id")
+        return r

@@ -15,8 +15,10 @@ from server.domain import pages as pagination
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalPolicy, ApprovalState, Vote
 from server.domain.errors import InvalidArgument
 from server.domain.notifications.delivery import Notification
+from server.services.approvals.requests import TOPIC
 from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
+from server.storage.fleet.changes import ChangeLog
 from server.storage.notifications.repository import add_to_outbox
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
@@ -109,8 +111,13 @@ def _values(a: Approval) -> dict[str, Any]:
 
 
 class SqlApprovalRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # announces each new request and decision to the other sidecars (NOTIFY)
+
+    def _announce(self, s: Session, approval_id: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), TOPIC, approval_id)
 
     def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool:
         """The request and the notifications it causes, in one transaction. False when an identical request
@@ -122,6 +129,7 @@ class SqlApprovalRepository:
                 s.flush()
                 add_to_outbox(s, outbox)
                 _bump(s)
+                self._announce(s, approval.approval_id)
         except IntegrityError:
             if approval.request_id and self.find_attach(approval.agent_id, approval.request_id, approval.digest):
                 return False
@@ -142,6 +150,7 @@ class SqlApprovalRepository:
                 return False
             add_to_outbox(s, outbox)
             _bump(s)
+            self._announce(s, approval.approval_id)
             return True
 
     def mark_consumed(self, approval_id: str, when: datetime) -> bool:

@@ -1,4 +1,5 @@
-"""SQL storage of the safeguards: snapshots written through by the services, read back at start-up.
+"""SQL storage of the safeguards: snapshots written through by the services, read back at start-up
+(token budgets live in the database itself: server/storage/safeguards/budgets.py).
 
 Each `save_*` applies one group of journal changes (server/services/safeguards/journal.py) in one transaction.
 """
@@ -15,18 +16,14 @@ from sqlmodel import Session, col
 from server.domain import pages as pagination
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
-from server.domain.safeguards.budgets import Allocation, GlobalBudget, Priority, Reservation, ReservationState
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope
 from server.services.ports import Page
 from server.storage.safeguards.tables import (
-    AllocationRow,
     BreakerRow,
     EpisodeRow,
-    GlobalBudgetRow,
     LeaseKeyRow,
     LeaseRow,
-    ReservationRow,
 )
 from server.storage.supervisor.repository import utc
 
@@ -89,103 +86,6 @@ class SqlSafeguardRepository:
                         update_time=b.update_time,
                     )
                 )
-
-    # ---- budgets ---------------------------------------------------------------------------
-
-    def load_budgets(self) -> tuple[GlobalBudget | None, list[Allocation], list[Reservation]]:
-        with Session(self.engine) as s:
-            g = s.get(GlobalBudgetRow, "global")
-            allocations = list(s.execute(select(AllocationRow)).scalars())
-            reservations = list(s.execute(select(ReservationRow)).scalars())
-        glob = (
-            GlobalBudget(g.total, utc(g.update_time), g.used, g.reserved, g.warned, g.stopped, g.source)
-            if g is not None
-            else None
-        )
-        return (
-            glob,
-            [
-                Allocation(
-                    a.agent_id,
-                    a.allocated,
-                    Priority(a.priority),
-                    utc(a.allocate_time),
-                    utc(a.update_time),
-                    a.used,
-                    a.reserved,
-                    a.warned,
-                    a.stopped,
-                    a.priority_set,
-                )
-                for a in allocations
-            ],
-            [
-                Reservation(
-                    r.reservation_id,
-                    r.agent_id,
-                    r.tokens,
-                    utc(r.create_time),
-                    utc(r.expire_time),
-                    0.0,
-                    r.request_id,
-                    ReservationState(r.state),
-                    r.actual,
-                    _utc_or_none(r.end_time),
-                )
-                for r in reservations
-            ],
-        )
-
-    def save_budgets(self, changes: Sequence[Change]) -> None:
-        with Session(self.engine) as s, s.begin():
-            for kind, key, obj in changes:
-                if kind == "global":
-                    g: GlobalBudget = obj
-                    s.merge(
-                        GlobalBudgetRow(
-                            name="global",
-                            total=g.total,
-                            used=g.used,
-                            reserved=g.reserved,
-                            warned=g.warned,
-                            stopped=g.stopped,
-                            source=g.source,
-                            update_time=g.update_time,
-                        )
-                    )
-                elif kind == "allocation" and obj is not None:
-                    a: Allocation = obj
-                    s.merge(
-                        AllocationRow(
-                            agent_id=a.agent_id,
-                            allocated=a.allocated,
-                            used=a.used,
-                            reserved=a.reserved,
-                            priority=int(a.priority),
-                            warned=a.warned,
-                            stopped=a.stopped,
-                            allocate_time=a.allocate_time,
-                            update_time=a.update_time,
-                            priority_set=a.priority_set,
-                        )
-                    )
-                elif kind == "reservation" and obj is None:
-                    s.execute(delete(ReservationRow).where(col(ReservationRow.reservation_id) == key))
-                elif kind == "reservation":
-                    r: Reservation = obj
-                    s.merge(
-                        ReservationRow(
-                            reservation_id=r.reservation_id,
-                            agent_id=r.agent_id,
-                            tokens=r.tokens,
-                            state=r.state.value,
-                            actual=r.actual,
-                            request_id=r.request_id,
-                            create_time=r.create_time,
-                            expire_time=r.expire_time,
-                            end_time=r.end_time,
-                        )
-                    )
 
     # ---- episodes --------------------------------------------------------------------------
 

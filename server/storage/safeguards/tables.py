@@ -1,6 +1,7 @@
 """SQLModel tables of the safeguard feature (migration on its own Alembic branch from 0002).
 
-Breakers, budgets, episodes and leases are kept in memory by their services and written through here;
+Breakers, episodes and leases are kept in memory by their services and written through here; token
+budgets are changed in these tables directly (server/storage/safeguards/budgets.py);
 these tables are what a restart reads back.
 """
 
@@ -56,6 +57,7 @@ class GlobalBudgetRow(SQLModel, table=True):
     stopped: bool
     source: str = Field(max_length=16)
     update_time: datetime = _utc()
+    version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
 
 
 class AllocationRow(SQLModel, table=True):
@@ -71,10 +73,12 @@ class AllocationRow(SQLModel, table=True):
     allocate_time: datetime = _utc()
     priority_set: bool = Field(default=False)
     update_time: datetime = _utc()
+    version: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
 
 
 class ReservationRow(SQLModel, table=True):
     __tablename__ = "safeguard_reservations"
+    __table_args__ = (Index("ix_safeguard_reservations_open", "state", "expire_time"),)
 
     reservation_id: str = Field(primary_key=True, max_length=32)
     agent_id: str = Field(index=True, max_length=128)

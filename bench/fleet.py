@@ -1,0 +1,240 @@
+"""`make bench`, the fleet: three sidecar processes on one PostgreSQL database.
+
+Measures, over loopback, with real `outrider serve` processes (console off, authentication on):
+
+- cross-sidecar approval wake-up: a CheckAction parked on B for a `hitl` guardrail, DecideApproval on C;
+  the time from the decision's answer to the waiting call's answer (NOTIFY; the 250 ms poll is the fallback);
+- Consume throughput on one sidecar and on three (every Consume is one transaction of deltas, so the
+  database serialises them on the agent's and the global budget's rows);
+- CheckAction throughput on one sidecar and on three (an allow-everything `action_list` guardrail; the
+  hot path reads only in-process caches, so sidecars add up until the machine's cores run out);
+- idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads).
+
+Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
+throwaway server with scripts/postgres.sh. Writes the "Fleet" section of `--out`. Bounded: about a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as `python bench/fleet.py`: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import grpc
+import psycopg
+
+from bench.checkaction import bearer, percentile
+from bench.safeguards import machine
+from outrider.v1 import safeguard_service_pb2 as sgpb
+from outrider.v1 import safeguard_service_pb2_grpc as sg_grpc
+from outrider.v1 import supervisor_service_pb2 as pb
+from outrider.v1 import supervisor_service_pb2_grpc as sv_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+SECTION_START = "<!-- fleet-bench:start -->"
+SECTION_END = "<!-- fleet-bench:end -->"
+WORKERS = 24
+POLICY = """
+log: {level: warning}
+limits: {requests_per_second: 1000000, burst: 1000000}
+guardrails:
+  - {name: allow, kind: action_list, deny: [never-this-action]}
+  - {name: approve-deploys, kind: hitl, patterns: [deploy]}
+"""
+
+
+class Sidecar:
+    def __init__(self, tmp: Path, db_url: str, name: str, token: str) -> None:
+        self.port_file = tmp / f"port-{name}"
+        self.log = (tmp / f"serve-{name}.log").open("ab")
+        cmd = [sys.executable, "-m", "server", "serve", "--listen", "127.0.0.1:0", "--no-console"]
+        cmd += ["--db-url", db_url, "--port-file", str(self.port_file), "--config", str(tmp / "outrider.yaml")]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.p = subprocess.Popen(cmd, cwd=tmp, stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.token = token
+
+    def ready(self) -> Sidecar:
+        deadline = time.monotonic() + 90
+        while not self.port_file.exists() or not self.port_file.read_text():
+            if self.p.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"a sidecar did not start (see {self.log.name})")
+            time.sleep(0.05)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port_file.read_text()}")
+        self.md = bearer(self.token)
+        self.sv = sv_grpc.SupervisorServiceStub(self.channel)
+        self.sg = sg_grpc.SafeguardServiceStub(self.channel)
+        return self
+
+    def stop(self) -> None:
+        self.p.terminate()
+        self.p.wait(30)
+        self.log.close()
+
+
+def throughput(call: Callable[[int], object], workers: int, seconds: float) -> float:
+    stop = time.monotonic() + seconds
+    counts = [0] * workers
+
+    def loop(n: int) -> None:
+        while time.monotonic() < stop:
+            call(n)
+            counts[n] += 1
+
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(loop, range(workers)))
+    return sum(counts) / seconds
+
+
+def wake_latency(b: Sidecar, c: Sidecar, agent: str) -> float:
+    woke: dict[str, float] = {}
+
+    def wait() -> None:
+        b.sv.CheckAction(pb.CheckActionRequest(agent_id=agent, action="deploy"), timeout=30, metadata=b.md)
+        woke["t"] = time.monotonic()
+
+    t = threading.Thread(target=wait)
+    t.start()
+    while not (listed := c.sv.ListApprovals(pb.ListApprovalsRequest(agent_id=agent), metadata=c.md).approvals):
+        time.sleep(0.005)
+    time.sleep(0.03)
+    c.sv.DecideApproval(pb.DecideApprovalRequest(approval_id=listed[0].approval_id, approve=True), metadata=c.md)
+    decided = time.monotonic()
+    t.join(30)
+    return woke["t"] - decided
+
+
+def commits(admin: str, db: str) -> int:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", (db,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def run(db_url: str, seconds: float, rounds: int) -> str:
+    tmp = Path(tempfile.mkdtemp(prefix="fleet-bench-"))
+    (tmp / "outrider.yaml").write_text(POLICY)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    issued = subprocess.run(
+        [sys.executable, "-m", "server", "tokens", "issue", "--operator", "bench", "--db-url", db_url],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp,
+        check=True,
+    )
+    token = issued.stdout.strip()
+    fleet = [Sidecar(tmp, db_url, n, token) for n in "ABC"]
+    fleet = [s.ready() for s in fleet]
+    try:
+        a, b, c = fleet
+        a.sg.SetGlobalBudget(sgpb.SetGlobalBudgetRequest(tokens=10**15), metadata=a.md)
+        a.sg.Allocate(sgpb.AllocateRequest(agent_id="bench", tokens=10**14), metadata=a.md)
+        check = pb.CheckActionRequest(agent_id="bench", action="read")
+        results: dict[str, float] = {}
+        consume = sgpb.ConsumeRequest(agent_id="bench", tokens=1)
+
+        def one(n: int) -> Sidecar:
+            return a
+
+        def spread(n: int) -> Sidecar:
+            return fleet[n % 3]
+
+        results["consume_1"] = throughput(lambda n: one(n).sg.Consume(consume, metadata=a.md), WORKERS, seconds)
+        results["consume_3"] = throughput(lambda n: spread(n).sg.Consume(consume, metadata=a.md), WORKERS, seconds)
+        results["check_1"] = throughput(lambda n: one(n).sv.CheckAction(check, metadata=a.md), WORKERS, seconds)
+        results["check_3"] = throughput(lambda n: spread(n).sv.CheckAction(check, metadata=a.md), WORKERS, seconds)
+        latencies = [wake_latency(b, c, f"waiter-{i}") for i in range(rounds)]
+        admin = db_url.replace("postgresql+psycopg://", "postgresql://")
+        name = admin.rpartition("/")[2]
+        time.sleep(2)  # let the schedulers settle after the load
+        before, start = commits(admin, name), time.monotonic()
+        time.sleep(10)
+        idle = (commits(admin, name) - before - 1) / (time.monotonic() - start) / 3
+    finally:
+        for s in fleet:
+            s.stop()
+    ms = sorted(round(x * 1_000_000) for x in latencies)  # microseconds
+    rows = [
+        "| measure | value |",
+        "|---|---:|",
+        f"| approval wake-up across sidecars (decide on C, wait on B), p50 / p99 of {rounds} "
+        f"| {percentile(ms, 0.5) / 1000:.1f} ms / {percentile(ms, 0.99) / 1000:.1f} ms |",
+        f"| Consume per second, one sidecar ({WORKERS} clients) | {results['consume_1']:,.0f} |",
+        f"| Consume per second, three sidecars ({WORKERS} clients spread over A, B, C) | {results['consume_3']:,.0f} |",
+        f"| CheckAction per second, one sidecar ({WORKERS} clients) | {results['check_1']:,.0f} |",
+        f"| CheckAction per second, three sidecars ({WORKERS} clients spread over A, B, C) "
+        f"| {results['check_3']:,.0f} |",
+        f"| idle database commits per second, per sidecar | {idle:.1f} |",
+    ]
+    return f"""{SECTION_START}
+## Fleet: three sidecars on one PostgreSQL
+
+Measured by `make bench` (`bench/fleet.py`) on {datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}.
+
+{chr(10).join(machine())}
+- PostgreSQL from `scripts/postgres.sh` (`fsync=off`: the numbers show the protocol, not a disk)
+
+**Method.** Three `outrider serve` processes (A, B, C) on one fresh database, console off, authentication
+on, policy: an `action_list` guardrail and a `hitl` guardrail for `deploy`. The load generator is one
+more process on loopback with {WORKERS} blocking clients for {seconds:g} s per run. Every process shares the
+machine's cores with PostgreSQL, so "three sidecars" here shows what sharing the database costs, not
+what three hosts would give. Approval wake-up: {rounds} rounds of one CheckAction parked on B while C
+decides; measured from DecideApproval's answer to CheckAction's answer (median of the poll alone would
+be ~125 ms). Idle commits: `pg_stat_database.xact_commit` over 10 s with the three sidecars idle.
+Not measured here yet: audit-lock waits under three writers (the audit record time inside the chain lock
+is the console-security part of the fleet work).
+
+{chr(10).join(rows)}
+
+Median wake-up {statistics.median(ms) / 1000:.1f} ms; slowest {ms[-1] / 1000:.1f} ms.
+{SECTION_END}
+"""
+
+
+def write_section(path: Path, section: str) -> None:
+    page = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    pattern = re.compile(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", re.S)
+    found = pattern.search(page)
+    page = pattern.sub(lambda _m: section, page) if found else page.rstrip("\n") + "\n\n" + section
+    path.write_text(page, encoding="utf-8")
+
+
+def _fresh_database(server_url: str) -> str:
+    admin = server_url.replace("postgresql+psycopg://", "postgresql://")
+    name = f"bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{server_url.rpartition('/')[0]}/{name}"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--db-url", default=os.environ.get("OUTRIDER_BENCH_PG_URL", ""), help="a PostgreSQL server URL")
+    p.add_argument("--out", type=Path, help="write the section into this Markdown page (e.g. docs/benchmarks.md)")
+    p.add_argument("--duration", type=float, default=4.0, help="seconds per throughput run")
+    p.add_argument("--rounds", type=int, default=50, help="approval wake-up rounds")
+    args = p.parse_args()
+    if not args.db_url:
+        raise SystemExit("bench/fleet.py needs --db-url or OUTRIDER_BENCH_PG_URL (a PostgreSQL server)")
+    section = run(_fresh_database(args.db_url), args.duration, args.rounds)
+    print(section)
+    if args.out:
+        write_section(args.out, section)
+        print(f"wrote the fleet section of {args.out}")
+
+
+if __name__ == "__main__":
+    main()

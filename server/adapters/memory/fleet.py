@@ -1,0 +1,208 @@
+"""In-memory fleet storage and budgets (for tests, and anything that builds services without a database):
+a sidecars table, a change feed nobody else writes to, and a budget ledger that applies the same deltas
+under one lock (one "transaction" at a time, as the database serialises the rows)."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+
+from server.domain.errors import FailedPrecondition, NotFound, PermissionDenied
+from server.domain.fleet.sidecars import Sidecar
+from server.domain.safeguards.budgets import (
+    Allocation,
+    BudgetSignal,
+    GlobalBudget,
+    Priority,
+    Reservation,
+    ReservationState,
+)
+from server.services.safeguards.budgets import Change, Evaluate, ReserveOutcome
+
+
+class SilentChangeFeed:
+    """One process alone on its storage: nobody else's changes to announce."""
+
+    def __init__(self) -> None:
+        self.topics: list[str] = []
+
+    def subscribe(self, topic: str, on_change: Callable[[str], None], on_resync: Callable[[], None]) -> None:
+        self.topics.append(topic)
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class MemorySidecars:
+    def __init__(self) -> None:
+        self.rows: dict[str, Sidecar] = {}
+
+    def register(self, sidecar: Sidecar) -> None:
+        self.rows[sidecar.sidecar_id] = sidecar
+
+    def heartbeat(self, sidecar_id: str, now: datetime) -> None:
+        s = self.rows[sidecar_id]
+        self.rows[sidecar_id] = Sidecar(s.sidecar_id, s.host, s.pid, s.version, s.listen, s.start_time, now)
+
+    def stopped(self, sidecar_id: str, now: datetime) -> None:
+        s = self.rows[sidecar_id]
+        self.rows[sidecar_id] = Sidecar(s.sidecar_id, s.host, s.pid, s.version, s.listen, s.start_time, now, now)
+
+    def all(self) -> Sequence[Sidecar]:
+        return sorted(self.rows.values(), key=lambda s: s.start_time)
+
+    def prune(self, stopped_before: datetime) -> int:
+        gone = [k for k, s in self.rows.items() if s.heartbeat_time < stopped_before]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+
+def _no_allocation(agent_id: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        f"agent {agent_id!r} has no token allocation; Allocate first", reason="NO_ALLOCATION", field="agent_id"
+    )
+
+
+class MemoryBudgetLedger:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.glob: GlobalBudget | None = None
+        self.allocations: dict[str, Allocation] = {}
+        self.reservations: dict[str, Reservation] = {}
+
+    def _change(self, agent_id: str, now: datetime, evaluate: Evaluate) -> Change:
+        a, g = self.allocations.get(agent_id), self.glob
+        assert g is not None
+        g.version += 1
+        g.update_time = now
+        if a is not None:
+            a.version += 1
+            a.update_time = now
+        signals = evaluate(a, g)
+        return Change(copy.copy(a), copy.copy(g), tuple(signals))
+
+    def load(self) -> tuple[GlobalBudget | None, list[Allocation]]:
+        with self.lock:
+            return copy.copy(self.glob), [copy.copy(a) for _, a in sorted(self.allocations.items())]
+
+    def read(self, agent_id: str) -> tuple[Allocation | None, GlobalBudget | None]:
+        with self.lock:
+            return copy.copy(self.allocations.get(agent_id)), copy.copy(self.glob)
+
+    def reservation(self, reservation_id: str) -> Reservation | None:
+        with self.lock:
+            return copy.copy(self.reservations.get(reservation_id))
+
+    def init_global(self, total: int, now: datetime) -> GlobalBudget:
+        with self.lock:
+            if self.glob is None:
+                self.glob = GlobalBudget(total, now, version=1)
+            elif self.glob.source == "config" and self.glob.total != total:
+                self.glob.total, self.glob.version = total, self.glob.version + 1
+            return copy.copy(self.glob)
+
+    def set_global(self, total: int, now: datetime, evaluate: Evaluate) -> Change:
+        with self.lock:
+            assert self.glob is not None
+            self.glob.total, self.glob.source = total, "runtime"
+            return self._change("", now, evaluate)
+
+    def allocate(
+        self,
+        agent_id: str,
+        tokens: int,
+        priority: Priority,
+        now: datetime,
+        evaluate: Evaluate,
+        priority_set: bool = False,
+    ) -> Change:
+        with self.lock:
+            assert self.glob is not None
+            for r in self.reservations.values():
+                if r.agent_id == agent_id and r.state is ReservationState.OPEN:
+                    r.state, r.end_time = ReservationState.CANCELLED, now
+                    self.glob.reserved = max(0, self.glob.reserved - r.tokens)
+            before = self.allocations.get(agent_id)
+            a = Allocation(
+                agent_id, tokens, priority, now, now, priority_set=priority_set, version=before.version if before else 0
+            )
+            if before is not None:
+                a.warned, a.stopped = before.warned, before.stopped
+            self.allocations[agent_id] = a
+            return self._change(agent_id, now, evaluate)
+
+    def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change:
+        with self.lock:
+            a = self.allocations.get(agent_id)
+            if a is None or self.glob is None:
+                raise _no_allocation(agent_id)
+            a.used += tokens
+            self.glob.used += tokens
+            return self._change(agent_id, now, evaluate)
+
+    def reserve(
+        self, reservation: Reservation, min_context: Mapping[Priority, int], now: datetime, evaluate: Evaluate
+    ) -> ReserveOutcome:
+        n = reservation.tokens
+        with self.lock:
+            a, g = self.allocations.get(reservation.agent_id), self.glob
+            if a is None or g is None:
+                raise _no_allocation(reservation.agent_id)
+            if a.remaining < n:
+                return ReserveOutcome(None, None, "agent", False, copy.copy(a), copy.copy(g))
+            floor = n > g.remaining
+            if floor and (not a.priority_set or n > min_context.get(a.priority, 0)):
+                return ReserveOutcome(None, None, "global", False, copy.copy(a), copy.copy(g))
+            a.reserved += n
+            g.reserved += n
+            self.reservations[reservation.reservation_id] = copy.copy(reservation)
+            change = self._change(a.agent_id, now, evaluate)
+            return ReserveOutcome(change, reservation, "", floor, change.allocation, change.global_budget)
+
+    def settle(
+        self, reservation_id: str, actual: int, caller: str | None, now: datetime, evaluate: Evaluate
+    ) -> tuple[Change, bool]:
+        with self.lock:
+            r = self.reservations.get(reservation_id)
+            if r is None:
+                raise NotFound(f"no reservation has id {reservation_id!r}", field="reservation_id")
+            if caller is not None and r.agent_id != caller:
+                raise PermissionDenied("not yours", reason="NOT_YOUR_AGENT", field="reservation_id")
+            a, g = self.allocations.get(r.agent_id), self.glob
+            if a is None or g is None:
+                raise _no_allocation(r.agent_id)
+            if r.actual is not None:
+                if r.actual != actual:
+                    raise FailedPrecondition("already settled", reason="ALREADY_SETTLED")
+                return Change(copy.copy(a), copy.copy(g), ()), True
+            if r.state is ReservationState.OPEN:
+                a.reserved, g.reserved = max(0, a.reserved - r.tokens), max(0, g.reserved - r.tokens)
+                r.state, r.end_time = ReservationState.SETTLED, now
+            r.actual = actual
+            a.used += actual
+            g.used += actual
+            return self._change(r.agent_id, now, evaluate), False
+
+    def expire(self, now: datetime, keep_ended: timedelta, evaluate: Evaluate) -> tuple[int, list[BudgetSignal]]:
+        signals: list[BudgetSignal] = []
+        expired = 0
+        with self.lock:
+            for rid, r in list(self.reservations.items()):
+                if r.state is ReservationState.OPEN and r.expire_time <= now:
+                    a, g = self.allocations.get(r.agent_id), self.glob
+                    assert g is not None
+                    if a is not None:
+                        a.reserved = max(0, a.reserved - r.tokens)
+                    g.reserved = max(0, g.reserved - r.tokens)
+                    r.state, r.end_time = ReservationState.EXPIRED, now
+                    signals += self._change(r.agent_id, now, evaluate).signals
+                    expired += 1
+                elif r.end_time is not None and r.end_time < now - keep_ended:
+                    del self.reservations[rid]
+        return expired, signals

@@ -1,0 +1,38 @@
+"""What the fleet services (and every cache that must follow the database) need from storage."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from server.domain.fleet.sidecars import Sidecar
+
+
+class ChangeFeed(Protocol):
+    """Committed changes of other sidecars, by topic (the one listener of this sidecar).
+
+    `on_change(key)` runs on the listener's thread, once per change another sidecar committed (the key is
+    an id, never the data: read it back from the database). `on_resync()` runs when changes may have been
+    missed (first connection, a reconnect, a gap in the topic's change counter, a counter that moved with
+    no notification): reload everything the cache holds for the topic. Neither may block for long.
+    """
+
+    def subscribe(self, topic: str, on_change: Callable[[str], None], on_resync: Callable[[], None]) -> None: ...
+
+    def start(self) -> None:
+        """Start listening (after every cache subscribed)."""
+
+    def stop(self) -> None: ...
+
+
+class SidecarRepository(Protocol):
+    def register(self, sidecar: Sidecar) -> None: ...
+
+    def heartbeat(self, sidecar_id: str, now: datetime) -> None: ...
+
+    def stopped(self, sidecar_id: str, now: datetime) -> None: ...
+
+    def all(self) -> Sequence[Sidecar]: ...
+
+    def prune(self, stopped_before: datetime) -> int: ...

@@ -1,0 +1,1 @@
+"""Fleet storage: the sidecars table, the change counters and the one NOTIFY listener per sidecar."""

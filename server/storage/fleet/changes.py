@@ -1,0 +1,256 @@
+"""Change counters and the one notification listener of a sidecar (PostgreSQL LISTEN/NOTIFY).
+
+Writers call `ChangeLog.bump(conn, topic, key)` inside the transaction that changes the state: it adds
+one to the topic's counter in `fleet_changes` and queues `NOTIFY outrider_<topic>, '<version> <origin>
+<key>'`. PostgreSQL delivers the notification at commit (never for a rolled-back change) and, because the
+counter row stays locked until commit, versions of one topic are committed in order and without gaps.
+Payloads carry ids only (the limit is 8,000 bytes); a listener reads the data back.
+
+The listener holds one dedicated autocommit connection (psycopg's `notifies()` blocks its connection, so
+it cannot be a pooled one). Notifications sent while it is disconnected are lost, so it resynchronises:
+- on every (re)connection, after LISTEN, each topic whose counter moved since it last looked;
+- on a gap in a topic's versions (a notification it never got);
+- every `poll_interval`, when a counter moved and no notification for it arrived (LISTEN broken by a
+  transaction-mode pooler, a notification queue that filled up): the staleness bound without
+  notifications is then one poll interval plus the time to reload.
+A change the sidecar made itself is not delivered back to it (its own cache already has it).
+
+On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
+does nothing and the listener does not run.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import psycopg
+from psycopg import sql
+from sqlalchemy import Connection, Engine, text
+
+log = logging.getLogger(__name__)
+
+CHANNEL_PREFIX = "outrider_"
+MAX_PAYLOAD = 7_999  # PostgreSQL refuses payloads of 8,000 bytes and more
+_BUMP = text(
+    "INSERT INTO fleet_changes (topic, version) VALUES (:topic, 1) "
+    "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1 RETURNING version"
+)
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requests, new topics)
+_LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
+
+
+@dataclass
+class _Topic:
+    on_change: list[Callable[[str], None]] = field(default_factory=list)
+    on_resync: list[Callable[[], None]] = field(default_factory=list)
+    seen: int = -1  # the newest version this listener knows its caches reflect; -1: never synchronised
+    listening: bool = False
+
+
+@dataclass
+class ListenerStats:
+    connected: bool = False
+    connections: int = 0
+    notifications: int = 0
+    resyncs: int = 0
+    backend_pid: int = 0
+
+
+class ChangeLog:
+    """Counters and NOTIFY for writers; LISTEN, dispatch and resynchronisation for this sidecar's caches."""
+
+    def __init__(self, engine: Engine, origin: str, *, poll_interval: float = 0.5) -> None:
+        self.engine = engine
+        self.origin = origin
+        self.enabled = engine.dialect.name == "postgresql"
+        self.poll_interval = poll_interval
+        self.stats = ListenerStats()
+        self._topics: dict[str, _Topic] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._connected = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+    # ---- writers ---------------------------------------------------------------------------
+
+    def bump(self, conn: Connection, topic: str, key: str) -> int:
+        """Count one change of `topic` (concerning `key`, an id) in the caller's transaction; returns its
+        version (0 on SQLite, where no other sidecar listens)."""
+        if not self.enabled:
+            return 0
+        version = int(conn.execute(_BUMP, {"topic": topic}).scalar_one())
+        payload = f"{version} {self.origin} {key}"
+        if len(payload.encode()) > MAX_PAYLOAD:
+            raise ValueError(f"notification payload for {topic!r} is too long ({len(payload)} characters)")
+        conn.execute(_NOTIFY, {"channel": CHANNEL_PREFIX + topic, "payload": payload})
+        return version
+
+    # ---- listeners -------------------------------------------------------------------------
+
+    def subscribe(self, topic: str, on_change: Callable[[str], None], on_resync: Callable[[], None]) -> None:
+        with self._lock:
+            t = self._topics.setdefault(topic, _Topic())
+            t.on_change.append(on_change)
+            t.on_resync.append(on_resync)
+            t.seen = -1  # the new subscriber has not been synchronised by this listener yet
+
+    def start(self) -> None:
+        if not self.enabled or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._run, name="fleet-listener", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def wait_connected(self, timeout: float) -> bool:
+        """True once the listener is connected and has synchronised every topic (for start-up and tests)."""
+        return self._connected.wait(timeout)
+
+    # ---- the listener thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self._dsn, autocommit=True, connect_timeout=5) as conn:
+                    self.stats.connections += 1
+                    self.stats.backend_pid = conn.info.backend_pid
+                    self._listen(conn)
+                    self._poll(conn)
+                    self.stats.connected = True
+                    self._connected.set()
+                    backoff = 0.1
+                    self._serve(conn)
+            except (psycopg.Error, OSError) as exc:
+                if not self._stop.is_set():
+                    log.warning(
+                        "fleet listener disconnected; resynchronising after reconnecting",
+                        extra={"error": str(exc), "retry_seconds": backoff},
+                    )
+            except Exception:
+                log.exception("fleet listener failed; restarting it")
+            finally:
+                self.stats.connected = False
+                self._connected.clear()
+                with self._lock:
+                    for t in self._topics.values():
+                        t.listening = False
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, 2.0)
+
+    def _serve(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        next_poll = time.monotonic() + self.poll_interval
+        while not self._stop.is_set():
+            wait = max(0.0, min(_WAIT_SLICE, next_poll - time.monotonic()))
+            batch = list(conn.notifies(timeout=wait, stop_after=1))
+            if batch:  # whatever else arrived meanwhile, so a burst on one key costs one reload
+                batch += conn.notifies(timeout=0)
+            self._deliver_batch(batch)
+            self._listen(conn)  # topics subscribed since
+            if time.monotonic() >= next_poll:
+                self._poll(conn)
+                next_poll = time.monotonic() + self.poll_interval
+
+    def _listen(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        with self._lock:
+            new = [name for name, t in self._topics.items() if not t.listening]
+        for name in new:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL_PREFIX + name)))
+            with self._lock:
+                self._topics[name].listening = True
+                self._topics[name].seen = -1
+
+    def _deliver_batch(self, batch: list[psycopg.Notify]) -> None:
+        """Deliver in order, but each (channel, key) once, at its last position: handlers read the state
+        back, so one read after the newest change covers the earlier ones."""
+        last: dict[tuple[str, str], int] = {}
+        for i, n in enumerate(batch):
+            last[(n.channel, n.payload.split(" ", 2)[-1])] = i
+        for i, n in enumerate(batch):
+            if last[(n.channel, n.payload.split(" ", 2)[-1])] == i:
+                self._deliver(n.channel, n.payload)
+            else:
+                self._seen_only(n.channel, n.payload)
+
+    def _seen_only(self, channel: str, payload: str) -> None:
+        """Count a notification a later one in the same batch supersedes (keeps gap detection exact)."""
+        self.stats.notifications += 1
+        try:
+            version = int(payload.split(" ", 1)[0])
+        except ValueError:
+            return
+        with self._lock:
+            t = self._topics.get(channel.removeprefix(CHANNEL_PREFIX))
+            if t is not None:
+                if t.seen >= 0 and version > t.seen + 1:
+                    t.seen = -1  # a gap: the next poll resynchronises
+                else:
+                    t.seen = max(t.seen, version)
+
+    def _deliver(self, channel: str, payload: str) -> None:
+        self.stats.notifications += 1
+        name = channel.removeprefix(CHANNEL_PREFIX)
+        version_text, origin, key = ([*payload.split(" ", 2), "", ""])[:3]
+        try:
+            version = int(version_text)
+        except ValueError:
+            log.warning("fleet listener: a notification it cannot read", extra={"channel": channel})
+            return
+        with self._lock:
+            t = self._topics.get(name)
+            if t is None:
+                return
+            gap = t.seen >= 0 and version > t.seen + 1
+            t.seen = max(t.seen, version)
+            changes, resyncs = list(t.on_change), list(t.on_resync)
+        if gap:
+            log.info("fleet listener: missed a change; resynchronising", extra={"topic": name})
+            self._resync(name, resyncs)
+        elif origin != self.origin:
+            for on_change in changes:
+                try:
+                    on_change(key)
+                except Exception:
+                    log.exception("fleet listener: a change handler failed", extra={"topic": name, "key": key})
+                    self._mark_unsynchronised(name)
+
+    def _poll(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        """Resynchronise every topic whose counter is ahead of the notifications this listener got."""
+        counters = {str(topic): int(str(v)) for topic, v in conn.execute("SELECT topic, version FROM fleet_changes")}
+        lagging = self._lagging(counters)
+        if lagging:
+            self._deliver_batch(list(conn.notifies(timeout=_LATE_NOTIFY_GRACE)))
+            lagging = self._lagging(counters)
+        for name in lagging:
+            with self._lock:
+                t = self._topics[name]
+                t.seen = max(t.seen, counters.get(name, 0))
+                resyncs = list(t.on_resync)
+            self._resync(name, resyncs)
+
+    def _lagging(self, counters: dict[str, int]) -> list[str]:
+        with self._lock:
+            return [name for name, t in self._topics.items() if t.seen < 0 or t.seen < counters.get(name, 0)]
+
+    def _resync(self, name: str, resyncs: list[Callable[[], None]]) -> None:
+        self.stats.resyncs += 1
+        for resync in resyncs:
+            try:
+                resync()
+            except Exception:
+                log.exception("fleet listener: resynchronising failed; retrying", extra={"topic": name})
+                self._mark_unsynchronised(name)
+
+    def _mark_unsynchronised(self, name: str) -> None:
+        with self._lock:
+            self._topics[name].seen = -1

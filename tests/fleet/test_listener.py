@@ -1,0 +1,149 @@
+"""The one notification listener per sidecar, on the real PostgreSQL: delivery, own changes, missed
+notifications (a reconnect, a counter moved without NOTIFY, a gap) and the payload limit."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import Engine, text
+
+from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.resyncs = 0
+        self.cond = threading.Condition()
+
+    def on_change(self, key: str) -> None:
+        with self.cond:
+            self.keys.append(key)
+            self.cond.notify_all()
+
+    def on_resync(self) -> None:
+        with self.cond:
+            self.resyncs += 1
+            self.cond.notify_all()
+
+    def wait(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+        with self.cond:
+            return self.cond.wait_for(predicate, timeout)
+
+
+@pytest.fixture
+def engine(pg_url: str) -> Iterator[Engine]:
+    e = create_db_engine(pg_url)
+    migrate(e)
+    yield e
+    e.dispose()
+
+
+def _listener(engine: Engine, origin: str, rec: Recorder, topic: str = "t") -> ChangeLog:
+    log = ChangeLog(engine, origin, poll_interval=0.2)
+    log.subscribe(topic, rec.on_change, rec.on_resync)
+    log.start()
+    assert log.wait_connected(10)
+    return log
+
+
+def _bump(writer: ChangeLog, topic: str, key: str) -> int:
+    with writer.engine.begin() as conn:
+        return writer.bump(conn, topic, key)
+
+
+def test_a_change_reaches_the_other_sidecar_within_100ms_and_not_its_writer(engine: Engine) -> None:
+    a_rec, b_rec = Recorder(), Recorder()
+    a, b = _listener(engine, "sc-a", a_rec), _listener(engine, "sc-b", b_rec)
+    try:
+        start = time.monotonic()
+        assert _bump(a, "t", "agent-1") >= 1
+        assert b_rec.wait(lambda: b_rec.keys == ["agent-1"], 1.0)
+        assert time.monotonic() - start < 0.1
+        time.sleep(0.3)
+        assert a_rec.keys == []  # its own change: its cache already has it
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_a_rolled_back_change_is_never_announced(engine: Engine) -> None:
+    rec = Recorder()
+    b = _listener(engine, "sc-b", rec)
+    a = ChangeLog(engine, "sc-a")
+    try:
+        with pytest.raises(RuntimeError), engine.begin() as conn:
+            a.bump(conn, "t", "ghost")
+            raise RuntimeError("roll back")
+        _bump(a, "t", "real")
+        assert rec.wait(lambda: rec.keys == ["real"])
+        assert "ghost" not in rec.keys
+    finally:
+        b.stop()
+
+
+def test_after_a_reconnect_the_topics_that_moved_are_resynchronised(engine: Engine) -> None:
+    rec = Recorder()
+    b = _listener(engine, "sc-b", rec)
+    a = ChangeLog(engine, "sc-a")
+    try:
+        base = rec.resyncs
+        pid = b.stats.backend_pid
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+        _bump(a, "t", "while-away")  # likely sent while nobody listens: lost
+        assert rec.wait(lambda: b.stats.connections >= 2 and rec.resyncs > base, 10)
+        assert b.stats.backend_pid != pid
+        # Listening again: the next change is a notification, not a resync.
+        resyncs = rec.resyncs
+        _bump(a, "t", "after")
+        assert rec.wait(lambda: "after" in rec.keys)
+        assert rec.resyncs == resyncs
+    finally:
+        b.stop()
+
+
+def test_a_counter_that_moved_without_a_notification_resyncs_within_one_poll(engine: Engine) -> None:
+    """What a transaction-mode pooler does to LISTEN: the counter still tells."""
+    rec = Recorder()
+    b = _listener(engine, "sc-b", rec)
+    try:
+        base = rec.resyncs
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO fleet_changes (topic, version) VALUES ('t', 1) "
+                    "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1"
+                )
+            )
+        start = time.monotonic()
+        assert rec.wait(lambda: rec.resyncs > base, 2.0)
+        assert time.monotonic() - start < 1.0
+    finally:
+        b.stop()
+
+
+def test_a_gap_in_the_versions_resyncs(engine: Engine) -> None:
+    rec = Recorder()
+    b = _listener(engine, "sc-b", rec)
+    a = ChangeLog(engine, "sc-a")
+    try:
+        _bump(a, "t", "one")
+        assert rec.wait(lambda: rec.keys == ["one"])
+        base = rec.resyncs
+        with engine.begin() as conn:  # version n+1 committed without its notification, then n+2 with one
+            conn.execute(text("UPDATE fleet_changes SET version = version + 1 WHERE topic = 't'"))
+        _bump(a, "t", "three")
+        assert rec.wait(lambda: rec.resyncs > base, 1.0)
+    finally:
+        b.stop()
+
+
+def test_payloads_are_ids_within_the_limit(engine: Engine) -> None:
+    a = ChangeLog(engine, "sc-a")
+    with pytest.raises(ValueError, match="too long"), engine.begin() as conn:
+        a.bump(conn, "t", "x" * 8000)
