@@ -342,6 +342,9 @@ class MemoryApprovals:
         self.counters.bump("approvals")
         return True
 
+    def insert_many(self, items: Sequence[tuple[Approval, Sequence[Notification]]]) -> list[bool]:
+        return [self.insert(a, outbox) for a, outbox in items]
+
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         current = self.rows.get(approval.approval_id)
         if current is None or current.version != expected_version:
