@@ -22,6 +22,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 if __package__ in (None, ""):
@@ -108,7 +109,7 @@ async def decision_latency(target: str, agent: str, operator: str, n: int) -> li
         return latencies
 
 
-async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child, limit: float) -> dict[str, float]:
+async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child, limit: float) -> dict[str, Any]:
     """Open n waiting CheckActions; report the server's RSS and threads once all are pending (or after
     `limit` seconds: then `all_pending` is 0 and `pending` says how many were), and how long each
     ListApprovals page took while the burst arrived."""
@@ -123,6 +124,18 @@ async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Ch
             )
             for i in range(n)
         ]
+        failed: dict[str, int] = {}
+
+        async def outcome(call: Any) -> None:
+            try:
+                await call
+            except grpc.aio.AioRpcError as exc:  # a refused call never becomes pending: say why
+                if exc.code() != grpc.StatusCode.CANCELLED or not call.cancelled():
+                    failed[exc.code().name] = failed.get(exc.code().name, 0) + 1
+            except asyncio.CancelledError:
+                pass
+
+        watchers = [asyncio.create_task(outcome(c)) for c in calls]
         started = time.monotonic()
         page_times: list[float] = []
         late_pages = 0
@@ -136,12 +149,13 @@ async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Ch
                     raise
                 late_pages += 1
                 continue
-            if pending >= n or time.monotonic() - started > limit:
+            if pending + sum(failed.values()) >= n or time.monotonic() - started > limit:
                 break
         seconds = time.monotonic() - started
         after = child.ask("stats", timeout=120)
         for call in calls:
             call.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
         return {
             "rss_before_mb": before["rss_kb"] / 1024,
             "rss_mb": after["rss_kb"] / 1024,
@@ -152,6 +166,7 @@ async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Ch
             "page_p99_s": pct(page_times, 0.99) if page_times else float("nan"),
             "page_max_s": max(page_times, default=float("nan")),
             "late_pages": float(late_pages),
+            "failed": ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "none",
         }
     finally:
         for c in channels:
@@ -292,6 +307,7 @@ def main() -> None:
             else f"not all after {mem['seconds_to_all_pending']:.0f} s ({mem['pending']:,.0f} pending)"
         )
         + f" | < 10 s: {'met' if mem['all_pending'] and mem['seconds_to_all_pending'] < 10 else 'NOT met'} |",
+        f"| waiting calls refused during the burst (by status) | {mem['failed']} | none |",
         f"| ListApprovals(page_size=1000) during the burst, p99 / max | {mem['page_p99_s']:.2f} s / "
         f"{mem['page_max_s']:.2f} s ({mem['late_pages']:.0f} past the {PAGE_DEADLINE:.0f} s deadline) | "
         f"< 1 s: {'met' if mem['page_p99_s'] < 1 and not mem['late_pages'] else 'NOT met'} |",
