@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain]' -e '.[dev,mcp,openai-agents,langchain]'
+	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain,pydantic-ai]' -e '.[dev,mcp,openai-agents,langchain,pydantic-ai]'
 	touch $@
 
 venv: $(STAMP)

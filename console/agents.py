@@ -1,5 +1,6 @@
 """Agents page (live): health, control channel, retries, recovery history, escalations and kills (with
-their handoffs); admins kill an agent from here, through a server-rendered confirmation step."""
+their handoffs); admins kill an agent from here, through a server-rendered confirmation step, reinstate it,
+and set its operator-owned record (group, labels, capabilities)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,68 @@ def reinstate() -> tuple[str, int]:
         return render_template("_agents.html", **live_context(), message=exc.message), status_of(exc)
     text = f"{agent_id} is no longer {lifted.standing.value}."
     return render_template("_agents.html", **live_context(), message=text), 200
+
+
+# ---- records --------------------------------------------------------------------------------------
+
+
+def _record_page(status_code: int = 200, **context: Any) -> tuple[str, int]:
+    agent_id = context.get("agent_id", "")
+    declared = any(r.agent_id == agent_id for r in services().config.agents.records)
+    default_group = services().agents.settings.default_group
+    html = page("record.html", "_record.html", declared=declared, default_group=default_group, **context)
+    if is_htmx() and context.get("kind") == "ok":  # the table shows the change at once
+        html += render_template("_agents.html", **live_context(oob=True))
+    return html, status_code
+
+
+@bp.get("/agents/record")
+@require_role(Role.ADMIN)
+def record_form() -> tuple[str, int]:
+    """The record of `agent` to edit (404 for an unknown one); without `agent`, a blank form to register one."""
+    agent_id = request.args.get("agent", "")
+    if not agent_id:
+        return _record_page(agent_id="", existing=False, group="", labels="", capabilities="")
+    a = services().agents.get(agent_id)
+    labels = "\n".join(f"{k}={v}" for k, v in sorted(a.labels.items()))
+    return _record_page(
+        agent_id=a.agent_id, existing=True, group=a.group, labels=labels, capabilities=", ".join(a.capabilities)
+    )
+
+
+def _labels(text: str) -> dict[str, str]:
+    labels = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, sep, value = line.strip().partition("=")
+        if not sep or not key.strip():
+            raise InvalidArgument(f"labels line {n}: use key=value", field="labels")
+        labels[key.strip()] = value.strip()
+    return labels
+
+
+@bp.post("/agents/record")
+@require_role(Role.ADMIN)
+def save_record() -> tuple[str, int]:
+    """Create or replace an agent's record (audited as the reviewer); an ejected agent placed in a group is
+    released from its quarantine, as with RegisterAgent."""
+    form = request.form
+    agent_id, group = form.get("agent", "").strip(), form.get("group", "").strip()
+    labels_text, caps_text = form.get("labels", "")[:20_000], form.get("capabilities", "")[:20_000]
+    context: dict[str, Any] = {"agent_id": agent_id, "group": group, "labels": labels_text, "capabilities": caps_text}
+    try:
+        caps = [c.strip() for c in caps_text.replace("\n", ",").split(",") if c.strip()]
+        stored, created = services().agents.register(
+            agent_id, group, caps, _labels(labels_text), actor=current_user().label
+        )
+    except OutriderError as exc:
+        existing = services().agents.group_of(agent_id) is not None
+        return _record_page(status_of(exc), message=exc.message, existing=existing, **context)
+    context.update(group=stored.group, capabilities=", ".join(stored.capabilities))
+    context["labels"] = "\n".join(f"{k}={v}" for k, v in sorted(stored.labels.items()))
+    text = f"{'Registered' if created else 'Saved'} {stored.agent_id} in {stored.group}."
+    return _record_page(message=text, kind="ok", existing=True, **context)
 
 
 # ---- the kill switch -----------------------------------------------------------------------------

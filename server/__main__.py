@@ -46,12 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="include revoked tokens")
     _config_flags(listing)
 
-    agents = sub.add_parser("agents", help="agent standing (works on the database directly)")
-    asub = agents.add_subparsers(dest="agents_command", required=True)
-    reinstate = asub.add_parser("reinstate", help="lift a kill's termination or an EJECT's quarantine")
-    reinstate.add_argument("agent_id")
-    reinstate.add_argument("--reason", default="", help="why the agent may act again (audited)")
-    _config_flags(reinstate)
+    from server.cli.agents import add_agents_parser
+
+    add_agents_parser(sub, _config_flags)
 
     certs = sub.add_parser("certs", help="mTLS client certificates (works on the database directly)")
     csub = certs.add_subparsers(dest="certs_command", required=True)

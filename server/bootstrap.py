@@ -59,7 +59,9 @@ from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
+from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
+from server.storage.safeguards.leases import SqlLeaseRepository
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from server.storage.supervisor.repository import SqlAgentRepository, SqlDecisionRepository, SqlGuardrailRepository
 from server.telemetry.sdk import Telemetry, build_telemetry, observe
@@ -76,22 +78,22 @@ def sql_repositories(
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
     return Repositories(
-        agents=SqlAgentRepository(engine),
+        agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine),
         decisions=SqlDecisionRepository(engine),
-        tokens=SqlTokenRepository(engine),
+        tokens=SqlTokenRepository(engine, changes),
         users=SqlUserRepository(engine),
         settings=SqlSettingsRepository(engine),
         sessions=SqlSessionRepository(engine),
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
-        recovery=SqlRecoveryRepository(engine),
+        recovery=SqlRecoveryRepository(engine, changes),
         recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
-        kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None),
-        breakers=safeguards,
+        kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
+        breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
-        leases=safeguards,
+        leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
@@ -142,10 +144,10 @@ def build_services(
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
     decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
-    access = AccessService(repos.tokens, clock, audit)
+    access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
-    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock)
+    agents = AgentService(repos.agents, settings=config.agents, audit=audit, clock=clock, changes=repos.changes)
     agents.load()
     approvals = ApprovalService(
         repos.approvals,
@@ -161,6 +163,7 @@ def build_services(
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
+    leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
     recovery = _build_recovery(
         config,
@@ -185,6 +188,7 @@ def build_services(
         audit,
         [LoggingBreakerListener(), CascadeReporter(recovery.cascade.report_failure_threadsafe), bridge],
     )
+    breakers.attach(repos.changes)  # other sidecars' breaker changes reload this cache
     budgets = BudgetService(
         repos.budgets, clock, sg.budgets, audit, [LoggingSignalSink(), bridge], changes=repos.changes
     )
@@ -193,9 +197,11 @@ def build_services(
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
-    sections = [_policy_sections(config.config_path, recovery, reversibility)] if config.config_path else []
+    sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
     chain = ChainStore(repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections)
     chain.load()
+    # After the chain: a policy that does not load changes no record either. The file's records win.
+    agents.apply_declared(config.agents.records, source=str(config.config_path))
     checks = CheckActionService(
         chain,
         agents,
@@ -203,7 +209,7 @@ def build_services(
         approvals,
         plugin_executor=plugin_pool,
         max_context_bytes=config.max_context_bytes,
-        release_permit=breakers.release,
+        release_permit=breakers.release_soon,
         assess_level=reversibility.level_of,
         sensitive_keys=config.sensitive_keys,
         tracer=telemetry.tracer,
@@ -241,6 +247,7 @@ def build_services(
         decisions.stop,
         recovery.close,
         breakers.events.close,
+        breakers.writes.close,
         budgets.events.close,
         notifications.stop,
         repos.changes.stop,
@@ -290,8 +297,8 @@ def _build_recovery(
     hub = ControlChannelHub(clock)
     events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
     emitter = EventAuditor(events, audit)
-    health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes())
-    substitutes = SubstituteRegistry(repos.kills, agents, clock, audit)
+    health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)
+    substitutes = SubstituteRegistry(repos.kills, agents, clock, audit, repos.changes)
     recovery = RecoveryService(
         repos.recovery,
         hub,
@@ -305,6 +312,7 @@ def _build_recovery(
         monitor_interval=settings.monitor_interval,
         # The kill switch is built next and needs the ladder: resolved at call time.
         is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
+        changes=repos.changes,
     )
     kills = KillService(
         repos.kills,
@@ -320,6 +328,7 @@ def _build_recovery(
         cancel_approvals=cancel_approvals,
         revoke_leases=revoke_leases,
         reversibility=reversibility,
+        owner_timeout=config.fleet.sidecar_timeout,
     )
     cascade = CascadeService(
         repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy
@@ -328,9 +337,9 @@ def _build_recovery(
 
 
 def _policy_sections(
-    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService
+    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService, agents: AgentService
 ) -> Callable[[], Callable[[], None]]:
-    """On a policy reload, the file's `recovery:` and `reversibility:` sections are re-read too."""
+    """On a policy reload, the file's `recovery:`, `reversibility:` and `agents.records` are re-read too."""
 
     def prepare() -> Callable[[], None]:
         try:
@@ -341,6 +350,7 @@ def _policy_sections(
         def apply() -> None:
             recovery.reload_policy_file(fresh.recovery)
             reversibility.set_policy(fresh.reversibility)
+            agents.apply_declared(fresh.agents.records, source=str(path))
 
         return apply
 

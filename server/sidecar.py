@@ -195,7 +195,7 @@ async def build_server(
         )
         add_recovery_jobs(scheduler, services.recovery)
         add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
-        add_fleet_jobs(scheduler, services.fleet)
+        add_fleet_jobs(scheduler, services.fleet, services.recovery.kills)
         add_audit_jobs(scheduler, services.audit)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=True))

@@ -7,14 +7,15 @@ import argparse
 import getpass
 import sys
 
+from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.config import Config
 from server.domain.errors import OutriderError
 from server.services.access.credentials import AccessService
-from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
 
 
 def run_certs(args: argparse.Namespace, config: Config) -> int:
@@ -24,11 +25,12 @@ def run_certs(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         clock = SystemClock()
-        access = AccessService(
-            SqlTokenRepository(engine), clock, AuditTrail(SqlAuditRepository(engine), clock, config.sensitive_keys)
-        )
+        # The sidecar's own audit chain, sealed with the same key (an unkeyed record would break `verify`).
+        audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
+        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli")), clock, audit)
         fingerprint, _ = access.revoke_certificate(args.fingerprint, args.reason, f"cli:{getpass.getuser()}")
         print(f"revoked certificate {fingerprint}")
+        audit.close()
         return 0
     except OutriderError as exc:
         print(f"outrider: {exc.message}", file=sys.stderr)

@@ -16,6 +16,7 @@ from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
 
 
 def run_tokens(args: argparse.Namespace, config: Config) -> int:
@@ -26,7 +27,7 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
         migrate(engine)
         clock = SystemClock()
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
-        access = AccessService(SqlTokenRepository(engine), clock, audit)
+        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli")), clock, audit)
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":
             admin = getattr(args, "admin", None)  # callers building their own Namespace may leave it out

@@ -103,14 +103,17 @@ class Containment:
 
 @dataclass(frozen=True)
 class AgentSettings:
-    """The config file's `agents:` section."""
+    """The config file's `agents:` section. `records`: agent records the policy file declares (applied at
+    start and on every policy reload; the file's record replaces what RPC or CLI set for the same id)."""
 
     self_registration: SelfRegistration = SelfRegistration.FIRST_TIME
     default_group: str = DEFAULT_GROUP
     require_registration: bool = False
+    records: tuple[Agent, ...] = ()
 
 
-_SETTINGS_KEYS = {"self_registration", "default_group", "require_registration"}
+_SETTINGS_KEYS = {"self_registration", "default_group", "require_registration", "records"}
+_RECORD_KEYS = {"id", "group", "labels", "capabilities"}
 
 
 def parse_agent_settings(raw: Any) -> AgentSettings:
@@ -134,7 +137,56 @@ def parse_agent_settings(raw: Any) -> AgentSettings:
     required = raw.get("require_registration", False)
     if not isinstance(required, bool):
         raise InvalidArgument(f"must be true or false, got {required!r}", field="agents.require_registration")
-    return AgentSettings(SelfRegistration(mode), group, required)
+    return AgentSettings(SelfRegistration(mode), group, required, parse_agent_records(raw.get("records"), group))
+
+
+def parse_agent_records(raw: Any, default_group: str = DEFAULT_GROUP) -> tuple[Agent, ...]:
+    """`agents.records`: a list of `{id, group, labels, capabilities}`; errors name `agents.records[i].key`.
+    A record without a group is in `default_group`; labels and capabilities are the whole set (none: empty)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        raise InvalidArgument("must be a list of {id, group, labels, capabilities}", field="agents.records")
+    records: dict[str, Agent] = {}
+    for i, item in enumerate(raw):
+        where = f"agents.records[{i}]"
+        if not isinstance(item, Mapping):
+            raise InvalidArgument("must be a mapping with id, group, labels, capabilities", field=where)
+        unknown = sorted(set(item) - _RECORD_KEYS)
+        if unknown:
+            known = ", ".join(sorted(_RECORD_KEYS))
+            raise InvalidArgument(f"unknown key; known keys: {known}", field=f"{where}.{unknown[0]}")
+        agent_id, group = item.get("id"), item.get("group", "")
+        if not isinstance(agent_id, str) or not agent_id:
+            raise InvalidArgument(f"must be an agent id, got {agent_id!r}", field=f"{where}.id")
+        if not isinstance(group, str):
+            raise InvalidArgument(f"must be a group name, got {group!r}", field=f"{where}.group")
+        labels = item.get("labels") or {}
+        if not isinstance(labels, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str | int | float | bool) for k, v in labels.items()
+        ):
+            raise InvalidArgument("must map label names to plain values", field=f"{where}.labels")
+        capabilities = item.get("capabilities") or []
+        if not isinstance(capabilities, Sequence) or isinstance(capabilities, str):
+            raise InvalidArgument("must be a list of capability names", field=f"{where}.capabilities")
+        if not all(isinstance(c, str) for c in capabilities):
+            raise InvalidArgument("must be a list of capability names", field=f"{where}.capabilities")
+        if agent_id in records:
+            raise InvalidArgument(f"agent {agent_id!r} is declared twice", field=f"{where}.id")
+        try:
+            records[agent_id] = new_agent(
+                agent_id, group, capabilities, {k: _label(v) for k, v in labels.items()}, default_group
+            )
+        except InvalidArgument as exc:
+            key = (exc.field or "").removeprefix("agent.").replace("agent_id", "id")
+            raise InvalidArgument(exc.message, field=f"{where}.{key}" if key else where) from exc
+    return tuple(records.values())
+
+
+def _label(value: str | int | float | bool) -> str:
+    if isinstance(value, bool):  # YAML `true` is the label value "true", as a user wrote it
+        return "true" if value else "false"
+    return str(value)
 
 
 def self_registration(

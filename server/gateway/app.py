@@ -2,8 +2,8 @@
 
 Allowed: forwarded (with an approver's edited arguments). Blocked: a CallToolResult with isError and the
 reason. Pending: held up to `approval_wait`, then isError "waiting for human approval apr_...; call again
-to continue"; the identical call re-attaches to the same approval. Tools, resources and prompts of every
-upstream are proxied; the upstream's results go back as they are.
+to continue"; the identical call, from this process or a restarted one, re-attaches to the same approval.
+Tools, resources and prompts of every upstream are proxied; the upstream's results go back as they are.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ log = logging.getLogger("outrider.gateway")
 META_KEY = "dev.outrider/check"
 RESERVED = "mcp"  # the context key the gateway adds: {mcp: {server, tool}}
 MAX_PENDING = 10_000
+MAX_GENERATION_STEPS = 32
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,10 @@ class Gateway:
         self._tools: dict[str, Route] = {}
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
-        # Tool calls waiting for a person: call key -> the request id the next identical call re-attaches with.
-        # In-process: a restarted gateway asks again (the reviewer sees a second request for the same call).
-        self._pending: OrderedDict[str, str] = OrderedDict()
+        # Call key -> the generation of its request id (see `_request_id`). A cache only: a restarted gateway
+        # starts from generation 0 and walks past the approvals already used, so it re-attaches to the call's
+        # open request instead of asking the reviewer a second time.
+        self._generation: OrderedDict[str, int] = OrderedDict()
 
     # ---- listings -------------------------------------------------------------------------
 
@@ -173,18 +175,20 @@ class Gateway:
             return _refusal(f"the argument name {RESERVED!r} is reserved by the Outrider gateway", {})
         guard = self._guard(principal, route, name)
         key = self._call_key(principal.agent_id, guard.action(name), args)
-        request_id = self._pending.get(key) or f"mcp-{key[:32]}-{secrets.token_hex(4)}"
         try:
-            decision = await guard.check(name, args, request_id, wait=self.config.approval_wait)
+            decision, generation = await self._check(guard, name, args, key)
         except InvalidArgumentError as exc:
             return _refusal(f"Outrider refused to check this call: {exc.message}", {})
         except OutriderError as exc:
             # Fail closed: without an answer the tool does not run.
             raise MCPError(types.INTERNAL_ERROR, f"Outrider could not check this call: {exc.message}") from None
         if decision.pending:
-            self._remember(key, request_id)
+            self._remember(key, generation)
             return _refusal(decision.message(), decision.meta())
-        self._pending.pop(key, None)
+        if decision.approval_id:
+            # A person's decision was delivered (allowed once, or refused): the next identical call is a new
+            # request, under the next generation.
+            self._remember(key, generation + 1)
         if not decision.allowed:
             return _refusal(decision.message(), decision.meta())
         result: types.CallToolResult = await self._upstream(route.upstream, "call_tool", route.name, decision.arguments)
@@ -205,6 +209,23 @@ class Gateway:
             principal.client, principal.agent_id, action=action, context=context, reserved=(RESERVED,)
         )
 
+    async def _check(
+        self, guard: AsyncToolGuard, name: str, args: Mapping[str, Any], key: str
+    ) -> tuple[ToolDecision, int]:
+        """CheckAction under the call's derived request id. An answer "approval apr_... was already used" (the
+        proto's contract for a used approval's request id) means an earlier identical call got that approval's
+        one allowed answer: the next generation is asked, until one is open or new. Cold (after a restart)
+        that walks every used generation once, each a BLOCK in the decision log; warm it is one call."""
+        generation = self._generation.get(key, 0)
+        for _ in range(MAX_GENERATION_STEPS):
+            decision = await guard.check(name, args, _request_id(key, generation), wait=self.config.approval_wait)
+            if not _already_used(decision):
+                return decision, generation
+            generation += 1
+        # A call approved this many times over: a fresh request, which a restart will not find again.
+        rid = f"mcp-{key[:32]}-{secrets.token_hex(4)}"
+        return await guard.check(name, args, rid, wait=self.config.approval_wait), generation
+
     def _call_key(self, agent_id: str, action: str, args: Mapping[str, Any]) -> str:
         try:
             text = canonical_json([agent_id, action, args])
@@ -212,11 +233,11 @@ class Gateway:
             text = repr((agent_id, action, sorted(args.items())))
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def _remember(self, key: str, request_id: str) -> None:
-        self._pending[key] = request_id
-        self._pending.move_to_end(key)
-        while len(self._pending) > MAX_PENDING:
-            self._pending.popitem(last=False)
+    def _remember(self, key: str, generation: int) -> None:
+        self._generation[key] = generation
+        self._generation.move_to_end(key)
+        while len(self._generation) > MAX_PENDING:
+            self._generation.popitem(last=False)
 
     async def _always_denied(self, principal: Principal, route: Route, exposed: str) -> bool:
         guard = self._guard(principal, route, exposed)
@@ -227,6 +248,20 @@ class Gateway:
     async def close(self) -> None:
         for up in self.upstreams:
             await up.close()
+
+
+def _request_id(key: str, generation: int) -> str:
+    """The request id of a call (agent, action, arguments): derived, so a retried call, from this gateway
+    process or a restarted one, re-attaches to the same approval request."""
+    return f"mcp-{key[:40]}" if generation == 0 else f"mcp-{key[:40]}-{generation}"
+
+
+def _already_used(decision: ToolDecision) -> bool:
+    return (
+        decision.outcome == "blocked"
+        and decision.approval_state == "APPROVED"
+        and decision.reason.startswith(f"approval {decision.approval_id} was already used")
+    )
 
 
 def _refusal(text: str, meta: dict[str, Any]) -> types.CallToolResult:

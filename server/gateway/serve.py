@@ -82,6 +82,9 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, int(port or 0)))
+    # Listening before the URL is published: a client that reads it connects into the backlog instead of
+    # being refused while uvicorn starts.
+    sock.listen(2048)
     bound = sock.getsockname()[1]
     url = f"http://{host if ':' not in host else f'[{host}]'}:{bound}/mcp"
     log.info("mcp gateway serving", extra={"url": url, "upstreams": [u.name for u in config.upstreams]})

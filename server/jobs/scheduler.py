@@ -15,6 +15,7 @@ from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyService
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
+from server.services.recovery.kills import KillService
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
 from server.services.safeguards.leases import LeaseService
@@ -46,6 +47,8 @@ def build_scheduler(
     if agents is not None:
         # Kills, quarantines and reinstatements made by other processes (CLI, other sidecars).
         scheduler.add_job(agents.refresh, "interval", seconds=0.25, id="containment-refresh")
+        # Agent records (group, labels, capabilities) changed by other processes (`outrider agents set`).
+        scheduler.add_job(agents.refresh_records, "interval", seconds=0.25, id="agent-records-refresh")
     if chain is not None:
         # Guardrail changes stored by another process (a separate console, another sidecar).
         scheduler.add_job(chain.refresh, "interval", seconds=1.0, id="guardrail-refresh")
@@ -97,6 +100,10 @@ def add_safeguard_jobs(
     scheduler.add_job(budgets.expire_reservations, "interval", seconds=0.25, id="reservation-expiry")
 
 
-def add_fleet_jobs(scheduler: BackgroundScheduler, fleet: SidecarService) -> None:
-    """This sidecar's heartbeat in `sidecars`: silent for fleet.sidecar_timeout, it counts as gone."""
-    scheduler.add_job(fleet.heartbeat, "interval", seconds=fleet.settings.heartbeat_interval, id="fleet-heartbeat")
+def add_fleet_jobs(scheduler: BackgroundScheduler, fleet: SidecarService, kills: KillService | None = None) -> None:
+    """This sidecar's heartbeat in `sidecars`: silent for fleet.sidecar_timeout, it counts as gone; and the
+    take-over of running kills whose owning sidecar is gone (each claimed by one sidecar)."""
+    every = fleet.settings.heartbeat_interval
+    scheduler.add_job(fleet.heartbeat, "interval", seconds=every, id="fleet-heartbeat")
+    if kills is not None:
+        scheduler.add_job(kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover")

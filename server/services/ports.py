@@ -48,6 +48,10 @@ class AgentRepository(Protocol):
 
     def containment_version(self) -> int: ...
 
+    def records_version(self) -> int:
+        """Bumped by every change of a record (group, labels, capabilities) by any process on the database."""
+        ...
+
 
 class GuardrailRepository(Protocol):
     def load(self) -> tuple[list[GuardrailSpec], str | None]:

@@ -83,10 +83,11 @@ def test_a_revoked_client_certificate_is_refused(certs: Path, tmp_path: Path, cl
         # The CLI writes the database; the running sidecar refuses the certificate within its poll interval.
         cli = subprocess.run(
             [sys.executable, "-m", "server", "certs", "revoke", "--fingerprint", fingerprint(certs / "agent_w2.pem"),
-             "--db-url", s.config.database_url()],
+             "--db-url", s.config.database_url(), "--data-dir", str(s.config.data_dir)],
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert cli.returncode == 0, cli.stderr
+        assert s.services.audit.verify().ok  # the CLI sealed its record with the sidecar's audit key
 
         def w2_refused() -> bool:
             try:

@@ -83,3 +83,26 @@ def test_admin_credentials_come_from_the_host(s: RunningSidecar) -> None:
     assert not issued.token.admin  # an admin over gRPC mints ordinary credentials only
     assert not s.services.access.authenticate(issued.secret).admin
     assert s.services.access.authenticate(s.issue(PrincipalKind.OPERATOR, "x")) is not None
+
+
+def test_a_token_and_a_console_session_of_one_identity_vote_once(s: RunningSidecar) -> None:
+    from console import create_app
+    from tests.integration.consolekit import add_reviewers, htmx_post, sign_in
+
+    add_reviewers(s)
+    s.stub.AddGuardrail(guardrail("h", "hitl", patterns=["deploy"], min_approvals=2))
+    waiting = s.as_agent("w1").stub.CheckAction.future(check("w1", "deploy"), timeout=30)
+    approval = _pending(s)
+    assert _vote(s.as_operator("alice"), approval.approval_id).approval.state == PENDING
+    app = create_app(s.services)
+    app.testing = True
+    c = app.test_client()
+    token = sign_in(c, "alice")  # the console user alice: the same person as the operator token alice
+    r = htmx_post(c, f"/approvals/{approval.approval_id}/decide", token, decision="approve")
+    assert r.status_code == 409 and "already voted" in r.text, (r.status_code, r.text[:300])
+    assert s.stub.GetApproval(pb.GetApprovalRequest(approval_id=approval.approval_id)).approval.state == PENDING
+    assert not waiting.done()
+    c = app.test_client()
+    token = sign_in(c, "bob")
+    assert htmx_post(c, f"/approvals/{approval.approval_id}/decide", token, decision="approve").status_code == 200
+    assert waiting.result(10).allowed

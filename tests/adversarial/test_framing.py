@@ -1,7 +1,9 @@
 """Case 4 of issue 12: nobody is framed by one voice. Three ReportFailure(from_agent=innocent, to_agent=me)
 calls from one agent made `innocent` the cascade root: killed with `kill_root`, its breaker opened with
 `open_breakers`. A cascade action against an agent now needs `threshold` distinct reporters other than the
-accused (or sidecar / operator evidence); the event still fires, marked `corroborated: false`."""
+accused, or evidence no other agent can forge: an operator's report, the accused's failed health check, one of
+the accused's own breakers opened on failures the sidecar recorded. The event still fires, marked
+`corroborated: false`."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_service_pb2 as pb
 from tests.integration.harness import RunningSidecar
+from tests.integration.recovery_sim import ping_check
 
 from .helpers import agent, refused
 
@@ -73,3 +76,51 @@ def test_distinct_voices_or_an_operator_corroborate(s: RunningSidecar) -> None:
     for sufferer in ("mid", "leaf", "end"):
         s.recovery.ReportFailure(rpb.ReportFailureRequest(from_agent="root", to_agent=sufferer))
     assert [k.agent_id for k in s.recovery.ListKills(rpb.ListKillsRequest()).kills] == ["root"]
+
+
+def fail_calls(stubs: object, key: str, count: int = 3) -> None:
+    """`count` failed calls on breaker `key` (the default failure threshold opens it), recorded by the sidecar."""
+    safeguard = stubs.safeguard  # type: ignore[attr-defined]
+    for _ in range(count):
+        permit = safeguard.AcquirePermit(spb.AcquirePermitRequest(key=key))
+        assert permit.permitted
+        safeguard.ReportOutcome(spb.ReportOutcomeRequest(permit_id=permit.permit_id, outcome=sg.CALL_OUTCOME_FAILURE))
+
+
+def kills(s: RunningSidecar) -> list[str]:
+    return [k.agent_id for k in s.recovery.ListKills(rpb.ListKillsRequest()).kills]
+
+
+def test_an_agent_whose_breaker_opened_is_acted_on_with_fewer_reporters(s: RunningSidecar) -> None:
+    policy(s, r.CASCADE_ACTION_KILL_ROOT)
+    me = s.as_agent("me")
+    # My own breaker towards `innocent` opening is my voice again, not a fact about `innocent`.
+    fail_calls(me, "me:innocent")
+    assert s.safeguard.GetBreaker(spb.GetBreakerRequest(key="me:innocent")).breaker.state == sg.BREAKER_STATE_OPEN
+    cascade = [accuse(me, "me") for _ in range(2)][-1].cascade
+    assert cascade.root_agent == "innocent" and not cascade.corroborated and cascade.kill_id == ""
+    assert kills(s) == []
+    # `flaky`'s own breaker opened on the failures it reported itself: one other voice is then enough.
+    fail_calls(s.as_agent("flaky"), "flaky")
+    assert s.safeguard.GetBreaker(spb.GetBreakerRequest(key="flaky")).breaker.state == sg.BREAKER_STATE_OPEN
+    cascade = [accuse(me, "me", "flaky") for _ in range(2)][-1].cascade
+    assert cascade.root_agent == "flaky" and cascade.corroborated and cascade.kill_id
+    assert {f.reporter for f in cascade.failures} == {"agent:me", "agent:flaky"}
+    assert kills(s) == ["flaky"]
+    detected = [e for e in s.services.audit.repo.iter_all() if e.action == "cascade.detected"]
+    assert detected[-1].details["evidence"] == {"flaky": "breaker_opened"}
+
+
+def test_an_agent_whose_health_check_failed_is_acted_on_with_fewer_reporters(s: RunningSidecar) -> None:
+    policy(s, r.CASCADE_ACTION_KILL_ROOT)
+    for who in ("healthy", "down"):
+        s.stub.RegisterAgent(agent(who))
+    s.recovery.AddHealthCheck(ping_check("down"))
+    statuses = s.recovery.RunHealthChecks(rpb.RunHealthChecksRequest()).statuses
+    assert [(st.agent_id, st.healthy) for st in statuses] == [("down", False)]  # not connected
+    me = s.as_agent("me")
+    cascade = [accuse(me, "me", "healthy") for _ in range(3)][-1].cascade
+    assert cascade.root_agent == "healthy" and not cascade.corroborated and kills(s) == []
+    cascade = [accuse(me, "me", "down") for _ in range(3)][-1].cascade
+    assert cascade.root_agent == "down" and cascade.corroborated and cascade.kill_id
+    assert kills(s) == ["down"]

@@ -60,3 +60,29 @@ def test_a_token_secret_is_never_remembered(s: RunningSidecar) -> None:
     assert issued.secret.encode() not in db.read_bytes()
     wal = db.with_name(db.name + "-wal")
     assert not wal.exists() or issued.secret.encode() not in wal.read_bytes()
+
+
+def test_every_mutating_rpc_the_issue_names_is_remembered() -> None:
+    from server.rpc.idempotency import REMEMBERED
+
+    named = {
+        "SafeguardService": ("Consume", "Allocate", "Reserve", "Settle", "AcquireLease"),
+        "RecoveryService": ("Kill",),
+        "SupervisorService": ("RegisterAgent", "DecideApproval"),
+    }
+    missing = [f"{svc}/{m}" for svc, ms in named.items() for m in ms if f"/outrider.v1.{svc}/{m}" not in REMEMBERED]
+    assert not missing, f"these RPCs lost their durable request_id: {missing}"
+
+
+def test_answers_are_kept_for_the_configured_retention(tmp_path: Path, clock: FakeClock) -> None:
+    with RunningSidecar(make_config(tmp_path, idempotency_retention=60.0), clock=clock) as s:
+        s.stub.RegisterAgent(agent("w1"))
+        s.safeguard.Allocate(spb.AllocateRequest(agent_id="w1", tokens=100))
+        me = s.as_agent("w1")
+        consume = spb.ConsumeRequest(agent_id="w1", tokens=40, request_id="c-1")
+        me.safeguard.Consume(consume)
+        clock.advance(59)
+        assert s.services.idempotency.prune() == 0
+        assert me.safeguard.Consume(consume).allocation.used == 40  # still a retry
+        clock.advance(2)
+        assert s.services.idempotency.prune() == 1  # past the retention: forgotten (budgets keep their own)

@@ -91,7 +91,7 @@ def test_only_operators_reinstate_and_the_cli_reaches_running_sidecars(s: Runnin
     me = s.as_agent("w1")
     done = subprocess.run(
         [sys.executable, "-m", "server", "agents", "reinstate", "w1", "--reason", "reviewed",
-         "--db-url", s.config.database_url()],
+         "--db-url", s.config.database_url(), "--data-dir", str(s.config.data_dir)],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -105,6 +105,7 @@ def test_only_operators_reinstate_and_the_cli_reaches_running_sidecars(s: Runnin
         return True
 
     eventually(works, what="the sidecar seeing the CLI's reinstatement")  # it polls every 250 ms
+    assert s.services.audit.verify().ok  # the CLI sealed its record with the sidecar's audit key
 
 
 def test_an_ejected_agent_is_quarantined_not_freed(s: RunningSidecar, clock: FakeClock) -> None:

@@ -58,10 +58,10 @@ async def stdio_session(config: Path, token: str) -> AsyncIterator[ClientSession
         yield session
 
 
-@contextlib.contextmanager
-def http_gateway(config: Path, tmp_path: Path) -> Iterator[str]:
-    """The gateway over streamable HTTP on a free port; yields its URL."""
+def start_http_gateway(config: Path, tmp_path: Path) -> tuple[subprocess.Popen[str], str]:
+    """The gateway over streamable HTTP on a free port, as its own process; returns it and its URL."""
     url_file = tmp_path / "gateway.url"
+    url_file.unlink(missing_ok=True)
     proc = subprocess.Popen(
         gateway_command(config, "--transport", "http", "--listen", "127.0.0.1:0", "--url-file", str(url_file)),
         cwd=ROOT,
@@ -69,24 +69,40 @@ def http_gateway(config: Path, tmp_path: Path) -> Iterator[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 30
-        while not url_file.exists() or not url_file.read_text():
-            if proc.poll() is not None:
-                raise AssertionError(f"the gateway exited: {proc.stderr.read() if proc.stderr else ''}")
-            if time.monotonic() > deadline:
-                raise AssertionError("the gateway did not start within 30 s")
-            time.sleep(0.05)
-        yield url_file.read_text()
-    finally:
+    deadline = time.monotonic() + 30
+    while not url_file.exists() or not url_file.read_text():
+        if proc.poll() is not None:
+            raise AssertionError(f"the gateway exited: {proc.stderr.read() if proc.stderr else ''}")
+        if time.monotonic() > deadline:
+            stop_gateway(proc, kill=True)
+            raise AssertionError("the gateway did not start within 30 s")
+        time.sleep(0.05)
+    return proc, url_file.read_text()
+
+
+def stop_gateway(proc: subprocess.Popen[str], *, kill: bool = False) -> None:
+    """SIGTERM (or SIGKILL: no chance to clean up) and wait."""
+    if kill:
+        proc.kill()
+    else:
         proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        if proc.stderr:
-            proc.stderr.close()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+    if proc.stderr:
+        proc.stderr.close()
+
+
+@contextlib.contextmanager
+def http_gateway(config: Path, tmp_path: Path) -> Iterator[str]:
+    """The gateway over streamable HTTP on a free port; yields its URL."""
+    proc, url = start_http_gateway(config, tmp_path)
+    try:
+        yield url
+    finally:
+        stop_gateway(proc)
 
 
 @contextlib.asynccontextmanager

@@ -24,7 +24,9 @@ from .gatewaykit import (
     UPSTREAM,
     http_gateway,
     http_session,
+    start_http_gateway,
     stdio_session,
+    stop_gateway,
     text_of,
     upstream_calls,
     write_config,
@@ -280,3 +282,58 @@ def _http_upstream_with_trace(sidecar: RunningSidecar, tmp_path: Path) -> None:
         upstream.wait(10)
     (decision,) = sidecar.stub.ListDecisions(pb.ListDecisionsRequest(agent_id=AGENT)).decisions
     assert decision.trace_id == trace_id
+
+
+@pytest.mark.timeout(300)  # three gateway processes start, each a cold Python start on a shared machine
+def test_a_restarted_gateway_reattaches_to_the_pending_approval(sidecar: RunningSidecar, tmp_path: Path) -> None:
+    """The request id is derived from the call, not kept in the gateway: kill -9 the gateway, start a new one,
+    and the same tools/call finds the same approval; once its one answer is used, the next identical call is
+    a new request, which a further restart finds again."""
+    sidecar.stub.AddGuardrail(guardrail("", "hitl", patterns=["deploy"]))
+    config = write_config(tmp_path, sidecar.sidecar.target, approval_wait="0.2s")
+    token = sidecar.issue(PrincipalKind.AGENT, AGENT)
+    args = {"env": "prod", "version": "7"}
+
+    def gateway_process(*between: Callable[[], None]) -> list[Any]:
+        """One gateway process (killed with SIGKILL afterwards): the call, then each step and the call again."""
+        proc, url = start_http_gateway(config, tmp_path)
+        try:
+
+            async def go() -> list[Any]:
+                async with http_session(url, token) as s:
+                    results = [await s.call_tool("deploy", args)]
+                    for step in between:
+                        await anyio.to_thread.run_sync(step)
+                        results.append(await s.call_tool("deploy", args))
+                    return results
+
+            results: list[Any] = run(go)
+            return results
+        finally:
+            stop_gateway(proc, kill=True)
+
+    def waiting_for(result: Any) -> str:
+        m = re.search(r"waiting for human approval (apr_[0-9a-f]+)", text_of(result))
+        assert result.is_error and m, text_of(result)
+        return m.group(1)
+
+    (before,) = gateway_process()
+    first = waiting_for(before)
+    (approval,) = pending_approvals(sidecar)
+    assert approval.approval_id == first and approval.request_id.startswith("mcp-")
+
+    def approve() -> None:
+        sidecar.stub.DecideApproval(pb.DecideApprovalRequest(approval_id=first, approve=True))
+
+    after_restart, approved, next_one = gateway_process(approve, lambda: None)
+    assert waiting_for(after_restart) == first  # a new gateway process: the same request, not a second one
+    assert not approved.is_error, text_of(approved)
+    assert approved.meta is not None and approved.meta[META]["approval_id"] == first
+    second = waiting_for(next_one)  # the approval granted one call: the next identical one asks anew
+    assert second != first
+
+    (again,) = gateway_process()
+    assert waiting_for(again) == second  # a cold gateway finds that one, past the used approval
+    approvals = sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals
+    assert sorted(a.approval_id for a in approvals) == sorted([first, second])
+    assert len(upstream_calls(tmp_path)) == 1

@@ -15,8 +15,10 @@ from server.domain.recovery.cascade import (
     CascadeAction,
     CascadePolicy,
     CascadeWindow,
+    Evidence,
     agents_involved,
     chain_root,
+    corroboration,
     parse_cascade_policy,
 )
 from server.domain.recovery.codec import from_json, to_json
@@ -220,6 +222,24 @@ def test_cascade_root_and_agents() -> None:
     assert chain_root(chain) == "a"
     assert agents_involved(chain) == ("b", "c", "a", "d")
     assert chain_root([f("p", "q"), f("q", "p")]) == ""
+    # An agent's own breaker opening (a failure from it to itself) leaves it the root of what it failed.
+    assert chain_root([f("x", "x"), f("x", "me"), f("x", "me")]) == "x"
+
+
+def voice(src: str, dst: str, reporter: str) -> AgentFailure:
+    return AgentFailure(src, dst, "", "report", T0, reporter)
+
+
+def test_corroboration_needs_distinct_other_voices_or_an_unforgeable_fact() -> None:
+    one = [voice("x", "me", "agent:me")] * 3
+    assert corroboration("x", one, 3) is None  # one voice, three times
+    own = [voice("x", "a", "agent:a"), voice("x", "b", "agent:b"), voice("x", "x", "agent:x")]
+    assert corroboration("x", own, 3) is None  # the accused's own voice does not count against it
+    three = [voice("x", w, f"agent:{w}") for w in ("a", "b", "c")]
+    assert corroboration("x", three, 3) is Evidence.REPORTERS
+    assert corroboration("x", [voice("x", "me", "operator:ada")], 3) is Evidence.OPERATOR_REPORT
+    assert corroboration("x", one, 3, (Evidence.BREAKER_OPENED,)) is Evidence.BREAKER_OPENED
+    assert corroboration("x", one, 3, (Evidence.HEALTH_CHECK_FAILED,)) is Evidence.HEALTH_CHECK_FAILED
 
 
 def test_config_errors_name_the_file_the_key_and_the_problem(tmp_path: Path) -> None:

@@ -340,3 +340,61 @@ class TestService:
         svc.force_open("solo", "drill")
         svc.events.flush()
         assert [(f, t) for f, t, _ in calls] == [("researcher", "orchestrator"), ("solo", "solo")]
+
+
+class ThreadRecordingSafeguards(MemorySafeguards):
+    """Records the thread of every storage call the breakers make."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in (
+            "get_breaker",
+            "create_breakers",
+            "add_outcomes",
+            "transition",
+            "take_probe",
+            "return_probe",
+            "set_runtime_config",
+        ):
+            object.__getattribute__(self, "threads").append(threading.get_ident())
+        return object.__getattribute__(self, name)
+
+
+class TestEventLoop:
+    def test_the_guardrail_permit_never_touches_storage_on_the_event_loop(self) -> None:
+        import asyncio
+
+        repo, clock = ThreadRecordingSafeguards(), FakeClock()
+        svc, _ = service(repo, clock, failure_threshold=1, recovery_timeout=1.0)
+
+        async def scenario() -> tuple[int, list[bool]]:
+            loop_thread = threading.get_ident()
+            first = await svc.guardrail_permit_async("fresh")  # a new key: CLOSED, memory only
+            await svc.report_async(first.permit.permit_id, F)  # type: ignore[union-attr]  # opens it
+            refused = await svc.guardrail_permit_async("fresh")  # OPEN: from the cache
+            clock.advance(1)
+            probe = await svc.guardrail_permit_async("fresh")  # HALF_OPEN: storage, on a worker thread
+            return loop_thread, [first.permitted, refused.permitted, probe.permitted]
+
+        repo.threads.clear()
+        loop_thread, permitted = asyncio.run(scenario())
+        assert permitted == [True, False, True]
+        assert repo.threads and loop_thread not in repo.threads
+
+    def test_closed_permits_never_commit(self) -> None:
+        import asyncio
+
+        repo = MemorySafeguards()
+        svc, _ = service(repo)
+
+        async def permits() -> None:
+            for i in range(20):
+                assert (await svc.guardrail_permit_async(f"k{i % 3}")).permitted
+
+        asyncio.run(permits())
+        assert repo.commits == 0
+        svc.tick()  # the scheduler stores the new keys, off the hot path
+        assert repo.commits == 1 and {k for kind, k in repo.rows if kind == "breaker"} == {"k0", "k1", "k2"}

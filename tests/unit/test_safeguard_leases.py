@@ -29,8 +29,9 @@ def service(
 
 
 async def settle(n: int = 5) -> None:
+    """Let the waiters queue (each does its storage work on a worker thread)."""
     for _ in range(n):
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.01)
 
 
 class TestKeys:

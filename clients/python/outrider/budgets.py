@@ -6,8 +6,8 @@ themselves.
         with b.reserve(2_000) as r:      # set aside, so concurrent calls cannot overspend together
             r.actual = run_call()        # settled with what the call used (the estimate if unset)
 
-Seed rules, served by the sidecar: `consume` never refuses (usage beyond the budget is recorded, with
-warnings from 90%); `can_consume` is true when the agent's and the global budget both have room.
+The SupervisorAgent library's rules, served by the sidecar: `consume` never refuses (usage beyond the budget
+is recorded, with warnings from 90%); `can_consume` is true when the agent's and the global budget both have room.
 """
 
 from __future__ import annotations

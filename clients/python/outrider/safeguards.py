@@ -1,4 +1,5 @@
-"""Seed helpers over SafeguardService, in one place: the FailureIsolator contract, leases, token budgets.
+"""Helpers over SafeguardService, in one place: the SupervisorAgent library's FailureIsolator contract, leases
+(the SandboxExecutionGuard contract), token budgets.
 
     isolator = Isolator(client)
     reply = isolator.execute("worker-1:llm", lambda: call_model(q), fallback=lambda: "try again later")

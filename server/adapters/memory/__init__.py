@@ -95,6 +95,7 @@ class MemoryAgents:
         self.standings: dict[str, Containment] = {}
         self.registered_once: set[str] = set()
         self.containment_changes = 0
+        self.record_changes = 0
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
         now = datetime.now(UTC)
@@ -102,6 +103,7 @@ class MemoryAgents:
         stored = replace(agent, create_time=old.create_time if old else now, update_time=now)
         self.rows[agent.agent_id] = stored
         self.registered_once.add(agent.agent_id)
+        self.record_changes += 1
         return copy.deepcopy(stored), old is None
 
     def ever_registered(self, agent_id: str) -> bool:
@@ -119,7 +121,11 @@ class MemoryAgents:
     def containment_version(self) -> int:
         return self.containment_changes
 
+    def records_version(self) -> int:
+        return self.record_changes
+
     def delete(self, agent_id: str) -> bool:
+        self.record_changes += 1
         return self.rows.pop(agent_id, None) is not None
 
     def get(self, agent_id: str) -> Agent | None:
@@ -480,9 +486,15 @@ class MemoryRecovery:
     def load_states(self) -> dict[str, RecoveryState]:
         return copy.deepcopy(self.states)
 
-    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
+    def get_state(self, agent_id: str) -> RecoveryState | None:
+        return copy.deepcopy(self.states.get(agent_id))
+
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> RecoveryState:
         self.history_rows.append((next(self._seq), copy.deepcopy(result)))
-        self.states[result.agent_id] = copy.deepcopy(state)
+        before = self.states.get(result.agent_id, RecoveryState())
+        count = 0 if state.retry_count == 0 else before.retry_count + 1
+        self.states[result.agent_id] = RecoveryState(count, state.last_attempt_time, copy.deepcopy(state.last_recovery))
+        return copy.deepcopy(self.states[result.agent_id])
 
     def save_state(self, agent_id: str, state: RecoveryState) -> None:
         self.states[agent_id] = copy.deepcopy(state)
@@ -580,6 +592,9 @@ class MemoryKills:
 
     def find_by_request(self, request_id: str) -> KillResult | None:
         return next((copy.deepcopy(k) for _, k in self.rows if k.request_id == request_id), None)
+
+    def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
+        return self.incomplete()  # one process alone on its storage: every running kill is its own
 
     def incomplete(self) -> list[KillResult]:
         return [copy.deepcopy(k) for _, k in self.rows if k.complete_time is None]

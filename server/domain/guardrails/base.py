@@ -70,6 +70,9 @@ class Guardrail:
     needs_isolation: ClassVar[bool] = False
     # Asks a person (the hitl kind): the service creates an approval request and waits for it.
     needs_approval: ClassVar[bool] = False
+    # Awaits a service (the breaker kind's permit): the service awaits check_async() on the event loop,
+    # which must never block it (storage work runs off the loop).
+    is_async: ClassVar[bool] = False
 
     def __init__(self, spec: GuardrailSpec) -> None:
         self.spec = spec
@@ -77,6 +80,10 @@ class Guardrail:
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         raise NotImplementedError
+
+    async def check_async(self, call: ActionCall, now: float) -> GuardrailResult:
+        """check() for kinds with `is_async`; the default runs check()."""
+        return self.check(call, now)
 
     def explain(self, call: ActionCall, now: float) -> GuardrailResult:
         """What check() would answer, changing nothing (ExplainAction, `outrider policy explain`). Kinds whose

@@ -39,13 +39,21 @@ class BreakerGuardrail(Guardrail):
                 dependency = value
         return f"{call.agent_id}:{dependency}" if dependency else call.agent_id
 
+    is_async = True  # CheckAction awaits check_async: the permit never blocks the event loop
+
+    def _applies(self, call: ActionCall) -> bool:
+        return not self.actions or any(fnmatch.fnmatchcase(call.action, p) for p in self.actions)
+
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
-        if self.actions and not any(fnmatch.fnmatchcase(call.action, p) for p in self.actions):
+        """Off the event loop (a worker thread, `outrider policy test`)."""
+        if not self._applies(call):
             return GuardrailResult.allow()
-        admission = self.breakers.guardrail_permit(self.key_for(call))
-        if admission.permitted and admission.permit is not None:
-            return GuardrailResult(True, "", Severity.INFO, admission.permit.permit_id)
-        return GuardrailResult.blocked(refusal(admission))
+        return _result(self.breakers.guardrail_permit(self.key_for(call)))
+
+    async def check_async(self, call: ActionCall, now: float) -> GuardrailResult:
+        if not self._applies(call):
+            return GuardrailResult.allow()
+        return _result(await self.breakers.guardrail_permit_async(self.key_for(call)))
 
     def explain(self, call: ActionCall, now: float) -> GuardrailResult:
         """Would a permit be granted now? No permit is taken and no breaker changes."""
@@ -55,6 +63,12 @@ class BreakerGuardrail(Guardrail):
         if admission.permitted:
             return GuardrailResult.allow()  # as check() answers (its permit id aside)
         return GuardrailResult.blocked(refusal(admission))
+
+
+def _result(admission: Admission) -> GuardrailResult:
+    if admission.permitted and admission.permit is not None:
+        return GuardrailResult(True, "", Severity.INFO, admission.permit.permit_id)
+    return GuardrailResult.blocked(refusal(admission))
 
 
 def refusal(a: Admission) -> str:

@@ -16,7 +16,12 @@ class PermitSource(Protocol):
     """The circuit breakers (server/services/safeguards/breakers.py)."""
 
     def guardrail_permit(self, key: str) -> Admission:
-        """Take a permit for `key` (in memory; durable before the CheckAction answer is sent)."""
+        """Take a permit for `key` (blocking: for callers off the event loop)."""
+        ...
+
+    async def guardrail_permit_async(self, key: str) -> Admission:
+        """Take a permit for `key` inside CheckAction: never blocks the event loop (a CLOSED permit is
+        memory only and never commits; a HALF_OPEN probe's storage work runs on a thread)."""
         ...
 
     def preview_permit(self, key: str) -> Admission:

@@ -7,8 +7,10 @@ chain; A->B and C->D are not). The failures that formed a cascade leave the wind
 cascade per `threshold` failures. Defaults: window 60 s, threshold 3, action NONE.
 
 Beyond the source: nobody is framed by one voice. The action (kill the root, open breakers) runs only against
-an accused agent the evidence corroborates: `threshold` distinct reporters other than the accused, or a
-failure the sidecar observed or an operator reported. The event fires either way, marked `corroborated`.
+an accused agent the evidence corroborates: `threshold` distinct reporters other than the accused, or a fact
+no other agent can forge: a failure of it an operator (or the sidecar) reported, its health check failed, or
+one of its own breakers opened on failures the sidecar recorded (keys `<accused>` and `<accused>:<dependency>`,
+which only it and operators may report on). The event fires either way, marked `corroborated`.
 """
 
 from __future__ import annotations
@@ -135,24 +137,36 @@ def agents_involved(failures: Sequence[AgentFailure]) -> tuple[str, ...]:
 
 
 def chain_root(failures: Sequence[AgentFailure]) -> str:
-    """The earliest agent that failed others and was not itself failed; "" when the chain is a cycle."""
-    victims = {f.to_agent for f in failures}
+    """The earliest agent that failed others and was not itself failed by another; "" when the chain is a
+    cycle. An agent's own breaker opening (a failure from it to itself) does not make it a victim."""
+    victims = {f.to_agent for f in failures if f.to_agent != f.from_agent}
     for f in failures:
         if f.from_agent not in victims:
             return f.from_agent
     return ""
 
 
-def is_corroborated(accused: str, failures: Sequence[AgentFailure], threshold: int, observed: bool = False) -> bool:
-    """Whether the cascade's evidence lets an action run against `accused`: a failure of it reported by
-    an operator or the sidecar, a fact the sidecar observed (`observed`: its health check failed), or
-    reports from at least `threshold` distinct agents other than the accused."""
+class Evidence(enum.Enum):
+    """What corroborated an accusation (the audit record's `evidence`)."""
+
+    HEALTH_CHECK_FAILED = "health_check_failed"  # the sidecar's own check of the accused failed
+    BREAKER_OPENED = "breaker_opened"  # one of the accused's breakers opened within the window
+    OPERATOR_REPORT = "operator_report"  # an operator (or the sidecar) reported a failure of the accused
+    REPORTERS = "reporters"  # `threshold` distinct agents other than the accused reported it
+
+
+def corroboration(
+    accused: str, failures: Sequence[AgentFailure], threshold: int, observed: Sequence[Evidence] = ()
+) -> Evidence | None:
+    """The evidence that lets an action run against `accused`, None when there is none: a fact the sidecar
+    observed (`observed`: its health check failed, its breaker opened), a failure of it reported by an
+    operator or the sidecar, or reports from at least `threshold` distinct agents other than the accused."""
     if observed:
-        return True
+        return observed[0]
     if any(f.from_agent == accused and not f.reporter.startswith("agent:") for f in failures):
-        return True
+        return Evidence.OPERATOR_REPORT
     voices = {f.reporter for f in failures if f.reporter.startswith("agent:") and f.reporter != f"agent:{accused}"}
-    return len(voices) >= threshold
+    return Evidence.REPORTERS if len(voices) >= threshold else None
 
 
 def parse_cascade_action(value: Any, field: str) -> CascadeAction:

@@ -98,7 +98,7 @@ def ping_timeout_reason(timeout: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class MonitoringState:
-    """The periodic health-check job (seed `start(interval)` / `stop()`)."""
+    """The periodic health-check job (the SupervisorAgent library's `start(interval)` / `stop()`)."""
 
     running: bool = False
     interval: float | None = None

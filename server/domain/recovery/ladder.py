@@ -122,8 +122,9 @@ def cooldown_detail(seconds_left: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RecoveryResult:
-    """One recovery attempt (seed RecoveryResult). `retry_count` is the count this attempt brought the
-    agent to (for EJECT/REPLACE the stored count is then removed, so GetRetryCount answers 0)."""
+    """One recovery attempt (the SupervisorAgent library's RecoveryResult). `retry_count` is the count this
+    attempt brought the agent to (for EJECT/REPLACE the stored count is then removed, so GetRetryCount
+    answers 0)."""
 
     recovery_id: str
     agent_id: str
@@ -145,7 +146,7 @@ class RecoveryResult:
 class Escalation:
     agent_id: str
     group: str
-    failed_attempts: int  # the retry count that reached escalate_after (seed onEscalation's failedAttempts)
+    failed_attempts: int  # the retry count that reached escalate_after (the library's onEscalation failedAttempts)
     reason: str
     recovery_id: str
     escalate_time: datetime

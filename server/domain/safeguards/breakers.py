@@ -448,3 +448,15 @@ def trip(b: Breaker, reason: str, now: float, wall: datetime) -> BreakerChange |
         return None
     b.forced = False
     return _move(b, BreakerState.OPEN, reason, now, wall)
+
+
+def open_on_threshold(b: Breaker, reason: str, now: float, wall: datetime) -> BreakerChange | None:
+    """A CLOSED circuit whose (fleet-wide) failure count reached the threshold opens; never while forced."""
+    if b.state is BreakerState.CLOSED and not b.forced and b.failure_count >= b.config.failure_threshold:
+        return _move(b, BreakerState.OPEN, reason, now, wall)
+    return None
+
+
+def probe_failed(b: Breaker, expired: bool, now: float, wall: datetime) -> BreakerChange | None:
+    """A HALF_OPEN probe's failure (or expiry): counted, and the circuit opens again."""
+    return _fail(b, now, wall, expired)

@@ -1,15 +1,15 @@
 """Token budgets (the SupervisorAgent library's "Token budgets") and context signals (the Agent Governance Toolkit,
 section 10), without I/O.
 
-Seed rules: `allocate` sets an agent's allocation (again: replaces it and restarts its count); `consume`
-adds to the agent's and the global count, records usage beyond the budget and warns from 90%; a request
-fits when both the agent and the global budget have room. Beyond the source: reservations set tokens aside
-so concurrent calls cannot overspend together, and kernel-style signals are edge-triggered on the level
-(used + reserved): SIGWARN once per crossing of 90%, SIGSTOP when the level reaches the budget, SIGRESUME
-when it drops below again. When only the global pool is short, a request up to the priority's minimum
-context size still fits, for an agent whose priority was set explicitly: an agent that never chose one
-gets the token-budget rule as the source states it (both the agent and the pool must have room), not a
-NORMAL floor it never asked for.
+The SupervisorAgent library's rules: `allocate` sets an agent's allocation (again: replaces it and restarts
+its count); `consume` adds to the agent's and the global count, records usage beyond the budget and warns from
+90%; a request fits when both the agent and the global budget have room. Beyond the source: reservations set
+tokens aside so concurrent calls cannot overspend together, and kernel-style signals are edge-triggered on the
+level (used + reserved): SIGWARN once per crossing of 90%, SIGSTOP when the level reaches the budget,
+SIGRESUME when it drops below again. When only the global pool is short, a request up to the priority's
+minimum context size still fits, for an agent whose priority was set explicitly: an agent that never chose one
+gets the token-budget rule as the source states it (both the agent and the pool must have room), not a NORMAL
+floor it never asked for.
 """
 
 from __future__ import annotations

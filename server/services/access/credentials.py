@@ -1,8 +1,9 @@
 """Credentials: issue, revoke, list, and authenticate API tokens without storage I/O on each call.
 
 Valid tokens are mirrored in memory by secret hash. A revoke through this process updates the mirror
-before it answers; a revoke by another process (the CLI, another sidecar) bumps a counter that
-`refresh()` polls several times a second.
+before it answers; a revoke by another process (the CLI, another sidecar) bumps a counter and announces
+itself on the change feed (`access` topic), which runs `refresh()` at once (~100 ms); `refresh()` is
+also polled several times a second, the fallback when notifications do not flow.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import datetime
 from server.domain.access.principals import TOKEN_PREFIX, PrincipalKind, Token, hash_secret
 from server.domain.agents import validate_agent_id, validate_id
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound
+from server.services.fleet.ports import ACCESS_TOPIC, ChangeFeed
 from server.services.ports import AuditSink, Clock, Page, TokenRepository
 
 log = logging.getLogger(__name__)
@@ -34,7 +36,9 @@ def normalize_fingerprint(value: str) -> str:
 
 
 class AccessService:
-    def __init__(self, repo: TokenRepository, clock: Clock, audit: AuditSink) -> None:
+    def __init__(
+        self, repo: TokenRepository, clock: Clock, audit: AuditSink, changes: ChangeFeed | None = None
+    ) -> None:
         self.repo = repo
         self.clock = clock
         self.audit = audit
@@ -42,6 +46,8 @@ class AccessService:
         self._by_hash: dict[str, Token] = {}
         self._revoked_certificates: frozenset[str] = frozenset()
         self._version = -1
+        if changes is not None:
+            changes.subscribe(ACCESS_TOPIC, lambda _key: self.refresh(), self.refresh)
 
     def load(self) -> None:
         with self._lock:

@@ -8,6 +8,15 @@ from typing import Protocol
 
 from server.domain.fleet.sidecars import Sidecar
 
+# The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
+# services below subscribe. Documented with the feed in server/storage/fleet/changes.py.
+AGENTS_TOPIC = "agents"  # (agent id) a record (group, labels, capabilities) or a standing (kill, reinstate)
+ACCESS_TOPIC = "access"  # (token id or certificate fingerprint) a credential issued or revoked
+POLICIES_TOPIC = "recovery_policies"  # (group, "*" for the policy file's) a recovery policy
+STATES_TOPIC = "recovery_states"  # (agent id) retry count, cooldown, last attempt
+CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
+SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
+
 
 class ChangeFeed(Protocol):
     """Committed changes of other sidecars, by topic (the one listener of this sidecar).

@@ -1,9 +1,13 @@
 """Agent registry: stored durably, mirrored in memory so the hot path never reads storage.
 
-Agent records are operator-owned: an agent credential may only create its own bare record (as
-`agents.self_registration` allows). Each agent id also has a standing: a killed agent is TERMINATED and an
-ejected one QUARANTINED until an operator reinstates it. Standings are mirrored in memory too; a change
-made by another process (the CLI, another sidecar) is seen by `refresh()`, polled several times a second.
+Agent records are operator-owned: set by operators over RPC, with `outrider agents set`, or declared in the
+policy file's `agents.records` (applied at start and on every policy reload, where the file's record wins);
+an agent credential may only create its own bare record (as `agents.self_registration` allows). Each agent
+id also has a standing: a killed agent is TERMINATED and an ejected one QUARANTINED until an operator
+reinstates it. Records and standings are mirrored in memory. A change made by another process (the CLI,
+another sidecar) arrives through the change feed (`agents` topic: the record and standing of that agent are
+read back, within ~100 ms); `refresh_records()` and `refresh()`, each polled several times a second, are the
+fallback when notifications do not flow (within 1 s).
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from server.domain.agents import (
     Standing,
     new_agent,
     self_registration,
+    validate_agent_id,
     validate_id,
 )
 from server.domain.errors import FailedPrecondition, NotFound
 from server.domain.recovery.ladder import EJECTED_GROUP
+from server.services.fleet.ports import AGENTS_TOPIC, ChangeFeed
 from server.services.ports import AgentRepository, AuditSink, Clock, Page
 
 
@@ -41,6 +47,7 @@ class AgentService:
         settings: AgentSettings | None = None,
         audit: AuditSink | None = None,
         clock: Clock | None = None,
+        changes: ChangeFeed | None = None,
     ) -> None:
         self.repo = repo
         self.settings = settings or AgentSettings()
@@ -51,13 +58,30 @@ class AgentService:
         self._owners: dict[str, str] = {}
         self._contained: dict[str, Containment] = {}
         self._containment_version = -1
+        if changes is not None:
+            changes.subscribe(AGENTS_TOPIC, self._changed_elsewhere, self.load)
+        self._records_version = -1
+        self._writes = 0  # record changes this process made (a slower reload must not undo them)
 
     def load(self) -> None:
+        self.refresh_records(force=True)
+        self.refresh(force=True)
+
+    def refresh_records(self, force: bool = False) -> bool:
+        """Pick up records changed by other processes (one tiny read when nothing changed); True when the
+        mirror was reloaded. Staleness bound: the poll interval (250 ms) plus the reload."""
+        version = self.repo.records_version()
+        if version == self._records_version and not force:
+            return False
+        seen = self._writes
+        agents = self.repo.all()
         with self._lock:
-            agents = self.repo.all()
+            if self._writes != seen and not force:
+                return False  # this process changed a record meanwhile: the next poll reloads
             self._groups = {a.agent_id: a.group for a in agents}
             self._owners = {a.agent_id: a.labels.get("owner", "") for a in agents}
-        self.refresh(force=True)
+            self._records_version = version
+        return True
 
     def refresh(self, force: bool = False) -> None:
         """Pick up standings changed by other processes (one tiny read when nothing changed)."""
@@ -68,6 +92,19 @@ class AgentService:
         with self._lock:
             self._containment_version = self.repo.containment_version()
             self._contained = self.repo.contained()
+
+    def _changed_elsewhere(self, agent_id: str) -> None:
+        """Another sidecar changed this agent's record or standing (the listener's thread): read both
+        back under the writers' lock, so an older read never overwrites a newer local change."""
+        with self._lock:
+            agent = self.repo.get(agent_id)
+            if agent is None:
+                self._groups.pop(agent_id, None)
+                self._owners.pop(agent_id, None)
+            else:
+                self._groups[agent_id] = agent.group
+                self._owners[agent_id] = agent.labels.get("owner", "")
+        self.refresh(force=True)
 
     def group_of(self, agent_id: str) -> str | None:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
@@ -106,13 +143,58 @@ class AgentService:
             agent = new_agent(agent_id, group, capabilities, labels, self.settings.default_group)
         with self._lock:
             before = self.repo.get(agent.agent_id)
-            stored, created = self.repo.upsert(agent)
-            self._groups[stored.agent_id] = stored.group
-            self._owners[stored.agent_id] = stored.labels.get("owner", "")
+            stored, created = self._put(agent)
         self._audit_change(actor, before, stored)
         if not by_agent:
             self._release_quarantine(stored, actor)
         return stored, created
+
+    def _put(self, agent: Agent) -> tuple[Agent, bool]:
+        # Caller holds the lock.
+        stored, created = self.repo.upsert(agent)
+        self._groups[stored.agent_id] = stored.group
+        self._owners[stored.agent_id] = stored.labels.get("owner", "")
+        self._writes += 1
+        return stored, created
+
+    def change(
+        self,
+        agent_id: str,
+        *,
+        group: str = "",
+        labels: Mapping[str, str] | None = None,
+        remove_labels: Sequence[str] = (),
+        capabilities: Sequence[str] = (),
+        remove_capabilities: Sequence[str] = (),
+        actor: str = "system",
+    ) -> tuple[Agent, bool]:
+        """An operator's edit of one record (the CLI's `agents set`): the given labels are set, the named ones
+        removed, capabilities added and removed; the rest stays. A missing record is created (default group)."""
+        validate_agent_id(agent_id, "agent_id")
+        current = self.repo.get(agent_id)
+        merged = dict(current.labels) if current else {}
+        merged.update(labels or {})
+        for key in remove_labels:
+            merged.pop(key, None)
+        caps = [c for c in (current.capabilities if current else ()) if c not in remove_capabilities]
+        caps += [c for c in capabilities if c not in caps]
+        return self.register(agent_id, group or (current.group if current else ""), caps, merged, actor=actor)
+
+    def apply_declared(self, records: Sequence[Agent], source: str, actor: str = "policy") -> int:
+        """The policy file's `agents.records`: each declared record replaces the stored one (RPC and CLI
+        changes to a declared agent last until the next start or reload); undeclared records stay. A
+        standing is never lifted here: a terminated or quarantined agent stays so until an operator
+        reinstates it. Returns how many records changed (each audited like an RPC change)."""
+        changed = 0
+        for declared in records:
+            with self._lock:
+                before = self.repo.get(declared.agent_id)
+                if before is not None and _record(before) == _record(declared):
+                    continue
+                stored, _ = self._put(declared)
+            self._audit_change(actor, before, stored, source=source)
+            changed += 1
+        return changed
 
     def _self_registration(
         self, agent_id: str, group: str, capabilities: Sequence[str], labels: Mapping[str, str]
@@ -121,15 +203,17 @@ class AgentService:
         ever = self.repo.ever_registered(agent_id) if existing is None else False
         return self_registration(existing, ever, agent_id, group, capabilities, labels, self.settings)
 
-    def _audit_change(self, actor: str, before: Agent | None, after: Agent) -> None:
-        record = {"group": after.group, "labels": dict(after.labels), "capabilities": list(after.capabilities)}
+    def _audit_change(self, actor: str, before: Agent | None, after: Agent, source: str = "") -> None:
+        record: dict[str, Any] = _record(after)
+        origin = {"source": source} if source else {}
         if before is None:
-            self.audit.record(actor, "agent.register", after.agent_id, record)
+            self.audit.record(actor, "agent.register", after.agent_id, {**record, **origin})
             return
-        old = {"group": before.group, "labels": dict(before.labels), "capabilities": list(before.capabilities)}
+        old = _record(before)
         if old != record:
             changed = sorted(k for k in record if record[k] != old[k])
-            self.audit.record(actor, "agent.update", after.agent_id, {"changed": changed, "before": old, **record})
+            details = {"changed": changed, "before": old, **record, **origin}
+            self.audit.record(actor, "agent.update", after.agent_id, details)
 
     def deregister(self, agent_id: str, actor: str = "system") -> None:
         validate_id(agent_id, "agent_id")
@@ -138,6 +222,7 @@ class AgentService:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
             self._owners.pop(agent_id, None)
+            self._writes += 1
         self.audit.record(actor, "agent.deregister", agent_id, {})
 
     def move(self, agent_id: str, group: str, actor: str = "system") -> Agent:
@@ -146,8 +231,7 @@ class AgentService:
             agent = self.repo.get(agent_id)
             if agent is None:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
-            stored, _ = self.repo.upsert(replace(agent, group=group))
-            self._groups[agent_id] = stored.group
+            stored, _ = self._put(replace(agent, group=group))
         self._audit_change(actor, agent, stored)
         return stored
 
@@ -220,3 +304,8 @@ class AgentService:
 
     def count(self) -> int:
         return len(self._groups)
+
+
+def _record(a: Agent) -> dict[str, Any]:
+    """The operator-owned part of a record, as the audit trail shows it."""
+    return {"group": a.group, "labels": dict(a.labels), "capabilities": list(a.capabilities)}

@@ -20,9 +20,10 @@ from server.domain.recovery.cascade import (
     CascadeAction,
     CascadePolicy,
     CascadeWindow,
+    Evidence,
     agents_involved,
     chain_root,
-    is_corroborated,
+    corroboration,
     new_cascade_policy,
 )
 from server.domain.recovery.codec import from_json, to_json
@@ -66,6 +67,8 @@ class CascadeService:
         self._lock = threading.Lock()
         self._opener = open_breaker
         self._recent: OrderedDict[str, tuple[AgentFailure, Cascade | None]] = OrderedDict()
+        # When each agent's own breaker last opened on recorded failures (monotonic; the breakers' events).
+        self._breaker_opened: OrderedDict[str, float] = OrderedDict()
 
     def load(self) -> None:
         """The stored policy; the policy file's `recovery.cascade` replaces it when that section changed."""
@@ -140,6 +143,8 @@ class CascadeService:
         if request_id and key in self._recent:
             return self._recent[key]
         failure = AgentFailure(from_agent, to_agent, detail, source, self.clock.utcnow(), reporter)
+        if source == "breaker":
+            self._note_breaker_opened(to_agent)
         members = self._window.record(failure, self.clock.monotonic(), self._policy)
         cascade = await self._detected(members) if members else None
         if request_id:
@@ -148,12 +153,32 @@ class CascadeService:
                 self._recent.popitem(last=False)
         return failure, cascade
 
+    def _note_breaker_opened(self, agent_id: str) -> None:
+        # Only the breakers feature reports with source "breaker", for a key of `agent_id`'s own
+        # (`agent_id` or `agent_id:<dependency>`): failures only it and operators may record.
+        self._breaker_opened[agent_id] = self.clock.monotonic()
+        self._breaker_opened.move_to_end(agent_id)
+        while len(self._breaker_opened) > _REQUESTS_KEPT:
+            self._breaker_opened.popitem(last=False)
+
+    def observed(self, agent_id: str) -> tuple[Evidence, ...]:
+        """What the sidecar itself saw of `agent_id` failing: its health check failed (its current status),
+        one of its breakers opened within the cascade window. No agent can forge these about another."""
+        facts = []
+        if self.observed_failing(agent_id):
+            facts.append(Evidence.HEALTH_CHECK_FAILED)
+        opened = self._breaker_opened.get(agent_id)
+        if opened is not None and self.clock.monotonic() - opened < self._policy.window:
+            facts.append(Evidence.BREAKER_OPENED)
+        return tuple(facts)
+
     async def _detected(self, failures: tuple[AgentFailure, ...]) -> Cascade:
         policy = self._policy
         root = chain_root(failures)
         failing = tuple(dict.fromkeys(f.from_agent for f in failures))
         targets = failing if policy.action is CascadeAction.OPEN_BREAKERS or not root else (root,)
-        trusted = {a for a in targets if is_corroborated(a, failures, policy.threshold, self.observed_failing(a))}
+        evidence = {a: corroboration(a, failures, policy.threshold, self.observed(a)) for a in targets}
+        trusted = {a for a, why in evidence.items() if why is not None}
         cascade = Cascade(
             f"cascade-{uuid.uuid4().hex[:12]}",
             failures,
@@ -168,7 +193,8 @@ class CascadeService:
         elif policy.action is CascadeAction.KILL_ROOT and root in trusted:
             cascade = replace(cascade, kill_id=await self._kill_root(root, cascade, policy.kill_reason))
         await self.events.emit(RecoveryEventType.CASCADE, root, cascade)
-        await self.events.record("system", "cascade.detected", root or cascade.agent_ids[0], _details(cascade))
+        details = {**_details(cascade), "evidence": {a: why.value for a, why in evidence.items() if why is not None}}
+        await self.events.record("system", "cascade.detected", root or cascade.agent_ids[0], details)
         log.warning(
             "cascade detected",
             extra={"agents": list(cascade.agent_ids), "root": root, "corroborated": cascade.corroborated},

@@ -22,6 +22,7 @@ from server.domain.recovery.health import (
     ping_timeout_reason,
 )
 from server.domain.recovery.ladder import EJECTED_GROUP
+from server.services.fleet.ports import CHECKS_TOPIC, ChangeFeed
 from server.services.ports import AuditSink, Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import ControlChannelHub
@@ -50,6 +51,7 @@ class HealthCheckService:
         clock: Clock,
         audit: AuditSink,
         probes: Probes,
+        changes: ChangeFeed | None = None,
     ) -> None:
         self.repo = repo
         self.hub = hub
@@ -61,12 +63,21 @@ class HealthCheckService:
         self._checks: dict[str, HealthCheckSpec] = {}
         self._added: dict[str, float] = {}
         self._statuses: dict[str, HealthStatus] = {}
+        if changes is not None:  # a spec added or removed on another sidecar
+            changes.subscribe(CHECKS_TOPIC, lambda _agent_id: self._reload(), self._reload)
 
     def load(self) -> None:
         with self._lock:
             self._checks = self.repo.load_checks()
             now = self.clock.monotonic()
             self._added = dict.fromkeys(self._checks, now)
+
+    def _reload(self) -> None:
+        """The stored specs replace the cached ones; a check already known keeps its start time."""
+        with self._lock:
+            self._checks = self.repo.load_checks()
+            now = self.clock.monotonic()
+            self._added = {a: self._added.get(a, now) for a in self._checks}
 
     # ---- the checks ----------------------------------------------------------------------------
 

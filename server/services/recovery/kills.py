@@ -22,6 +22,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, Literal
 
 from server.domain.agents import validate_id
@@ -112,10 +113,12 @@ class KillService:
         cancel_approvals: KillHook | None = None,
         revoke_leases: KillHook | None = None,
         reversibility: ReversibilityLookup | None = None,
+        owner_timeout: float = 15.0,
     ) -> None:
         """`cancel_approvals` and `revoke_leases` (the approvals and leases features) run at the end of every
         kill and return how many they cancelled or revoked; `reversibility` gives a step's compensating
-        actions."""
+        actions. A running kill whose owning sidecar has not beaten its heartbeat for `owner_timeout`
+        (fleet.sidecar_timeout) is taken over by another sidecar (`adopt_orphans`)."""
         self.repo = repo
         self.hub = hub
         self.agents = agents
@@ -126,6 +129,7 @@ class KillService:
         self.clock = clock
         self.callback_timeout = callback_timeout
         self.handoff_timeout = handoff_timeout
+        self.owner_timeout = owner_timeout
         self._reserved: set[str] = set()  # agents with a kill in progress
         self._by_kill: dict[str, asyncio.Task[KillResult]] = {}
         self._hooks: list[_Hook] = []
@@ -402,13 +406,28 @@ class KillService:
     # ---- start-up ------------------------------------------------------------------------------
 
     async def resume_incomplete(self) -> int:
-        """Complete the kills a restart interrupted (attempts in flight count as FAILED)."""
-        kills = await asyncio.to_thread(self.repo.incomplete)
-        tasks = []
-        for k in kills:
-            if k.agent_id in self._reserved:
-                continue
-            log.warning("resuming an interrupted kill", extra={"kill_id": k.kill_id, "agent_id": k.agent_id})
-            tasks.append(self._launch(k))
+        """Complete the kills a restart interrupted (attempts in flight count as FAILED): only those whose
+        owning sidecar is gone, each claimed by exactly one sidecar fleet-wide."""
+        tasks = self._adopt(await asyncio.to_thread(self._claim))
         await asyncio.gather(*tasks, return_exceptions=True)
         return len(tasks)
+
+    def adopt_orphans(self) -> int:
+        """The periodic take-over (scheduler thread): claim the running kills whose owner died since and
+        run them on this sidecar's loop, without waiting for them."""
+        kills = self._claim()
+        if kills:
+            self.hub.run_sync(self._adopt_async(kills), timeout=30.0)
+        return len(kills)
+
+    def _claim(self) -> Sequence[KillResult]:
+        return self.repo.claim_orphaned(self.clock.utcnow() - timedelta(seconds=self.owner_timeout))
+
+    async def _adopt_async(self, kills: Sequence[KillResult]) -> None:
+        self._adopt(kills)
+
+    def _adopt(self, kills: Sequence[KillResult]) -> Sequence[asyncio.Task[KillResult]]:
+        mine = [k for k in kills if k.agent_id not in self._reserved]
+        for k in mine:
+            log.warning("resuming an interrupted kill", extra={"kill_id": k.kill_id, "agent_id": k.agent_id})
+        return [self._launch(k) for k in mine]

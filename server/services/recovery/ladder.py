@@ -37,6 +37,7 @@ from server.domain.recovery.ladder import (
 from server.domain.values import digest
 from server.services import observability as obs
 from server.services import pages
+from server.services.fleet.ports import POLICIES_TOPIC, STATES_TOPIC, ChangeFeed
 from server.services.ports import Clock, Page
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import ControlChannelHub
@@ -75,6 +76,7 @@ class RecoveryService:
         command_timeout: float = 30.0,
         monitor_interval: float = DEFAULT_MONITOR_INTERVAL,
         is_being_killed: Callable[[str], bool] = lambda agent_id: False,
+        changes: ChangeFeed | None = None,
     ) -> None:
         self.repo = repo
         self.hub = hub
@@ -94,6 +96,9 @@ class RecoveryService:
         self._monitoring = MonitoringState()
         # The kill switch's: agents being killed are never promoted.
         self.is_being_killed = is_being_killed
+        if changes is not None:  # other sidecars' policy changes and attempts
+            changes.subscribe(POLICIES_TOPIC, lambda _group: self._reload_policies(), self._reload_policies)
+            changes.subscribe(STATES_TOPIC, self._state_changed_elsewhere, self._reload_states)
 
     def load(self) -> None:
         """Stored policies (the file's replace them when its `recovery.policies` changed), states, monitoring."""
@@ -104,6 +109,22 @@ class RecoveryService:
             raw = self.repo.get_setting(_MONITORING_KEY) or {}
             if raw.get("running"):
                 self._monitoring = MonitoringState(True, float(raw["interval"]), self.clock.utcnow())
+
+    def _reload_policies(self) -> None:
+        with self._lock:
+            self._policies = {p.group: p for p in self.repo.load_policies()}
+
+    def _reload_states(self) -> None:
+        with self._lock:
+            self._states = self.repo.load_states()
+
+    def _state_changed_elsewhere(self, agent_id: str) -> None:
+        with self._lock:
+            state = self.repo.get_state(agent_id)
+            if state is None:
+                self._states.pop(agent_id, None)
+            else:
+                self._states[agent_id] = state
 
     def _apply_file(self, force: bool) -> None:
         file_digest = digest(to_json(list(self.file_policies)))
@@ -177,7 +198,8 @@ class RecoveryService:
         async with self._agent_lock(agent_id):
             group = self.agents.group_of(agent_id) or DEFAULT_GROUP
             policy = self.policy_for(group)
-            state = self._states.get(agent_id, RecoveryState())
+            # Fresh from storage: another sidecar's attempt moves the count and the cooldown too.
+            state = await asyncio.to_thread(self.repo.get_state, agent_id) or RecoveryState()
             now = self.clock.utcnow()
             plan = plan_attempt(policy, state.retry_count, state.last_attempt_time, now)
             if plan.action is None:
@@ -192,9 +214,8 @@ class RecoveryService:
                 plan.retries_before + 1, replacement_agent_id=outcome.replacement, command_id=outcome.command_id,
                 attempt_time=now, request_id=request_id,
             )  # fmt: skip
-            new_state = state_after(state, result)
-            await asyncio.to_thread(self.repo.record_attempt, result, new_state)
-            self._states[agent_id] = new_state
+            stored = await asyncio.to_thread(self.repo.record_attempt, result, state_after(state, result))
+            self._states[agent_id] = stored
         await self._announce(result, plan.retries_before, actor)
         return result
 
@@ -338,7 +359,7 @@ class RecoveryService:
     def reset_retry_counter(self, agent_id: str, actor: str = "system") -> int:
         validate_id(agent_id, "agent_id")
         with self._lock:
-            state = self._states.get(agent_id)
+            state = self.repo.get_state(agent_id)  # fresh: the count may have moved on another sidecar
             if state is None or state.retry_count == 0:
                 return 0
             new = replace(state, retry_count=0)

@@ -25,8 +25,13 @@ class RecoveryRepository(Protocol):
 
     def load_states(self) -> dict[str, RecoveryState]: ...
 
-    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
-        """The history entry and the agent's new state, in one transaction."""
+    def get_state(self, agent_id: str) -> RecoveryState | None:
+        """The agent's stored state (fresh: another sidecar may have changed it)."""
+        ...
+
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> RecoveryState:
+        """The history entry and the agent's new state, in one transaction; the retry count changes
+        atomically on the stored value (+1, or 0 when `state.retry_count` is 0). Returns the stored state."""
         ...
 
     def save_state(self, agent_id: str, state: RecoveryState) -> None: ...
@@ -78,6 +83,11 @@ class KillRepository(Protocol):
     def find_by_request(self, request_id: str) -> KillResult | None: ...
 
     def incomplete(self) -> list[KillResult]: ...
+
+    def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
+        """Take over the running kills whose owning sidecar is gone (no heartbeat since `gone_before`):
+        each is claimed by exactly one sidecar, fleet-wide."""
+        ...
 
     def load_substitutes(self) -> list[Substitute]: ...
 

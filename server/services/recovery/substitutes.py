@@ -10,6 +10,7 @@ from server.domain.agents import DEFAULT_GROUP, validate_id
 from server.domain.errors import AlreadyExists, NotFound
 from server.domain.recovery.kill import Substitute, SubstituteScope
 from server.services import pages
+from server.services.fleet.ports import SUBSTITUTES_TOPIC, ChangeFeed
 from server.services.ports import AuditSink, Clock, Page
 from server.services.recovery.agents import AgentService
 from server.services.recovery.ports import KillRepository
@@ -26,13 +27,22 @@ def scope_key(scope: SubstituteScope, scope_id: str) -> tuple[SubstituteScope, s
 
 
 class SubstituteRegistry:
-    def __init__(self, repo: KillRepository, agents: AgentService, clock: Clock, audit: AuditSink) -> None:
+    def __init__(
+        self,
+        repo: KillRepository,
+        agents: AgentService,
+        clock: Clock,
+        audit: AuditSink,
+        changes: ChangeFeed | None = None,
+    ) -> None:
         self.repo = repo
         self.agents = agents
         self.clock = clock
         self.audit = audit
         self._lock = threading.Lock()
         self._lists: dict[tuple[SubstituteScope, str], list[Substitute]] = {}
+        if changes is not None:  # registered or removed on another sidecar: the stored lists replace ours
+            changes.subscribe(SUBSTITUTES_TOPIC, lambda _agent_id: self.load(), self.load)
 
     def load(self) -> None:
         lists: dict[tuple[SubstituteScope, str], list[Substitute]] = {}

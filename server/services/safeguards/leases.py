@@ -1,11 +1,19 @@
 """Execution leases as a service (the SandboxExecutionGuard contract): slots per isolation key, a FIFO of
-waiters, fencing tokens, expiry and revocation.
+waiters, fencing tokens, expiry and revocation — for one sidecar or a fleet.
 
-A waiting AcquireLease holds a coroutine, not a thread: it awaits a future that whoever frees the slot
-(a release, the expiry reaper, a revocation — on any thread) resolves in FIFO order. A caller that gives
-up (deadline, cancellation) leaves the queue; if the slot reached it at that very moment, the lease is
-given back at once. Leases and each key's last fencing token are written through before the answer,
-so fencing tokens keep growing across restarts and active leases come back with their expiry.
+The database is the truth (server/storage/safeguards/leases.py); this process keeps no slot counts. A
+grant is one transaction under the key's row lock: it expires the key's lapsed leases, counts the
+ACTIVE ones and the waiters queued ahead, and takes the next fencing token from the key's one counter,
+so a slot count is the fleet's and tokens only grow, across sidecars and restarts. Waiters are rows in
+the order they queued: FIFO across sidecars. A waiting AcquireLease holds a coroutine, not a thread: it
+tries again when a lease of its key ends (a release, expiry or revocation here, or another sidecar's,
+announced on the "leases" topic), and at least every `poll_interval` without notifications. A waiter
+keeps its row fresh while it waits; the row of a sidecar that died is dropped after `stale_waiter`
+seconds, so it cannot hold the queue. A caller that gives up (deadline, cancellation) leaves the queue;
+if the slot reached it at that very moment, the lease is given back at once.
+
+Storage work always runs off the event loop. Expiry compares each lease's `expire_time` with the
+sidecar's clock: the fleet's hosts keep their clocks in sync (NTP).
 """
 
 from __future__ import annotations
@@ -14,35 +22,67 @@ import asyncio
 import contextlib
 import heapq
 import logging
-import secrets
 import threading
-from collections import OrderedDict, deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope, validate_holder
+from server.services.fleet.ports import ChangeFeed
 from server.services.ports import AuditSink, Clock, Page
-from server.services.safeguards.journal import Change, Journal
 from server.services.safeguards.settings import LeaseSettings
 
 log = logging.getLogger(__name__)
 
+TOPIC = "leases"  # the change-feed topic; keys are `IsolationKey.text` of a key whose lease ended
 _MAX_TTL = 86400.0
-_RECENT = 10_000  # ended leases kept in memory (older ones are read from storage)
 _KEEP_ENDED = timedelta(days=1)  # ended leases older than this are pruned from storage
 _PRUNE_EVERY = 3600.0
+_SWEEP_EVERY = 1.0  # the fleet-wide expiry sweep (leases granted by sidecars that are gone)
 
 
 class LeaseRepository(Protocol):
-    def load_leases(self) -> tuple[list[Lease], dict[str, int]]:
-        """The active leases, and each key's last fencing token (by `IsolationKey.text`)."""
+    """The leases in storage; each method is one transaction. Every lease that ends announces its key
+    on the "leases" topic in that transaction."""
+
+    def try_acquire(
+        self,
+        key: IsolationKey,
+        limit: int | None,
+        agent_id: str,
+        ttl: float,
+        request_id: str,
+        now: datetime,
+        waiter_id: str | None,
+        stale_before: datetime,
+    ) -> tuple[Lease | None, str]:
+        """Under the key's lock: expire its lapsed leases; grant when fewer than `limit` (None: unlimited)
+        leases are ACTIVE and no live waiter queued before this caller (`waiter_id`, or a new caller)
+        would take the slot first; otherwise queue a new caller. A waiter's row is refreshed (`now`);
+        other waiters not refreshed since `stale_before` are dropped. A request id the agent used before
+        answers its lease. Returns (lease, "") or (None, the waiter's id). Raises FailedPrecondition
+        AGENT_KILLED when the waiter's agent was killed meanwhile."""
         ...
 
-    def save_leases(self, changes: Sequence[Change]) -> None:
-        """("lease", id, Lease) and ("key", key text, last fencing token), in one transaction."""
+    def leave_queue(self, waiter_id: str) -> None: ...
+
+    def waiters(self, key: IsolationKey) -> int: ...
+
+    def renew(self, lease_id: str, ttl: float, now: datetime) -> Lease | None:
+        """Extend an ACTIVE lease not past its expiry (a lapsed one is expired now); the lease after it."""
+        ...
+
+    def release(self, lease_id: str, now: datetime) -> Lease | None:
+        """ACTIVE → RELEASED (only ACTIVE: an ended lease keeps its state); the lease after it."""
+        ...
+
+    def reap(self, now: datetime) -> list[Lease]:
+        """ACTIVE leases past their expiry → EXPIRED (never any other state); the leases expired."""
+        ...
+
+    def revoke_agent(self, agent_id: str, now: datetime) -> list[Lease]:
+        """The agent's ACTIVE leases → REVOKED, its queued waits marked killed; the leases revoked."""
         ...
 
     def get_lease(self, lease_id: str) -> Lease | None: ...
@@ -56,165 +96,74 @@ class LeaseRepository(Protocol):
     def prune_leases(self, ended_before: datetime) -> int: ...
 
 
-@dataclass(eq=False)
-class _Waiter:
-    agent_id: str
-    ttl: float
-    request_id: str
-    future: asyncio.Future[Lease]
-    lease: Lease | None = None  # set, under the lock, when the slot is handed over
-    version: int = 0
-
-
-@dataclass(eq=False)
-class _Slots:
-    key: IsolationKey
-    limit: int | None  # None: unlimited (noop)
-    active: dict[str, Lease] = field(default_factory=dict)
-    waiters: deque[_Waiter] = field(default_factory=deque)
-
-    def free(self) -> bool:
-        return self.limit is None or len(self.active) < self.limit
-
-
-def _resolve(future: asyncio.Future[Lease], lease: Lease | None, error: Exception | None) -> None:
-    if future.done():
-        return  # the caller gave up; its cancellation handler gives the lease back
-    if error is not None:
-        future.set_exception(error)
-    elif lease is not None:
-        future.set_result(lease)
-
-
 class LeaseService:
-    def __init__(self, repo: LeaseRepository, clock: Clock, settings: LeaseSettings, audit: AuditSink) -> None:
+    def __init__(
+        self,
+        repo: LeaseRepository,
+        clock: Clock,
+        settings: LeaseSettings,
+        audit: AuditSink,
+        *,
+        poll_interval: float = 0.5,
+        stale_waiter: float = 5.0,
+    ) -> None:
         self.repo = repo
         self.clock = clock
         self.settings = settings
         self.audit = audit
-        self._lock = threading.RLock()
-        self._slots: dict[str, _Slots] = {}
-        self._fencing: dict[str, int] = {}
-        self._leases: dict[str, Lease] = {}  # active and recently ended
-        self._recent: OrderedDict[str, None] = OrderedDict()  # ended, oldest first
-        self._expiry: list[tuple[float, str]] = []
-        self._requests: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self.poll_interval = poll_interval
+        self.stale_waiter = stale_waiter
+        self._lock = threading.Lock()
+        self._wakers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._due: list[tuple[datetime, str]] = []  # (expire time, lease id) of leases granted or renewed here
+        self._next_sweep = 0.0
         self._next_prune = 0.0
-        self._journal = Journal(self._lock, self._snapshot, repo.save_leases, "execution leases")
 
     # ---- lifecycle -------------------------------------------------------------------------
 
     def load(self) -> None:
-        active, fencing = self.repo.load_leases()
-        now, wall = self.clock.monotonic(), self.clock.utcnow()
-        self._next_prune = now + 600  # not at start-up: the reaper runs every 50 ms and must stay cheap
+        """Nothing to load: the database holds every lease and waiter."""
+        self._next_prune = self.clock.monotonic() + 600  # not at start-up: the reaper must stay cheap
+
+    def attach(self, feed: ChangeFeed) -> None:
+        """Wake this process's waiters when another sidecar ends a lease of their key."""
+        feed.subscribe(TOPIC, self._wake, self._wake_all)
+
+    # ---- waking ----------------------------------------------------------------------------
+
+    def _register(self, key: IsolationKey) -> tuple[asyncio.AbstractEventLoop, asyncio.Event]:
+        entry = (asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
-            self._fencing = dict(fencing)
-            for lease in active:
-                lease.expires_at = now + (lease.expire_time - wall).total_seconds()
-                self._leases[lease.lease_id] = lease
-                self._slots_for(lease.key).active[lease.lease_id] = lease
-                heapq.heappush(self._expiry, (lease.expires_at, lease.lease_id))
-                if lease.request_id:
-                    self._requests[(lease.agent_id, lease.request_id)] = lease.lease_id
-        log.info("execution leases loaded", extra={"active": len(active), "keys": len(fencing)})
+            self._wakers.setdefault(key.text, set()).add(entry)
+        return entry
 
-    def _snapshot(self, kind: str, key: str) -> Any:
-        if kind == "key":
-            return self._fencing.get(key, 0)
-        lease = self._leases.get(key)
-        return lease.copy() if lease else None
+    def _unregister(self, key: IsolationKey, entry: tuple[asyncio.AbstractEventLoop, asyncio.Event]) -> None:
+        with self._lock:
+            entries = self._wakers.get(key.text)
+            if entries is not None:
+                entries.discard(entry)
+                if not entries:
+                    del self._wakers[key.text]
 
-    # ---- internals (caller holds the lock) --------------------------------------------------
+    def _wake(self, key_text: str) -> None:
+        """A lease of the key ended (any thread): its waiters here try again."""
+        with self._lock:
+            entries = list(self._wakers.get(key_text, ()))
+        for loop, event in entries:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the sidecar is stopping
+                loop.call_soon_threadsafe(event.set)
 
-    def _slots_for(self, key: IsolationKey) -> _Slots:
-        slots = self._slots.get(key.text)
-        if slots is None:
-            slots = self._slots[key.text] = _Slots(key, self.settings.slots.slots_for(key))
-        return slots
+    def _wake_all(self) -> None:
+        with self._lock:
+            keys = list(self._wakers)
+        for key in keys:
+            self._wake(key)
 
-    def _grant(self, slots: _Slots, agent_id: str, ttl: float, request_id: str) -> tuple[Lease, int]:
-        now, wall = self.clock.monotonic(), self.clock.utcnow()
-        text = slots.key.text
-        self._fencing[text] = self._fencing.get(text, 0) + 1
-        lease = Lease(
-            "lse_" + secrets.token_hex(10),
-            slots.key,
-            agent_id,
-            self._fencing[text],
-            ttl,
-            wall,
-            wall + timedelta(seconds=ttl),
-            now + ttl,
-            request_id=request_id,
-        )
-        slots.active[lease.lease_id] = lease
-        self._leases[lease.lease_id] = lease
-        heapq.heappush(self._expiry, (lease.expires_at, lease.lease_id))
-        if request_id:
-            self._requests[(agent_id, request_id)] = lease.lease_id
-            while len(self._requests) > _RECENT:
-                self._requests.popitem(last=False)
-        self._journal.mark("key", text)
-        return lease, self._journal.mark("lease", lease.lease_id)
+    def _ended(self, leases: Sequence[Lease]) -> None:
+        for key in {le.key.text for le in leases}:
+            self._wake(key)
 
-    def _hand_over(self, slots: _Slots) -> int:
-        """Give free slots to the waiters, first come first served."""
-        version = 0
-        while slots.free() and slots.waiters:
-            w = slots.waiters.popleft()
-            if w.future.done():
-                continue  # gave up; its handler finds no lease and goes
-            w.lease, w.version = self._grant(slots, w.agent_id, w.ttl, w.request_id)
-            version = w.version
-            self._wake(w, w.lease.copy(), None)
-        if not slots.active and not slots.waiters:
-            self._slots.pop(slots.key.text, None)
-        return version
-
-    def _wake(self, w: _Waiter, lease: Lease | None, error: Exception | None) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the sidecar is stopping
-            w.future.get_loop().call_soon_threadsafe(_resolve, w.future, lease, error)
-
-    def _end(self, lease: Lease, state: LeaseState) -> int:
-        lease.state, lease.end_time = state, self.clock.utcnow()
-        version = self._journal.mark("lease", lease.lease_id)
-        self._recent[lease.lease_id] = None
-        while len(self._recent) > _RECENT:
-            old, _ = self._recent.popitem(last=False)
-            self._leases.pop(old, None)
-        slots = self._slots.get(lease.key.text)
-        if slots is not None:
-            slots.active.pop(lease.lease_id, None)
-            version = max(version, self._hand_over(slots))
-        return version
-
-    def _reap(self) -> tuple[int, int]:
-        now = self.clock.monotonic()
-        version = count = 0
-        if len(self._expiry) > 4 * len(self._leases) + 1024:  # renewals and releases leave entries behind
-            live = [le for le in self._leases.values() if le.state is LeaseState.ACTIVE]
-            self._expiry = [(le.expires_at, le.lease_id) for le in live]
-            heapq.heapify(self._expiry)
-        while self._expiry and self._expiry[0][0] <= now:
-            _, lease_id = heapq.heappop(self._expiry)
-            lease = self._leases.get(lease_id)
-            if lease is not None and lease.expired(now):
-                version = max(version, self._end(lease, LeaseState.EXPIRED))
-                count += 1
-        return version, count
-
-    def _lease(self, lease_id: str, caller: str | None) -> Lease:
-        if not lease_id:
-            raise InvalidArgument("lease_id is required", field="lease_id")
-        lease = self._leases.get(lease_id) or self.repo.get_lease(lease_id)
-        if lease is None:
-            raise NotFound(f"no lease has id {lease_id!r}", field="lease_id")
-        if caller is not None and lease.agent_id != caller:
-            raise PermissionDenied(
-                f"agent credential {caller!r} may only use its own leases", reason="NOT_YOUR_AGENT", field="lease_id"
-            )
-        return lease
+    # ---- the API ---------------------------------------------------------------------------
 
     def _ttl(self, ttl: float | None, default: float) -> float:
         if ttl is None:
@@ -223,108 +172,123 @@ class LeaseService:
             raise InvalidArgument(f"ttl must be positive and at most {_MAX_TTL:g}s", field="ttl")
         return ttl
 
-    # ---- the API ---------------------------------------------------------------------------
+    def _try(
+        self, key: IsolationKey, agent_id: str, ttl: float, request_id: str, waiter_id: str | None
+    ) -> tuple[Lease | None, str]:
+        now = self.clock.utcnow()
+        lease, waiter = self.repo.try_acquire(
+            key,
+            self.settings.slots.slots_for(key),
+            agent_id,
+            ttl,
+            request_id,
+            now,
+            waiter_id,
+            now - timedelta(seconds=self.stale_waiter),
+        )
+        if lease is not None and lease.state is LeaseState.ACTIVE:
+            with self._lock:
+                heapq.heappush(self._due, (lease.expire_time, lease.lease_id))
+        return lease, waiter
 
     async def acquire(
         self, key: IsolationKey, agent_id: str, ttl: float | None = None, request_id: str = ""
     ) -> tuple[Lease, float]:
-        """Take a slot of `key`, waiting in FIFO order until one is free. Cancel the awaiting task to give
-        up (a gRPC deadline or cancellation does). Returns the lease and the seconds waited."""
+        """Take a slot of `key`, waiting in FIFO order (fleet-wide) until one is free. Cancel the awaiting
+        task to give up (a gRPC deadline or cancellation does). Returns the lease and the seconds waited."""
         validate_holder(agent_id)
         seconds = self._ttl(ttl, self.settings.ttl)
         started = self.clock.monotonic()
-        loop = asyncio.get_running_loop()
-        waiter: _Waiter | None = None
-        with self._lock:
-            reaped, _ = self._reap()
-            if request_id and (agent_id, request_id) in self._requests:
-                lease = self._lease(self._requests[(agent_id, request_id)], None).copy()
-                version = reaped
-            else:
-                slots = self._slots_for(key)
-                if slots.free() and not slots.waiters:
-                    granted, version = self._grant(slots, agent_id, seconds, request_id)
-                    lease = granted.copy()
-                    version = max(version, reaped)
-                else:
-                    waiter = _Waiter(agent_id, seconds, request_id, loop.create_future())
-                    slots.waiters.append(waiter)
-                    version = reaped
-        if waiter is None:
-            if not self._journal.is_durable(version):
-                await asyncio.to_thread(self._journal.commit, version)
-            return lease, 0.0
-        try:
-            lease = await waiter.future
-        except BaseException:
-            self._give_up(key, waiter)
-            raise
-        if not self._journal.is_durable(waiter.version):
-            await asyncio.to_thread(self._journal.commit, waiter.version)
-        return lease, max(0.0, self.clock.monotonic() - started)
+        waiter: str | None = None
+        while True:
+            entry = self._register(key)  # before trying: a release in between still wakes this call
+            try:
+                attempt = asyncio.ensure_future(
+                    asyncio.to_thread(self._try, key, agent_id, seconds, request_id, waiter)
+                )
+                try:
+                    lease, waiter_id = await asyncio.shield(attempt)
+                except BaseException:
+                    self._abandon(attempt, waiter)
+                    raise
+                if lease is not None:
+                    waited = 0.0 if waiter is None else max(0.0, self.clock.monotonic() - started)
+                    return lease, waited
+                waiter = waiter_id
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(entry[1].wait(), self.poll_interval)
+                except BaseException:
+                    self._abandon(None, waiter)
+                    raise
+            finally:
+                self._unregister(key, entry)
 
-    def _give_up(self, key: IsolationKey, waiter: _Waiter) -> None:
-        with self._lock:
-            granted = waiter.lease
-            if granted is None:
-                slots = self._slots.get(key.text)
-                if slots is not None and waiter in slots.waiters:
-                    slots.waiters.remove(waiter)
-                    if not slots.active and not slots.waiters:
-                        self._slots.pop(key.text, None)
+    def _abandon(self, attempt: asyncio.Future[tuple[Lease | None, str]] | None, waiter: str | None) -> None:
+        """The caller gave up: leave the queue, and give back a slot that reached it as it went."""
+
+        def give_back(lease: Lease | None, waiter_id: str) -> None:
+            try:
+                if lease is not None:
+                    self.release(lease.lease_id)
+                for w in {waiter, waiter_id} - {None, ""}:
+                    self.repo.leave_queue(w)  # type: ignore[arg-type]
+            except Exception:
+                log.exception("could not leave the lease queue", extra={"waiter": waiter_id or waiter})
+
+        if attempt is None:
+            threading.Thread(target=give_back, args=(None, ""), daemon=True).start()
+            return
+
+        def done(fut: asyncio.Future[tuple[Lease | None, str]]) -> None:
+            if fut.cancelled() or fut.exception() is not None:
+                threading.Thread(target=give_back, args=(None, ""), daemon=True).start()
                 return
-        # The slot reached the caller as it gave up: hand it on, off the loop (it writes to storage).
-        threading.Thread(target=self._release_quietly, args=(granted.lease_id,), daemon=True).start()
+            lease, waiter_id = fut.result()
+            threading.Thread(target=give_back, args=(lease, waiter_id), daemon=True).start()
 
-    def _release_quietly(self, lease_id: str) -> None:
-        try:
-            self.release(lease_id)
-        except Exception:
-            log.exception("could not give back an abandoned lease", extra={"lease_id": lease_id})
+        attempt.add_done_callback(done)
+
+    def _lease(self, lease_id: str, caller: str | None) -> Lease:
+        if not lease_id:
+            raise InvalidArgument("lease_id is required", field="lease_id")
+        lease = self.repo.get_lease(lease_id)
+        if lease is None:
+            raise NotFound(f"no lease has id {lease_id!r}", field="lease_id")
+        if caller is not None and lease.agent_id != caller:
+            raise PermissionDenied(
+                f"agent credential {caller!r} may only use its own leases", reason="NOT_YOUR_AGENT", field="lease_id"
+            )
+        return lease
 
     def renew(self, lease_id: str, ttl: float | None = None, caller: str | None = None) -> Lease:
         """Extend an active lease to now + ttl (default: its ttl); the fencing token stays."""
-        with self._lock:
-            version, _ = self._reap()
-            lease = self._lease(lease_id, caller)
-            ended = lease.state if lease.state is not LeaseState.ACTIVE else None
-        if ended is not None:
-            self._journal.commit(version)  # never under the state lock: commit takes it itself
+        lease = self._lease(lease_id, caller)
+        seconds = self._ttl(ttl, lease.ttl) if lease.state is LeaseState.ACTIVE else lease.ttl
+        renewed = self.repo.renew(lease_id, seconds, self.clock.utcnow()) if lease.state is LeaseState.ACTIVE else lease
+        if renewed is None:
+            raise NotFound(f"no lease has id {lease_id!r}", field="lease_id")
+        if renewed.state is not LeaseState.ACTIVE:
+            self._ended([renewed])
             raise FailedPrecondition(
-                f"lease {lease_id!r} is no longer active: it was {ended.name.lower()}; acquire a new one",
-                reason=f"LEASE_{ended.name}",
+                f"lease {lease_id!r} is no longer active: it was {renewed.state.name.lower()}; acquire a new one",
+                reason=f"LEASE_{renewed.state.name}",
             )
         with self._lock:
-            lease = self._lease(lease_id, caller)
-            if lease.state is not LeaseState.ACTIVE:  # ended between the two looks
-                raise FailedPrecondition(f"lease {lease_id!r} is no longer active", reason=f"LEASE_{lease.state.name}")
-            seconds = self._ttl(ttl, lease.ttl)
-            lease.ttl = seconds
-            lease.expires_at = self.clock.monotonic() + seconds
-            lease.expire_time = self.clock.utcnow() + timedelta(seconds=seconds)
-            heapq.heappush(self._expiry, (lease.expires_at, lease.lease_id))
-            version = self._journal.mark("lease", lease_id)
-            out = lease.copy()
-        self._journal.commit(version)
-        return out
+            heapq.heappush(self._due, (renewed.expire_time, renewed.lease_id))
+        return renewed
 
     def release(self, lease_id: str, caller: str | None = None) -> Lease:
         """Give the slot back (idempotent: the lease in its final state)."""
-        with self._lock:
-            version, _ = self._reap()
-            lease = self._lease(lease_id, caller)
-            if lease.state is LeaseState.ACTIVE:
-                version = max(version, self._end(lease, LeaseState.RELEASED))
-            out = lease.copy()
-        self._journal.commit(version)
-        return out
+        lease = self._lease(lease_id, caller)
+        if lease.state is not LeaseState.ACTIVE:
+            return lease
+        after = self.repo.release(lease_id, self.clock.utcnow()) or lease
+        self._ended([after])
+        return after
 
     def get(self, lease_id: str, caller: str | None = None) -> Lease:
-        with self._lock:
-            version, _ = self._reap()
-            out = self._lease(lease_id, caller).copy()
-        self._journal.commit(version)
-        return out
+        return self._lease(lease_id, caller)
 
     def list(self, scope: int, key_id: str, agent_id: str, state: int, page_size: int, page_token: str) -> Page[Lease]:
         if scope and scope not in Scope._value2member_map_:
@@ -335,41 +299,41 @@ class LeaseService:
         return self.repo.list_leases(scope, key_id, agent_id, state, page_size, page_token)
 
     def reap(self) -> int:
-        """The scheduler's job: expire leases past their TTL and give their slots to the next waiters."""
+        """The scheduler's job: expire leases past their TTL (only ACTIVE ones), waking the next waiters.
+
+        Storage is asked only when a lease this sidecar granted or renewed is due, or once a second for
+        the whole fleet (leases of sidecars that are gone)."""
+        wall, now = self.clock.utcnow(), self.clock.monotonic()
         with self._lock:
-            version, count = self._reap()
-        self._journal.commit(version)
-        now = self.clock.monotonic()
+            due = bool(self._due) and self._due[0][0] <= wall
+            while self._due and self._due[0][0] <= wall:
+                heapq.heappop(self._due)
+            sweep = now >= self._next_sweep
+        if not (due or sweep):
+            return 0
+        self._next_sweep = now + _SWEEP_EVERY
+        expired = self.repo.reap(wall)
+        self._ended(expired)
         if now >= self._next_prune:
             self._next_prune = now + _PRUNE_EVERY
-            self.repo.prune_leases(self.clock.utcnow() - _KEEP_ENDED)
-        if count:
-            log.info("leases expired", extra={"count": count})
-        return count
+            self.repo.prune_leases(wall - _KEEP_ENDED)
+        if expired:
+            log.info("leases expired", extra={"count": len(expired)})
+        return len(expired)
 
     def revoke_agent_leases(self, agent_id: str, actor: str = "system") -> int:
-        """The kill switch: every active lease of the agent is REVOKED and its slot handed on; the agent's
-        waiting acquires fail with FAILED_PRECONDITION. Returns the number of leases revoked. Thread-safe;
-        returns once the revocations are durable."""
+        """The kill switch: every active lease of the agent, wherever it was granted, is REVOKED and its
+        slot handed on; the agent's waiting acquires, on every sidecar, fail with FAILED_PRECONDITION.
+        Returns the number of leases revoked. Blocking (call it off the event loop)."""
         validate_holder(agent_id)
-        error = FailedPrecondition(f"agent {agent_id!r} was killed: its leases are revoked", reason="AGENT_KILLED")
-        with self._lock:
-            version, _ = self._reap()
-            mine = [le for le in self._leases.values() if le.agent_id == agent_id and le.state is LeaseState.ACTIVE]
-            for lease in mine:
-                version = max(version, self._end(lease, LeaseState.REVOKED))
-            for slots in list(self._slots.values()):
-                for w in [w for w in slots.waiters if w.agent_id == agent_id]:
-                    slots.waiters.remove(w)
-                    self._wake(w, None, error)
-        self._journal.commit(version)
-        if mine:
-            self.audit.record(actor, "lease.revoke_agent", agent_id, {"leases": [le.lease_id for le in mine]})
-            log.info("leases revoked", extra={"agent_id": agent_id, "count": len(mine)})
-        return len(mine)
+        revoked = self.repo.revoke_agent(agent_id, self.clock.utcnow())
+        self._ended(revoked)
+        self._wake_all()  # its own waits here find their rows marked killed
+        if revoked:
+            self.audit.record(actor, "lease.revoke_agent", agent_id, {"leases": [le.lease_id for le in revoked]})
+            log.info("leases revoked", extra={"agent_id": agent_id, "count": len(revoked)})
+        return len(revoked)
 
     def waiting(self, key: IsolationKey) -> int:
-        """How many callers wait for a slot of `key` (for tests and the console)."""
-        with self._lock:
-            slots = self._slots.get(key.text)
-            return len(slots.waiters) if slots else 0
+        """How many callers wait for a slot of `key`, fleet-wide (for tests and the console)."""
+        return self.repo.waiters(key)

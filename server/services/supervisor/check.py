@@ -343,6 +343,8 @@ class CheckActionService:
                     result = asked.result
                 elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
+                elif guardrail.is_async:
+                    result = await guardrail.check_async(call, now)
                 elif heavy:
                     result = await self.offload(guardrail.check, call, now)
                 else:

@@ -10,8 +10,10 @@ from sqlmodel import Session, col
 from server.domain import pages as pagination
 from server.domain.access.principals import PrincipalKind, Token
 from server.domain.errors import InvalidArgument
+from server.services.fleet.ports import ACCESS_TOPIC
 from server.services.ports import Page
 from server.storage.access.tables import RevokedCertificateRow, TokenRow
+from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -32,8 +34,13 @@ def _token(row: TokenRow) -> Token:
 
 
 class SqlTokenRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # an issued or revoked credential reaches the other sidecars at once
+
+    def _announce(self, s: Session, key: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), ACCESS_TOPIC, key)
 
     def insert(self, token: Token, secret_hash: str) -> None:
         with Session(self.engine) as s, s.begin():
@@ -50,6 +57,7 @@ class SqlTokenRepository:
                 )
             )
             self._bump(s)
+            self._announce(s, token.token_id)
 
     def revoke(self, token_id: str, when: datetime) -> Token | None:
         """Marks the token revoked; returns it as it was before (None when unknown)."""
@@ -62,6 +70,7 @@ class SqlTokenRepository:
                 row.revoke_time = when
                 s.add(row)
                 self._bump(s)
+                self._announce(s, token_id)
             return before
 
     def get(self, token_id: str) -> Token | None:
@@ -82,6 +91,7 @@ class SqlTokenRepository:
                 return False
             s.add(RevokedCertificateRow(fingerprint=fingerprint, reason=reason[:512], actor=actor, revoke_time=when))
             self._bump(s)
+            self._announce(s, fingerprint)
             return True
 
     def revoked_certificates(self) -> set[str]:

@@ -15,6 +15,15 @@ it cannot be a pooled one). Notifications sent while it is disconnected are lost
   notifications is then one poll interval plus the time to reload.
 A change the sidecar made itself is not delivered back to it (its own cache already has it).
 
+The API other features build on (kept stable): `bump(conn, topic, key) -> version` for writers, inside
+their transaction; `subscribe(topic, on_change, on_resync)` before `start()` for caches (the `ChangeFeed`
+port in server/services/fleet/ports.py, where the topic names live); `start()`, `stop()`,
+`wait_connected(timeout)`, `stats`. Topics so far (key in parentheses): `budgets` (agent id or
+`global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
+certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
+`health_checks` (agent id), `substitutes` (agent id). A new topic needs no schema change: its counter
+row appears on the first bump.
+
 On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
 does nothing and the listener does not run.
 """

@@ -7,12 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
 from server.domain.agents import Containment, Standing
-from server.domain.errors import InvalidArgument
+from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.notifications.delivery import Notification
 from server.domain.recovery.codec import from_json, to_json
 from server.domain.recovery.events import (
@@ -31,7 +33,10 @@ from server.domain.recovery.ladder import (
     RecoveryResult,
     RecoveryState,
 )
+from server.services.fleet.ports import CHECKS_TOPIC, POLICIES_TOPIC, STATES_TOPIC, SUBSTITUTES_TOPIC
 from server.services.ports import Page
+from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.tables import SidecarRow
 from server.storage.notifications.repository import add_to_outbox
 from server.storage.recovery.tables import (
     HealthCheckRow,
@@ -74,9 +79,22 @@ def _result(data: dict[str, Any]) -> RecoveryResult:
     return result
 
 
+def _state(r: Any) -> RecoveryState:
+    return RecoveryState(
+        r.retry_count,
+        utc(r.last_attempt_time) if r.last_attempt_time else None,
+        _result(r.last_recovery) if r.last_recovery else None,
+    )
+
+
 class SqlRecoveryRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # policies, retry counts and checks other sidecars cache
+
+    def _announce(self, s: Session, topic: str, key: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), topic, key)
 
     # ---- policies ---------------------------------------------------------------------------
 
@@ -87,6 +105,7 @@ class SqlRecoveryRepository:
     def save_policy(self, policy: RecoveryPolicy) -> None:
         with Session(self.engine) as s, s.begin():
             self._put_policy(s, policy)
+            self._announce(s, POLICIES_TOPIC, policy.group)
 
     def _put_policy(self, s: Session, p: RecoveryPolicy) -> None:
         row = s.get(RecoveryPolicyRow, p.group, with_for_update=True) or RecoveryPolicyRow(
@@ -108,19 +127,18 @@ class SqlRecoveryRepository:
             s.execute(delete(RecoveryPolicyRow).where(col(RecoveryPolicyRow.source) == "policy"))
             for p in policies:
                 self._put_policy(s, p)
+            self._announce(s, POLICIES_TOPIC, "*")
 
     # ---- agent state and history --------------------------------------------------------------
 
     def load_states(self) -> dict[str, RecoveryState]:
         with Session(self.engine) as s:
-            return {
-                r.agent_id: RecoveryState(
-                    r.retry_count,
-                    utc(r.last_attempt_time) if r.last_attempt_time else None,
-                    _result(r.last_recovery) if r.last_recovery else None,
-                )
-                for r in s.execute(select(RecoveryAgentStateRow)).scalars()
-            }
+            return {r.agent_id: _state(r) for r in s.execute(select(RecoveryAgentStateRow)).scalars()}
+
+    def get_state(self, agent_id: str) -> RecoveryState | None:
+        with Session(self.engine) as s:
+            row = s.get(RecoveryAgentStateRow, agent_id)
+            return _state(row) if row else None
 
     def _put_state(self, s: Session, agent_id: str, state: RecoveryState) -> None:
         row = s.get(RecoveryAgentStateRow, agent_id, with_for_update=True) or RecoveryAgentStateRow(
@@ -134,14 +152,33 @@ class SqlRecoveryRepository:
     def save_state(self, agent_id: str, state: RecoveryState) -> None:
         with Session(self.engine) as s, s.begin():
             self._put_state(s, agent_id, state)
+            self._announce(s, STATES_TOPIC, agent_id)
 
     def delete_state(self, agent_id: str) -> None:
         with Session(self.engine) as s, s.begin():
             s.execute(delete(RecoveryAgentStateRow).where(col(RecoveryAgentStateRow.agent_id) == agent_id))
+            self._announce(s, STATES_TOPIC, agent_id)
 
-    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> None:
+    def record_attempt(self, result: RecoveryResult, state: RecoveryState) -> RecoveryState:
+        """The history entry and the agent's new state, in one transaction. The retry count changes
+        atomically on the stored row (`+ 1`, or back to 0 after EJECT/REPLACE, as `state` says), so
+        attempts on several sidecars are all counted; returns the state as stored."""
         assert result.action_taken is not None and result.attempt_time is not None
         with Session(self.engine) as s, s.begin():
+            row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True)
+            if row is None:  # the first attempt: insert, or lose the race and lock the winner's row
+                insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+                s.execute(
+                    insert(RecoveryAgentStateRow)
+                    .values(agent_id=result.agent_id, retry_count=0)
+                    .on_conflict_do_nothing(index_elements=["agent_id"])
+                )
+                row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True, populate_existing=True)
+                assert row is not None
+            row.retry_count = 0 if state.retry_count == 0 else row.retry_count + 1
+            row.last_attempt_time = state.last_attempt_time
+            row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
+            s.add(row)
             s.add(
                 RecoveryHistoryRow(
                     recovery_id=result.recovery_id,
@@ -154,7 +191,10 @@ class SqlRecoveryRepository:
                     record=to_json(result),
                 )
             )
-            self._put_state(s, result.agent_id, state)
+            s.flush()
+            stored = _state(row)
+            self._announce(s, STATES_TOPIC, result.agent_id)
+        return stored
 
     def find_attempt(self, request_id: str) -> RecoveryResult | None:
         with Session(self.engine) as s:
@@ -206,10 +246,13 @@ class SqlRecoveryRepository:
             )
             row.spec, row.update_time = to_json(spec), now
             s.add(row)
+            self._announce(s, CHECKS_TOPIC, agent_id)
 
     def delete_check(self, agent_id: str) -> bool:
         with Session(self.engine) as s, s.begin():
             res = s.execute(delete(HealthCheckRow).where(col(HealthCheckRow.agent_id) == agent_id))
+            if res.rowcount:  # type: ignore[attr-defined]
+                self._announce(s, CHECKS_TOPIC, agent_id)
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     # ---- settings -----------------------------------------------------------------------------
@@ -310,13 +353,26 @@ def _kill_row(row: KillRow, k: KillResult) -> KillRow:
 
 
 class SqlKillRepository:
-    def __init__(self, engine: Engine, notices: KillNotices | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        notices: KillNotices | None = None,
+        changes: ChangeLog | None = None,
+        owner: str = "",
+    ) -> None:
         self.engine = engine
+        self.owner = owner or (changes.origin if changes is not None else "")  # this sidecar's id
         self.notices = notices  # the notifications a completed kill causes, written with its record
+        self.changes = changes  # the kill's TERMINATED standing and substitute changes reach other sidecars
+
+    def _announce_substitutes(self, s: Session, agent_id: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), SUBSTITUTES_TOPIC, agent_id)
 
     def insert(self, kill: KillResult) -> bool:
         """Record a kill intent and terminate its agent id in one transaction: from its commit on, every
-        credential of the agent is refused (in other processes once they see the containment counter)."""
+        credential of the agent is refused (in other sidecars once the `agents` notification arrives, or
+        their containment poll sees the counter)."""
         try:
             with Session(self.engine) as s, s.begin():
                 put_standing(
@@ -329,6 +385,7 @@ class SqlKillRepository:
                         kill.requested_by,
                         kill.kill_time,
                     ),
+                    self.changes,
                 )
                 s.add(
                     _kill_row(
@@ -339,6 +396,7 @@ class SqlKillRepository:
                             reason=kill.reason.name,
                             kill_time=kill.kill_time,
                             request_id=kill.request_id,
+                            owner_sidecar=self.owner,
                         ),
                         kill,
                     )
@@ -346,11 +404,21 @@ class SqlKillRepository:
                 if kill.complete_time is not None and self.notices is not None:
                     s.flush()  # a duplicate kill id fails here, before any notification is written
                     add_to_outbox(s, self.notices(kill))
-        except IntegrityError:
+        except IntegrityError as exc:
             with Session(self.engine) as s:
                 taken = s.execute(select(col(KillRow.seq)).where(col(KillRow.kill_id) == kill.kill_id)).first()
+                running = s.execute(
+                    select(col(KillRow.kill_id)).where(
+                        col(KillRow.agent_id) == kill.agent_id, col(KillRow.complete_time).is_(None)
+                    )
+                ).first()
             if taken:
                 return False
+            if running:  # the partial unique index: another sidecar (or call) is killing this agent
+                raise FailedPrecondition(
+                    f"a kill of agent {kill.agent_id!r} is already in progress ({running[0]})",
+                    reason="KILL_IN_PROGRESS",
+                ) from exc
             raise
         return True
 
@@ -379,6 +447,23 @@ class SqlKillRepository:
             stmt = select(KillRow).where(col(KillRow.complete_time).is_(None)).order_by(col(KillRow.seq))
             return [_kill(r) for r in s.execute(stmt).scalars()]
 
+    def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
+        """Running kills whose owner is gone (no heartbeat since `gone_before`, or stopped), now owned by
+        this sidecar: claimed under row locks (SKIP LOCKED) and re-owned in one transaction, so each is
+        resumed by exactly one sidecar. On SQLite (one sidecar per file) every running kill not owned by
+        this process is orphaned."""
+        k, sc = KillRow, SidecarRow
+        stmt = select(k).where(col(k.complete_time).is_(None), col(k.owner_sidecar) != self.owner)
+        if self.engine.dialect.name != "sqlite":
+            alive = select(col(sc.sidecar_id)).where(col(sc.stop_time).is_(None), col(sc.heartbeat_time) >= gone_before)
+            stmt = stmt.where(col(k.owner_sidecar).not_in(alive))
+        with Session(self.engine) as s, s.begin():
+            rows = list(s.execute(stmt.order_by(col(k.seq)).with_for_update(skip_locked=True)).scalars())
+            for row in rows:
+                row.owner_sidecar = self.owner
+                s.add(row)
+            return [_kill(r) for r in rows]
+
     # ---- substitutes --------------------------------------------------------------------------
 
     def load_substitutes(self) -> list[Substitute]:
@@ -400,6 +485,7 @@ class SqlKillRepository:
                     request_id=sub.request_id,
                 )
             )
+            self._announce_substitutes(s, sub.agent_id)
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         c = SubstituteRow
@@ -407,11 +493,15 @@ class SqlKillRepository:
             res = s.execute(
                 delete(c).where(col(c.scope) == scope.value, col(c.scope_id) == scope_id, col(c.agent_id) == agent_id)
             )
+            if res.rowcount:  # type: ignore[attr-defined]
+                self._announce_substitutes(s, agent_id)
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def remove_agent_substitutes(self, agent_id: str) -> int:
         with Session(self.engine) as s, s.begin():
             res = s.execute(delete(SubstituteRow).where(col(SubstituteRow.agent_id) == agent_id))
+            if res.rowcount:  # type: ignore[attr-defined]
+                self._announce_substitutes(s, agent_id)
             return int(res.rowcount)  # type: ignore[attr-defined]
 
     def list(self, flt: KillFilter, page_size: int, page_token: str) -> Page[KillResult]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Integer, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Index, Integer, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -89,6 +89,16 @@ class KillRow(SQLModel, table=True):
     """A kill: written as an intent first, updated as each step settles, completed at the end."""
 
     __tablename__ = "recovery_kills"
+    # At most one running kill per agent, fleet-wide (migration 0042).
+    __table_args__ = (
+        Index(
+            "uq_recovery_kills_running",
+            "agent_id",
+            unique=True,
+            sqlite_where=text("complete_time IS NULL"),
+            postgresql_where=text("complete_time IS NULL"),
+        ),
+    )
 
     seq: int | None = _seq()
     kill_id: str = Field(unique=True, max_length=16)
@@ -99,6 +109,7 @@ class KillRow(SQLModel, table=True):
     complete_time: datetime | None = _utc_or_none()
     request_id: str = Field(index=True, max_length=256)
     record: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    owner_sidecar: str = Field(default="", max_length=32)  # the sidecar running it; "" before migration 0042
 
 
 class SubstituteRow(SQLModel, table=True):

@@ -39,6 +39,7 @@ class BreakerRow(SQLModel, table=True):
     runtime_config: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     has_cached: bool
     cached: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
+    probes: int = Field(default=0)  # HALF_OPEN permits of this generation in flight, fleet-wide (0070)
     open_time: datetime | None = _utc_or_none()
     last_failure_time: datetime | None = _utc_or_none()
     last_success_time: datetime | None = _utc_or_none()
@@ -107,7 +108,10 @@ class EpisodeRow(SQLModel, table=True):
 
 class LeaseRow(SQLModel, table=True):
     __tablename__ = "safeguard_leases"
-    __table_args__ = (Index("ix_safeguard_leases_key", "key_scope", "key_id"),)
+    __table_args__ = (
+        Index("ix_safeguard_leases_key", "key_scope", "key_id"),
+        Index("ix_safeguard_leases_active", "key_scope", "key_id", "state"),  # 0071: a key's grants
+    )
 
     lease_id: str = Field(primary_key=True, max_length=32)
     key_scope: int
@@ -129,3 +133,22 @@ class LeaseKeyRow(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=300)
     fencing_token: int = _big()
+
+
+class LeaseWaiterRow(SQLModel, table=True):
+    """A caller waiting for a slot of a key, on any sidecar (migration 0071): FIFO by `seq` fleet-wide.
+    `poll_time` is refreshed while it waits; a row left by a sidecar that died goes stale and is dropped."""
+
+    __tablename__ = "safeguard_lease_waiters"
+    __table_args__ = (Index("ix_safeguard_lease_waiters_key", "key", "seq"),)
+
+    seq: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    )
+    waiter_id: str = Field(max_length=32, unique=True)
+    key: str = Field(max_length=300)
+    agent_id: str = Field(index=True, max_length=128)
+    killed: bool = Field(default=False)
+    create_time: datetime = _utc()
+    poll_time: datetime = _utc()

@@ -13,12 +13,15 @@ from server.domain.agents import Agent, Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.services.fleet.ports import AGENTS_TOPIC
 from server.services.ports import Page
+from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
 from server.storage.tables import CounterRow
 
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
+RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
 
 
 def bump_counter(s: Session, name: str) -> int:
@@ -52,8 +55,9 @@ def _containment(row: ContainmentRow) -> Containment:
     return Containment(row.agent_id, Standing(row.standing), row.kill_id, row.detail, row.actor, utc(row.update_time))
 
 
-def put_standing(s: Session, c: Containment) -> None:
-    """Set an agent id's standing inside the caller's transaction (the kill record's, for a kill)."""
+def put_standing(s: Session, c: Containment, changes: ChangeLog | None = None) -> None:
+    """Set an agent id's standing inside the caller's transaction (the kill record's, for a kill); other
+    sidecars hear of it through `changes` (and, as the fallback, the containment counter they poll)."""
     when = c.update_time or datetime.now(UTC)
     row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
     if row is None:
@@ -62,11 +66,18 @@ def put_standing(s: Session, c: Containment) -> None:
     row.update_time = when
     s.add(row)
     bump_counter(s, CONTAINMENT_COUNTER)
+    if changes is not None:
+        changes.bump(s.connection(), AGENTS_TOPIC, c.agent_id)
 
 
 class SqlAgentRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # tells the other sidecars which agent's record or standing changed
+
+    def _announce(self, s: Session, agent_id: str) -> None:
+        if self.changes is not None:
+            self.changes.bump(s.connection(), AGENTS_TOPIC, agent_id)
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
         now = datetime.now(UTC)
@@ -87,11 +98,16 @@ class SqlAgentRepository:
             row.update_time = now
             s.add(row)
             s.flush()
+            self._announce(s, agent.agent_id)
+            bump_counter(s, RECORDS_COUNTER)
             return _agent(row), created
 
     def delete(self, agent_id: str) -> bool:
         with Session(self.engine) as s, s.begin():
             result = s.execute(delete(AgentRow).where(col(AgentRow.agent_id) == agent_id))
+            if result.rowcount:  # type: ignore[attr-defined]
+                self._announce(s, agent_id)
+                bump_counter(s, RECORDS_COUNTER)
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, agent_id: str) -> Agent | None:
@@ -119,12 +135,17 @@ class SqlAgentRepository:
         with Session(self.engine) as s, s.begin():
             row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
             before = _containment(row) if row is not None and row.standing != Standing.ACTIVE.value else None
-            put_standing(s, c)
+            put_standing(s, c, self.changes)
             return before
 
     def containment_version(self) -> int:
         with Session(self.engine) as s:
             row = s.get(CounterRow, CONTAINMENT_COUNTER)
+            return row.value if row else 0
+
+    def records_version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, RECORDS_COUNTER)
             return row.value if row else 0
 
     def list(self, group: str, page_size: int, page_token: str) -> Page[Agent]:

@@ -2,6 +2,7 @@
 
 outrider.integrations.openai_agents   (extra: outrider-client[openai-agents])
 outrider.integrations.langchain       (extra: outrider-client[langchain])
+outrider.integrations.pydantic_ai     (extra: outrider-client[pydantic-ai])
 The MCP gateway (`outrider mcp-gateway`, extra: outrider[mcp]) uses the same guard.
 """
 

@@ -21,6 +21,7 @@ arguments is answered with a refusal that gives the model the approved arguments
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Any
 
 from agents import RunContextWrapper, ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
@@ -29,10 +30,13 @@ from outrider import AsyncClient
 
 from ._guard import AsyncToolGuard, ToolDecision
 
+_KEPT = 1024
+
 
 class OutriderGuard:
     def __init__(self, client: AsyncClient, agent_id: str, *, action: Any = None) -> None:
         self.guard = AsyncToolGuard(client, agent_id, action=action)
+        self._approvals: OrderedDict[str, str] = OrderedDict()  # call id -> its pending approval (bounded)
         self.input_guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
             guardrail_function=self._check_input, name="outrider"
         )
@@ -42,9 +46,17 @@ class OutriderGuard:
 
         async def policy(ctx: RunContextWrapper[Any], params: dict[str, Any], call_id: str) -> bool:
             decision = await self.guard.check(tool, params, call_id)
+            if decision.pending:
+                self._approvals[call_id] = decision.approval_id
+                while len(self._approvals) > _KEPT:
+                    self._approvals.popitem(last=False)
             return decision.pending
 
         return policy
+
+    def approval_id(self, call_id: str) -> str:
+        """The approval request a paused call (an interruption's call id) waits for; "" when not known here."""
+        return self._approvals.get(call_id, "")
 
     async def _check_input(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         c = data.context

@@ -1,0 +1,290 @@
+"""Execution leases in the database, the fleet's one truth (server/services/safeguards/leases.py).
+
+A grant is one transaction holding the key's row in `safeguard_lease_keys` locked (`SELECT … FOR
+UPDATE` on PostgreSQL; SQLite's write lock, taken by the transaction's first write): it expires the
+key's lapsed ACTIVE leases, counts the ACTIVE ones and the live waiters queued ahead, and takes the next
+fencing token from the key's counter (`fencing_token + 1`), so two sidecars can never both take the last
+slot and tokens only grow. Waiters are rows ordered by `seq` (FIFO across sidecars). Every state change
+is conditional on `state = ACTIVE`: the reaper never overwrites RELEASED or REVOKED, and a release never
+overwrites EXPIRED. Each lease that ends announces its key (`ChangeLog.bump(conn, "leases", key)`) so
+waiters on other sidecars try again at once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, delete, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import col
+
+from server.domain import pages as pagination
+from server.domain.errors import FailedPrecondition, InvalidArgument, Unavailable
+from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope
+from server.services.ports import Page
+from server.services.safeguards.leases import TOPIC
+from server.storage.fleet.changes import ChangeLog
+from server.storage.safeguards.tables import LeaseKeyRow, LeaseRow, LeaseWaiterRow
+from server.storage.supervisor.repository import utc
+
+L, K, W = LeaseRow, LeaseKeyRow, LeaseWaiterRow
+_COLS = (
+    col(L.lease_id),
+    col(L.key_scope),
+    col(L.key_id),
+    col(L.agent_id),
+    col(L.fencing_token),
+    col(L.state),
+    col(L.ttl),
+    col(L.request_id),
+    col(L.acquire_time),
+    col(L.expire_time),
+    col(L.end_time),
+)
+_ACTIVE = int(LeaseState.ACTIVE)
+
+
+def _lease(r: Row[Any]) -> Lease:
+    return Lease(
+        lease_id=r.lease_id,
+        key=IsolationKey(Scope(r.key_scope), r.key_id),
+        agent_id=r.agent_id,
+        fencing_token=int(r.fencing_token),
+        ttl=float(r.ttl),
+        acquire_time=utc(r.acquire_time),
+        expire_time=utc(r.expire_time),
+        expires_at=0.0,
+        state=LeaseState(r.state),
+        end_time=utc(r.end_time) if r.end_time else None,
+        request_id=r.request_id,
+    )
+
+
+def _of_key(key: IsolationKey) -> tuple[object, object]:
+    return col(L.key_scope) == int(key.scope), col(L.key_id) == key.id
+
+
+class SqlLeaseRepository:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
+        self.engine = engine
+        self.changes = changes
+        self._pg = engine.dialect.name == "postgresql"
+        self._insert = pg_insert if self._pg else sqlite_insert
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except DBAPIError as exc:
+            raise Unavailable("execution leases: the database is not available; nothing changed") from exc
+
+    def _announce(self, conn: Connection, key_texts: set[str]) -> None:
+        if self.changes is not None:
+            for text in sorted(key_texts):
+                self.changes.bump(conn, TOPIC, text)
+
+    def _ending(self, conn: Connection, where: list[object], state: LeaseState, now: datetime) -> list[Lease]:
+        """ACTIVE leases matching `where` → `state`; the leases as they are now."""
+        ended = [
+            _lease(r)
+            for r in conn.execute(
+                update(L)
+                .where(col(L.state) == _ACTIVE, *where)  # type: ignore[arg-type]
+                .values(state=int(state), end_time=now)
+                .returning(*_COLS)
+            )
+        ]
+        if ended:
+            self._announce(conn, {le.key.text for le in ended})
+        return ended
+
+    # ---- grants and the queue --------------------------------------------------------------
+
+    def try_acquire(
+        self,
+        key: IsolationKey,
+        limit: int | None,
+        agent_id: str,
+        ttl: float,
+        request_id: str,
+        now: datetime,
+        waiter_id: str | None,
+        stale_before: datetime,
+    ) -> tuple[Lease | None, str]:
+        with self._tx() as conn:
+            conn.execute(
+                self._insert(K).values(key=key.text, fencing_token=0).on_conflict_do_nothing(index_elements=["key"])
+            )
+            lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
+            token = int(conn.execute(lock.with_for_update() if self._pg else lock).scalar_one())
+            if request_id:
+                found = conn.execute(
+                    select(*_COLS)
+                    .where(col(L.agent_id) == agent_id, col(L.request_id) == request_id, *_of_key(key))  # type: ignore[arg-type]
+                    .order_by(col(L.acquire_time).desc())
+                    .limit(1)
+                ).first()
+                if found is not None:
+                    if waiter_id:
+                        conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+                    return _lease(found), ""
+            mine = None
+            if waiter_id:
+                mine = conn.execute(select(col(W.seq), col(W.killed)).where(col(W.waiter_id) == waiter_id)).first()
+                if mine is not None and mine.killed:
+                    conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+                    raise FailedPrecondition(
+                        f"agent {agent_id!r} was killed: its leases are revoked", reason="AGENT_KILLED"
+                    )
+                if mine is not None:
+                    conn.execute(update(W).where(col(W.waiter_id) == waiter_id).values(poll_time=now))
+            self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+            conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < stale_before))
+            free = True
+            if limit is not None:
+                active = int(
+                    conn.execute(
+                        select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
+                    ).scalar_one()
+                )
+                ahead = select(func.count()).select_from(W).where(col(W.key) == key.text, col(W.killed).is_(False))
+                if mine is not None:
+                    ahead = ahead.where(col(W.seq) < mine.seq)
+                free = active + int(conn.execute(ahead).scalar_one()) < limit
+            if not free:
+                if mine is not None:
+                    return None, str(waiter_id)
+                new_id = "lwt_" + secrets.token_hex(10)
+                conn.execute(
+                    insert(W).values(
+                        waiter_id=new_id, key=key.text, agent_id=agent_id, killed=False, create_time=now, poll_time=now
+                    )
+                )
+                return None, new_id
+            token += 1
+            conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token))
+            lease = Lease(
+                "lse_" + secrets.token_hex(10),
+                key,
+                agent_id,
+                token,
+                ttl,
+                now,
+                now + timedelta(seconds=ttl),
+                0.0,
+                request_id=request_id,
+            )
+            conn.execute(
+                insert(L).values(
+                    lease_id=lease.lease_id,
+                    key_scope=int(key.scope),
+                    key_id=key.id,
+                    agent_id=agent_id,
+                    fencing_token=token,
+                    state=_ACTIVE,
+                    ttl=ttl,
+                    request_id=request_id,
+                    acquire_time=now,
+                    expire_time=lease.expire_time,
+                    end_time=None,
+                )
+            )
+            if waiter_id:
+                conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+            return lease, ""
+
+    def leave_queue(self, waiter_id: str) -> None:
+        with self._tx() as conn:
+            conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+
+    def waiters(self, key: IsolationKey) -> int:
+        with self.engine.connect() as conn:
+            return int(
+                conn.execute(
+                    select(func.count()).select_from(W).where(col(W.key) == key.text, col(W.killed).is_(False))
+                ).scalar_one()
+            )
+
+    # ---- ends ------------------------------------------------------------------------------
+
+    def renew(self, lease_id: str, ttl: float, now: datetime) -> Lease | None:
+        with self._tx() as conn:
+            moved = conn.execute(
+                update(L)
+                .where(col(L.lease_id) == lease_id, col(L.state) == _ACTIVE, col(L.expire_time) > now)
+                .values(ttl=ttl, expire_time=now + timedelta(seconds=ttl))
+            ).rowcount
+            if not moved:
+                self._ending(conn, [col(L.lease_id) == lease_id, col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        return _lease(row) if row is not None else None
+
+    def release(self, lease_id: str, now: datetime) -> Lease | None:
+        with self._tx() as conn:
+            self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
+            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        return _lease(row) if row is not None else None
+
+    def reap(self, now: datetime) -> list[Lease]:
+        with self._tx() as conn:
+            return self._ending(conn, [col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+
+    def revoke_agent(self, agent_id: str, now: datetime) -> list[Lease]:
+        with self._tx() as conn:
+            revoked = self._ending(conn, [col(L.agent_id) == agent_id], LeaseState.REVOKED, now)
+            waits = [
+                str(k)
+                for (k,) in conn.execute(
+                    update(W).where(col(W.agent_id) == agent_id).values(killed=True).returning(col(W.key))
+                )
+            ]
+            self._announce(conn, set(waits) - {le.key.text for le in revoked})
+            return revoked
+
+    # ---- reads -----------------------------------------------------------------------------
+
+    def get_lease(self, lease_id: str) -> Lease | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        return _lease(row) if row is not None else None
+
+    def list_leases(
+        self, scope: int, key_id: str, agent_id: str, state: int, page_size: int, page_token: str
+    ) -> Page[Lease]:
+        size = pagination.page_size(page_size)
+        after = pagination.decode(page_token)
+        if after is not None and not (isinstance(after, list) and len(after) == 2):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        stmt = select(*_COLS).order_by(col(L.acquire_time).desc(), col(L.lease_id).desc()).limit(size + 1)
+        if scope:
+            stmt = stmt.where(col(L.key_scope) == scope)
+            if key_id:
+                stmt = stmt.where(col(L.key_id) == key_id)
+        if agent_id:
+            stmt = stmt.where(col(L.agent_id) == agent_id)
+        if state:
+            stmt = stmt.where(col(L.state) == state)
+        if after is not None:
+            when = datetime.fromisoformat(after[0])
+            stmt = stmt.where(
+                (col(L.acquire_time) < when) | ((col(L.acquire_time) == when) & (col(L.lease_id) < after[1]))
+            )
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(stmt))
+        more = len(rows) > size
+        rows = rows[:size]
+        token = pagination.encode([utc(rows[-1].acquire_time).isoformat(), rows[-1].lease_id]) if more else ""
+        return Page([_lease(r) for r in rows], token)
+
+    def prune_leases(self, ended_before: datetime) -> int:
+        with self._tx() as conn:
+            conn.execute(delete(W).where(col(W.poll_time) < ended_before))
+            res = conn.execute(delete(L).where(col(L.state) != _ACTIVE, col(L.end_time) < ended_before))
+            return int(res.rowcount)
