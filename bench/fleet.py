@@ -8,6 +8,11 @@ Measures, over loopback, with real `outrider serve` processes (console off, auth
   database serialises them on the agent's and the global budget's rows);
 - CheckAction throughput on one sidecar and on three (an allow-everything `action_list` guardrail; the
   hot path reads only in-process caches, so sidecars add up until the machine's cores run out);
+- CheckAction throughput with a `breaker` guardrail on one sidecar and on three (a CLOSED breaker's permit
+  comes from the cache: no database round trip);
+- ForceOpen propagation: ForceOpen on A until B refuses a permit (NOTIFY invalidation of B's cache);
+- lease hand-over across sidecars: a waiter on B for a 1-slot key held on A, released on C; from the
+  release's answer to B's AcquireLease answer;
 - idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads).
 
 Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
@@ -36,9 +41,11 @@ if __package__ in (None, ""):  # run as `python bench/fleet.py`: make `bench` im
 
 import grpc
 import psycopg
+from google.protobuf.duration_pb2 import Duration
 
 from bench.checkaction import bearer, percentile
 from bench.safeguards import machine
+from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as sgpb
 from outrider.v1 import safeguard_service_pb2_grpc as sg_grpc
 from outrider.v1 import supervisor_service_pb2 as pb
@@ -54,6 +61,7 @@ limits: {requests_per_second: 1000000, burst: 1000000}
 guardrails:
   - {name: allow, kind: action_list, deny: [never-this-action]}
   - {name: approve-deploys, kind: hitl, patterns: [deploy]}
+  - {name: circuit, kind: breaker, actions: [guarded]}
 """
 
 
@@ -117,6 +125,39 @@ def wake_latency(b: Sidecar, c: Sidecar, agent: str) -> float:
     return woke["t"] - decided
 
 
+def force_open_latency(a: Sidecar, b: Sidecar, key: str) -> float:
+    """ForceOpen on A; the time from its answer until B refuses a permit for the key (capped at 5 s)."""
+    assert b.sg.AcquirePermit(sgpb.AcquirePermitRequest(key=key), metadata=b.md).permitted
+    a.sg.ForceOpen(sgpb.ForceOpenRequest(key=key, reason="bench"), metadata=a.md)
+    opened = time.monotonic()
+    while b.sg.AcquirePermit(sgpb.AcquirePermitRequest(key=key), metadata=b.md).permitted:
+        if time.monotonic() - opened > 5:
+            print(f"bench: B still granted permits for {key!r} 5 s after ForceOpen on A", file=sys.stderr)
+            break
+    return time.monotonic() - opened
+
+
+def lease_handover(a: Sidecar, b: Sidecar, c: Sidecar, name: str) -> float:
+    """A 1-slot key held on A, a waiter on B, the release on C: release answer → B's grant."""
+    key = sg.IsolationKey(scope=sg.ISOLATION_SCOPE_SESSION, id=name)
+    held = a.sg.AcquireLease(sgpb.AcquireLeaseRequest(isolation_key=key, agent_id="holder"), metadata=a.md)
+    granted: dict[str, float] = {}
+
+    def wait() -> None:
+        req = sgpb.AcquireLeaseRequest(isolation_key=key, agent_id="waiter")
+        got = b.sg.AcquireLease(req, timeout=30, metadata=b.md)
+        granted["t"] = time.monotonic()
+        b.sg.ReleaseLease(sgpb.ReleaseLeaseRequest(lease_id=got.lease.lease_id), metadata=b.md)
+
+    t = threading.Thread(target=wait)
+    t.start()
+    time.sleep(0.05)  # B's call is queued
+    c.sg.ReleaseLease(sgpb.ReleaseLeaseRequest(lease_id=held.lease.lease_id), metadata=c.md)
+    released = time.monotonic()
+    t.join(30)
+    return granted["t"] - released
+
+
 def commits(admin: str, db: str) -> int:
     with psycopg.connect(admin, autocommit=True) as conn:
         row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", (db,)).fetchone()
@@ -156,7 +197,16 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         results["consume_3"] = throughput(lambda n: spread(n).sg.Consume(consume, metadata=a.md), WORKERS, seconds)
         results["check_1"] = throughput(lambda n: one(n).sv.CheckAction(check, metadata=a.md), WORKERS, seconds)
         results["check_3"] = throughput(lambda n: spread(n).sv.CheckAction(check, metadata=a.md), WORKERS, seconds)
+        # The breaker guardrail's key is the agent id; a long permit TTL keeps the unreported permits from
+        # expiring (as failures) during the run.
+        ttl = sg.BreakerConfig(permit_ttl=Duration(seconds=3600))
+        a.sg.SetBreakerConfig(sgpb.SetBreakerConfigRequest(key="bench", config=ttl), metadata=a.md)
+        guarded = pb.CheckActionRequest(agent_id="bench", action="guarded")
+        results["breaker_1"] = throughput(lambda n: one(n).sv.CheckAction(guarded, metadata=a.md), WORKERS, seconds)
+        results["breaker_3"] = throughput(lambda n: spread(n).sv.CheckAction(guarded, metadata=a.md), WORKERS, seconds)
         latencies = [wake_latency(b, c, f"waiter-{i}") for i in range(rounds)]
+        opens = sorted(round(force_open_latency(a, b, f"open-{i}") * 1_000_000) for i in range(rounds))
+        handovers = sorted(round(lease_handover(a, b, c, f"lease-{i}") * 1_000_000) for i in range(rounds))
         admin = db_url.replace("postgresql+psycopg://", "postgresql://")
         name = admin.rpartition("/")[2]
         time.sleep(2)  # let the schedulers settle after the load
@@ -177,6 +227,14 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         f"| CheckAction per second, one sidecar ({WORKERS} clients) | {results['check_1']:,.0f} |",
         f"| CheckAction per second, three sidecars ({WORKERS} clients spread over A, B, C) "
         f"| {results['check_3']:,.0f} |",
+        f"| CheckAction per second with a `breaker` guardrail, one sidecar ({WORKERS} clients) "
+        f"| {results['breaker_1']:,.0f} |",
+        f"| CheckAction per second with a `breaker` guardrail, three sidecars | {results['breaker_3']:,.0f} |",
+        f"| ForceOpen on A until B refuses, p50 / p99 / max of {rounds} "
+        f"| {percentile(opens, 0.5) / 1000:.1f} ms / {percentile(opens, 0.99) / 1000:.1f} ms "
+        f"/ {opens[-1] / 1000:.1f} ms |",
+        f"| lease hand-over across sidecars (held on A, released on C, granted on B), p50 / p99 of {rounds} "
+        f"| {percentile(handovers, 0.5) / 1000:.1f} ms / {percentile(handovers, 0.99) / 1000:.1f} ms |",
         f"| idle database commits per second, per sidecar | {idle:.1f} |",
     ]
     return f"""{SECTION_START}
@@ -188,7 +246,8 @@ Measured by `make bench` (`bench/fleet.py`) on {datetime.now(UTC).strftime("%Y-%
 - PostgreSQL from `scripts/postgres.sh` (`fsync=off`: the numbers show the protocol, not a disk)
 
 **Method.** Three `outrider serve` processes (A, B, C) on one fresh database, console off, authentication
-on, policy: an `action_list` guardrail and a `hitl` guardrail for `deploy`. The load generator is one
+on, policy: an `action_list` guardrail, a `hitl` guardrail for `deploy` and a `breaker` guardrail for
+`guarded` (its CLOSED permit comes from the sidecar's cache). The load generator is one
 more process on loopback with {WORKERS} blocking clients for {seconds:g} s per run. Every process shares the
 machine's cores with PostgreSQL, so "three sidecars" here shows what sharing the database costs, not
 what three hosts would give. Approval wake-up: {rounds} rounds of one CheckAction parked on B while C

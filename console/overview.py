@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template
+from flask import Blueprint, abort, jsonify, render_template, request
 from flask_htmx import HTMX
 
 from console import web
 from server.container import Services
-from server.domain.guardrails.decisions import DecisionFilter
+from server.domain.guardrails.decisions import SHADOW_FILTERS, DecisionFilter
 
 bp = Blueprint("overview", __name__)
 
@@ -49,8 +49,13 @@ def healthz() -> Any:
 
 def _state() -> dict[str, Any]:
     s = _services()
-    page = s.decisions.list(DecisionFilter(), 25, "")
+    # `?shadow=blocked|would_ask|none`: ListDecisions' shadow_outcome filter.
+    shadow = request.args.get("shadow", "")
+    if shadow not in SHADOW_FILTERS:
+        abort(400, description="shadow must be blocked, would_ask or none")
+    page = s.decisions.list(DecisionFilter(shadow_outcome=shadow), 25, "")
     return {
+        "shadow": shadow,
         "guardrails": s.chain.list_guardrails(),
         "agents": s.agents.list("", 100, "").items,
         "decisions": page.items,

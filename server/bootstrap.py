@@ -79,7 +79,7 @@ def sql_repositories(
     safeguards = SqlSafeguardRepository(engine)
     return Repositories(
         agents=SqlAgentRepository(engine, changes),
-        guardrails=SqlGuardrailRepository(engine),
+        guardrails=SqlGuardrailRepository(engine, changes),
         decisions=SqlDecisionRepository(engine),
         tokens=SqlTokenRepository(engine, changes),
         users=SqlUserRepository(engine),
@@ -143,7 +143,7 @@ def build_services(
             close()
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
-    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit)
+    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys)
     access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
@@ -198,7 +198,9 @@ def build_services(
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     deps = GuardrailDeps(breakers=breakers, budgets=budgets)
     sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
-    chain = ChainStore(repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections)
+    chain = ChainStore(
+        repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections, changes=repos.changes
+    )
     chain.load()
     # After the chain: a policy that does not load changes no record either. The file's records win.
     agents.apply_declared(config.agents.records, source=str(config.config_path))

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from server.domain.agents import AgentSettings, parse_agent_settings
+from server.domain.capture import MODES as CAPTURE_MODES
 from server.domain.errors import InvalidArgument
 from server.domain.safeguards.reversibility import Rule as ReversibilityRule
 from server.domain.safeguards.reversibility import parse_rules as parse_reversibility_rules
@@ -42,6 +43,7 @@ _SECTIONS |= {"actions", "approvals"}
 _SECTIONS |= {"plugins"}
 _SECTIONS |= {"agents"}
 _SECTIONS |= {"notifications"}
+_SECTIONS |= {"chain"}  # `chain.mode`: enforce or shadow (server/adapters/policy_file.py)
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -321,7 +323,10 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     sto = _Reader(src, data, "storage", {"db_url", "data_dir"})
     lg = _Reader(src, data, "log", {"format", "level"})
     dl = _Reader(
-        src, data, "decision_log", {"queue_size", "batch_size", "flush_interval", "retention", "audit_records"}
+        src,
+        data,
+        "decision_log",
+        {"queue_size", "batch_size", "flush_interval", "retention", "capture", "capture_max_bytes", "audit_records"},
     )
     ret_raw = dl.raw.get("retention") or {}
     ret = _Reader(src, {"decision_log.retention": ret_raw}, "decision_log.retention", {"max_rows", "max_age"})
@@ -344,6 +349,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             max_rows=ret.get("max_rows", _positive_int, defaults.max_rows),
             max_age=ret.get("max_age", _duration, defaults.max_age),
             audit_records=dl.get("audit_records", _choice("per_batch", "per_decision"), defaults.audit_records),
+            capture=dl.get("capture", _choice(*CAPTURE_MODES), defaults.capture),
+            capture_max_bytes=dl.get("capture_max_bytes", _positive_int, defaults.capture_max_bytes),
         ),
     )
     cfg = replace(

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from server.cli.policy_replay import add_replay_parser, run_replay
 from server.cli.policy_suites import (
     SuiteError,
     as_json,
@@ -23,6 +24,7 @@ from server.cli.policy_suites import (
     run_suites,
 )
 from server.domain.errors import OutriderError
+from server.domain.guardrails import ShadowOutcome
 from server.domain.guardrails.lint import lint_chain
 from server.services.clock import ManualClock
 from server.services.supervisor.explain import Explanation
@@ -44,6 +46,7 @@ def add_policy_parser(sub: Any) -> None:
     explain.add_argument("--format", choices=("text", "json"), default="text")
     lint = psub.add_parser("lint", help="find mistakes in a valid policy; exit 1 on findings")
     lint.add_argument("file", metavar="FILE")
+    add_replay_parser(psub)
 
 
 def run_policy(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:
@@ -52,6 +55,8 @@ def run_policy(args: argparse.Namespace, out: Callable[[str], None] = print) -> 
             return _test(args, out)
         if args.policy_command == "explain":
             return _explain(args, out)
+        if args.policy_command == "replay":
+            return run_replay(args, out)
         return _lint(args, out)
     except SuiteError as exc:
         if getattr(args, "format", "text") == "json":
@@ -110,6 +115,7 @@ def explanation_dict(e: Explanation) -> dict[str, Any]:
         "reason": v.reason,
         "warnings": [{"guardrail": g, "reason": r} for g, r in v.warnings],
         "needs_approval": e.needs_approval,
+        "shadow": shadow_dict(v.shadow),
         "guardrails": [
             {
                 "guardrail": s.guardrail,
@@ -128,9 +134,23 @@ def explanation_dict(e: Explanation) -> dict[str, Any]:
                 ),
                 **({"needs_approval": True} if s.needs_approval else {}),
                 **({"error": s.error} if s.error else {}),
+                **({"shadow": True} if s.shadow else {}),
             }
             for s in e.steps
         ],
+    }
+
+
+def shadow_dict(shadow: ShadowOutcome | None) -> dict[str, Any] | None:
+    """A shadow outcome as JSON (`policy explain`, `policy test`, `policy replay`): None when there is none."""
+    if shadow is None:
+        return None
+    return {
+        "guardrail": shadow.guardrail,
+        "reason": shadow.reason,
+        "severity": shadow.severity.name.lower(),
+        "needs_approval": shadow.needs_approval,
+        "summary": shadow.describe(),
     }
 
 
@@ -138,15 +158,18 @@ def explanation_text(e: Explanation) -> str:
     lines = []
     for i, s in enumerate(e.steps, 1):
         mark = "->" if s.decided else "  "
+        tag = " [shadow]" if s.shadow else ""
         if s.result is None:
-            lines.append(f"{mark} {i}. {s.guardrail} ({s.kind}): not evaluated")
+            lines.append(f"{mark} {i}. {s.guardrail} ({s.kind}){tag}: not evaluated")
             continue
         verdict = "ASK A HUMAN" if s.needs_approval else s.result.severity.name
         reason = f": {s.result.reason}" if s.result.reason else ""
-        lines.append(f"{mark} {i}. {s.guardrail} ({s.kind}): {verdict}{reason}  [{s.duration_us} us]")
+        lines.append(f"{mark} {i}. {s.guardrail} ({s.kind}){tag}: {verdict}{reason}  [{s.duration_us} us]")
     v = e.verdict
     answer = "would ask a human" if e.needs_approval else ("allowed" if v.allowed else "blocked")
     lines.append(f"answer: {answer} by {v.guardrail or '(empty chain)'}" + (f": {v.reason}" if v.reason else ""))
+    if v.shadow is not None:
+        lines.append(f"shadow: {v.shadow.describe()}")
     return "\n".join(lines)
 
 

@@ -37,7 +37,7 @@ _FIXTURE_KEYS = {"agents", "budgets", "breakers"}
 _CASE_KEYS = {"name", "input", "expect", "decide", "steps"}
 _STEP_KEYS = {"input", "expect", "decide", "advance"}
 _INPUT_KEYS = {"agent_id", "action", "context"}
-_EXPECT_KEYS = {"allowed", "severity", "guardrail", "reason", "reason_matches", "warnings", "pending"}
+_EXPECT_KEYS = {"allowed", "severity", "guardrail", "reason", "reason_matches", "warnings", "pending", "shadow"}
 _DECIDE_KEYS = {"approve", "by", "comment"}
 _SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "block": Severity.BLOCK}
 
@@ -215,6 +215,8 @@ class CaseResult:
     line: int
     failures: tuple[str, ...]
     decided_by: tuple[str, ...]  # the guardrail whose result each step's answer was
+    # Each step's shadow outcome ("would have blocked by X: reason"), for the steps that had one.
+    shadows: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -306,6 +308,7 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
     services = build_for(suite.policy, clock)
     failures: list[str] = []
     decided: list[str] = []
+    shadows: list[str] = []
     try:
         apply_fixtures(services, suite.fixtures, suite.file)
         for i, step in enumerate(case.steps):
@@ -314,6 +317,9 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
                 continue
             verdict, pending = await _check(services, step, f"{case.name}-{i}")
             decided.append(verdict.guardrail)
+            if verdict.shadow is not None:
+                shadows.append(verdict.shadow.describe())
+                decided.append(verdict.shadow.guardrail)  # coverage: a shadow guardrail decides its shadow
             failures.extend(
                 f"{suite.file}:{step.line}: {problem}" for problem in compare(step.expect, verdict, pending)
             )
@@ -321,7 +327,7 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
                 break
     finally:
         services.close()
-    return CaseResult(suite.file, case.name, case.line, tuple(failures), tuple(decided))
+    return CaseResult(suite.file, case.name, case.line, tuple(failures), tuple(decided), tuple(shadows))
 
 
 async def _check(services: Services, step: Step, request_id: str) -> tuple[Verdict, bool]:
@@ -367,8 +373,14 @@ def compare(expect: Mapping[str, Any], v: Verdict, pending: bool) -> list[str]:
         for w, (g, reason) in zip(expect["warnings"] or [], v.warnings, strict=False):
             if isinstance(w, dict) and "reason" in w:
                 differs(f"warning reason of {g}", str(w["reason"]), reason)
+    if "shadow" in expect:
+        # `shadow: NAME`: that shadow guardrail would have decided; `shadow: false` (or null): none would have.
+        want_shadow = expect["shadow"]
+        got_shadow = v.shadow.guardrail if v.shadow else None
+        differs("shadow", str(want_shadow) if want_shadow not in (None, False) else None, got_shadow)
     if out:
-        out.append(f"(answer: allowed={v.allowed}, guardrail={v.guardrail!r}, reason={v.reason!r})")
+        shadow = f", shadow={v.shadow.describe()!r}" if v.shadow else ""
+        out.append(f"(answer: allowed={v.allowed}, guardrail={v.guardrail!r}, reason={v.reason!r}{shadow})")
     return out
 
 
@@ -398,6 +410,7 @@ def as_text(report: Report) -> str:
     for r in report.results:
         lines.append(f"{'PASS' if r.passed else 'FAIL'}  {r.suite}:{r.line}  {r.name}")
         lines.extend(f"      {f}" for f in r.failures)
+        lines.extend(f"      shadow: {s}" for s in r.shadows)
     passed = len(report.results) - report.failed
     lines.append(f"\n{passed} passed, {report.failed} failed")
     for policy, names in report.never_decided().items():
@@ -414,7 +427,14 @@ def as_json(report: Report) -> str:
             "passed": len(report.results) - report.failed,
             "failed": report.failed,
             "cases": [
-                {"suite": r.suite, "line": r.line, "name": r.name, "passed": r.passed, "failures": list(r.failures)}
+                {
+                    "suite": r.suite,
+                    "line": r.line,
+                    "name": r.name,
+                    "passed": r.passed,
+                    "failures": list(r.failures),
+                    "shadow": list(r.shadows),
+                }
                 for r in report.results
             ],
             "coverage": {p: {"never_decided": names} for p, names in report.never_decided().items()},

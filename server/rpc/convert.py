@@ -23,7 +23,7 @@ from outrider.v1 import common_pb2, supervisor_pb2
 from server.domain.agents import Agent
 from server.domain.approvals.requests import Approval
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails import GuardrailSpec
+from server.domain.guardrails import GuardrailSpec, ShadowOutcome
 from server.domain.guardrails.decisions import Decision
 
 DEFAULT_MAX_DEPTH = 32
@@ -192,6 +192,19 @@ def decision_to_pb(d: Decision) -> supervisor_pb2.Decision:
         create_time=timestamp(d.create_time),
         request_id=d.request_id,
         trace_id=d.trace_id,
+        shadow=shadow_to_pb(d.shadow),
+    )
+
+
+def shadow_to_pb(shadow: ShadowOutcome | None) -> supervisor_pb2.ShadowOutcome | None:
+    if shadow is None:
+        return None
+    return supervisor_pb2.ShadowOutcome(
+        guardrail=shadow.guardrail,
+        reason=shadow.reason,
+        severity=int(shadow.severity),  # type: ignore[arg-type]
+        needs_approval=shadow.needs_approval,
+        summary=shadow.describe(),
     )
 
 

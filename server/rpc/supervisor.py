@@ -167,6 +167,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             guardrail=request.guardrail,
             start_time=convert.from_timestamp(request.start_time, request.HasField("start_time")),
             end_time=convert.from_timestamp(request.end_time, request.HasField("end_time")),
+            shadow_outcome=request.shadow_outcome,
+            shadow_guardrail=request.shadow_guardrail,
         )
         page = await asyncio.to_thread(self.decisions.list, flt, request.page_size, request.page_token)
         return pb.ListDecisionsResponse(
@@ -268,6 +270,7 @@ def explanation_to_pb(e: Explanation) -> pb.ExplainActionResponse:
             decided=s.decided,
             needs_approval=s.needs_approval,
             error=s.error,
+            shadow=s.shadow,
         )
         if s.result is not None:
             step.allowed = s.result.allowed
@@ -283,4 +286,5 @@ def explanation_to_pb(e: Explanation) -> pb.ExplainActionResponse:
         warnings=convert.warnings_to_pb(v.warnings),
         guardrails=steps,
         needs_approval=e.needs_approval,
+        shadow=convert.shadow_to_pb(v.shadow),
     )

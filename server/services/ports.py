@@ -63,6 +63,12 @@ class GuardrailRepository(Protocol):
         new chain version."""
         ...
 
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+        """Compare-and-set: store the chain only if the stored version is still `expected_version` (read
+        again inside the transaction, under the counter's row lock); the new version, or None when another
+        process changed the chain first (nothing written)."""
+        ...
+
     def version(self) -> int:
         """The chain version, bumped by every replace (in any process)."""
         ...
@@ -74,6 +80,13 @@ class DecisionRepository(Protocol):
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]: ...
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int: ...
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        """Oldest first: up to `limit` decisions after position `after` (0: from the start) made at or after
+        `start_time`, with their positions (`outrider policy replay` pages through them)."""
+        ...
 
 
 class PolicySource(Protocol):

@@ -61,6 +61,14 @@ class Metrics:
         # histogram without the outcome attribute saves only a third, so this is the one per-call cost left.
         self._decision_counts: dict[tuple[str, str], int] = {}
         self._duration_attrs: dict[str, dict[str, str]] = {}
+        self._shadow_counts: dict[tuple[str, str], int] = {}
+        m.create_observable_counter(
+            "outrider.shadow_decisions",
+            [self._observe_shadow],
+            "{decision}",
+            "CheckAction decisions a shadow guardrail would have changed, by the guardrail and what it would "
+            "have done (blocked, would_ask)",
+        )
         m.create_observable_counter(
             "outrider.decisions",
             [self._observe_decisions],
@@ -115,6 +123,17 @@ class Metrics:
         if attrs is None:
             attrs = self._duration_attrs[outcome] = {"outcome": outcome}
         self._check_duration.record(seconds, attrs)
+
+    def shadow_decision(self, guardrail: str, needs_approval: bool) -> None:
+        """A decision whose shadow outcome differs: `guardrail` (in shadow mode) would have blocked or asked."""
+        if not self.enabled:
+            return
+        key = (guardrail, "would_ask" if needs_approval else "blocked")
+        counts = self._shadow_counts
+        counts[key] = counts.get(key, 0) + 1  # one thread (the event loop) writes
+
+    def _observe_shadow(self, options: CallbackOptions) -> Iterable[Observation]:
+        return [Observation(n, {"guardrail": g, "outcome": o}) for (g, o), n in list(self._shadow_counts.items())]
 
     def _observe_decisions(self, options: CallbackOptions) -> Iterable[Observation]:
         return [Observation(n, {"outcome": o, "guardrail": g}) for (o, g), n in list(self._decision_counts.items())]

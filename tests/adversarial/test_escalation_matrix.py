@@ -65,7 +65,8 @@ FIELDS: dict[str, dict[str, str]] = {
     "ExplainAction": {"agent_id": SELF, "action": DATA, "context": DATA, "binary_context": DATA},
     "ListDecisions": {
         "agent_id": SELF, "action": FILTER, "outcome": FILTER, "guardrail": FILTER, "start_time": FILTER,
-        "end_time": FILTER, "page_size": DATA, "page_token": DATA,
+        "end_time": FILTER, "page_size": DATA, "page_token": DATA, "shadow_outcome": FILTER,
+        "shadow_guardrail": FILTER,
     },
     "GetApproval": {"approval_id": OWNED},
     "WatchApproval": {"approval_id": OWNED},

@@ -62,9 +62,10 @@ class Fleet:
             feed.stop()
 
 
-async def queued(svc: LeaseService, n: int, timeout: float = 5.0) -> None:
+async def queued(svc: LeaseService, n: int, timeout: float = 5.0, exactly: bool = False) -> None:
+    """Until `n` callers wait (`exactly`: until no more than `n` do: abandoned ones leave off the loop)."""
     deadline = time.monotonic() + timeout
-    while await asyncio.to_thread(svc.waiting, KEY) < n:
+    while (got := await asyncio.to_thread(svc.waiting, KEY)) < n or (exactly and got > n):
         assert time.monotonic() < deadline, "the waiters did not queue"
         await asyncio.sleep(0.005)
 
@@ -84,6 +85,7 @@ def test_one_slot_is_exclusive_across_three_sidecars(engine: Engine) -> None:
             if not t.done():
                 t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await queued(fleet.services[0], 0, exactly=True)  # the cancelled callers left the queue
 
     asyncio.run(main())
 
@@ -187,8 +189,9 @@ def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(engine: E
         held, _ = await a.acquire(KEY, "x")
         dead = asyncio.create_task(b.acquire(KEY, "dead"))
         await queued(a, 1)
-        dead.cancel()  # stands in for a process that vanished: its row stays behind
+        dead.cancel()
         await asyncio.gather(dead, return_exceptions=True)
+        await queued(a, 0, exactly=True)  # a cancelled caller leaves the queue
         repo = SqlLeaseRepository(fleet.engine)
         now = fleet.clock.utcnow()
         await asyncio.to_thread(repo.try_acquire, KEY, 1, "ghost", 30.0, "", now, None, now)  # a row left behind
@@ -217,6 +220,7 @@ def test_with_listeners_a_release_wakes_a_waiter_on_another_sidecar_at_once(engi
             await asyncio.wait_for(waiter, 2.0)
             return time.monotonic() - start
 
-        assert asyncio.run(main()) < 0.1
+        # Only the NOTIFY can explain a wake-up well under the 30 s poll (the p99 is in docs/benchmarks.md).
+        assert asyncio.run(main()) < 1.0
     finally:
         fleet.close()

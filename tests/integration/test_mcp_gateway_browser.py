@@ -57,6 +57,7 @@ def call(url: str, token: str, args: dict[str, Any]) -> Any:
         return pool.submit(anyio.run, go).result(timeout=60)
 
 
+@pytest.mark.timeout(240)  # a sidecar with its console, a browser and a gateway process, on a shared machine
 def test_approved_in_the_console_then_the_retried_call_passes(
     browser: Browser, live: tuple[RunningSidecar, str], tmp_path: Path
 ) -> None:

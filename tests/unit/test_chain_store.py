@@ -57,6 +57,31 @@ def test_a_refresh_racing_a_local_add_keeps_the_add() -> None:
     other.add_guardrail("first", "cost_cap", {"max": 1})  # makes mine stale, so refresh reads
     repo.during_load.append(lambda: mine.add_guardrail("second", "cost_cap", {"max": 2}))
     mine.refresh()
-    # What this process runs is what it stored (not the older chain the refresh had read). Keeping "first"
-    # too is the chain's compare-and-set, not the refresh's job.
-    assert _names(mine.list_guardrails()) == _names(repo.load()[0]) == ["second"]
+    # What this process runs is what it stored (not the older chain the refresh had read), and the add's
+    # compare-and-set kept "first", which another process stored meanwhile.
+    assert _names(mine.list_guardrails()) == _names(repo.load()[0]) == ["first", "second"]
+
+
+def test_a_change_from_a_stale_store_keeps_the_other_process_change() -> None:
+    repo = _RacingRepo()
+    mine, other = _store(repo), _store(repo)
+    mine.load()
+    other.load()
+    mine.add_guardrail("a", "cost_cap", {"max": 1})
+    other.add_guardrail("b", "cost_cap", {"max": 2})  # other has not seen "a": its compare-and-set re-reads
+    mine.remove_guardrail("b")  # mine has not seen "b" yet: found after the re-read, removed once
+    assert _names(repo.load()[0]) == ["a"]
+    other.refresh()
+    assert _names(other.list_guardrails()) == ["a"]
+
+
+def test_a_refresh_keeps_the_running_guardrails_whose_spec_did_not_change() -> None:
+    repo = _RacingRepo()
+    mine, other = _store(repo), _store(repo)
+    mine.add_guardrail("window", "cost_cap", {"max": 1})
+    running = mine.order[0]
+    other.load()
+    other.add_guardrail("unrelated", "cost_cap", {"max": 2})
+    assert mine.refresh() is True
+    assert mine.order[0] is running  # the same object: its state (e.g. a rate window) survives
+    assert _names(mine.list_guardrails()) == ["window", "unrelated"]

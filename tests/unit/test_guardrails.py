@@ -110,7 +110,7 @@ class TestActionList:
     def test_needs_a_list_and_a_known_mode(self) -> None:
         with pytest.raises(InvalidArgument):
             build("action_list")
-        with pytest.raises(InvalidArgument, match="'block' or 'warn'"):
+        with pytest.raises(InvalidArgument, match="'block', 'warn'"):
             build("action_list", deny=["x"], mode="loud")
 
 

@@ -163,6 +163,11 @@ class MemoryGuardrails:
             self.digest, self.path = policy_digest, policy_path
         return self.counters.bump("guardrails")
 
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+        if self.counters.get("guardrails") != expected_version:
+            return None
+        return self.replace(specs, None, self.path)
+
     def version(self) -> int:
         return self.counters.get("guardrails")
 
@@ -183,6 +188,7 @@ class MemoryDecisions:
                 and (not flt.guardrail or d.guardrail == flt.guardrail)
                 and (not flt.outcome or d.allowed == (flt.outcome == "allowed"))
                 and _in(d.create_time, flt.start_time, flt.end_time)
+                and flt.admits_shadow(d)
             )
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)
@@ -193,6 +199,18 @@ class MemoryDecisions:
 
     def oldest_time(self) -> datetime | None:
         return min((d.create_time for _, d in self.rows), default=None)
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        rows = [
+            (seq, copy.deepcopy(d))
+            for seq, d in self.rows
+            if seq > after
+            and (start_time is None or d.create_time >= start_time)
+            and (not agent_id or d.agent_id == agent_id)
+        ]
+        return rows[:limit]
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         before = len(self.rows)

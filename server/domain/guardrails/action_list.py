@@ -6,13 +6,15 @@ Globs match the NFKC form of the action ignoring case (`deny: ['shell.*']` stops
 from __future__ import annotations
 
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec
+from server.domain.guardrails.base import SHADOW, ActionCall, Guardrail, GuardrailResult, GuardrailSpec
 from server.domain.guardrails.options import Options
 from server.domain.guardrails.patterns import GlobSet
 
 
 class ActionList(Guardrail):
     kind = "action_list"
+    # `block` and `warn` are the list's own; `shadow` records what it would have blocked, never enforcing it.
+    modes = ("block", "warn", SHADOW)
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)
@@ -25,9 +27,11 @@ class ActionList(Guardrail):
         self.agents = frozenset(opts.strings("agents"))
         self.groups = frozenset(opts.strings("groups"))
         mode = opts.string("mode", default="block")
-        if mode not in ("block", "warn"):
-            raise InvalidArgument(f"{opts.where('mode')}: must be 'block' or 'warn', got {mode!r}", field="mode")
-        self._verdict = GuardrailResult.blocked if mode == "block" else GuardrailResult.warning
+        if mode not in self.modes:
+            raise InvalidArgument(
+                f"{opts.where('mode')}: must be 'block', 'warn' or 'shadow', got {mode!r}", field="mode"
+            )
+        self._verdict = GuardrailResult.warning if mode == "warn" else GuardrailResult.blocked
 
     def applies_to(self, call: ActionCall) -> bool:
         if not self.agents and not self.groups:

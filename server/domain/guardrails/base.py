@@ -7,6 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from server.domain.errors import InvalidArgument
+
+# `mode: shadow` on any guardrail (or `chain: {mode: shadow}` for all of them): evaluated and recorded in the
+# decision log, never enforced (docs/policy-testing.md).
+SHADOW = "shadow"
+ENFORCE = "enforce"
+
 
 class Severity(enum.IntEnum):
     # Values match outrider.v1.Severity so conversion is a cast.
@@ -74,9 +81,21 @@ class Guardrail:
     # which must never block it (storage work runs off the loop).
     is_async: ClassVar[bool] = False
 
+    # The values the `mode` option takes for this kind; every kind takes "shadow".
+    modes: ClassVar[tuple[str, ...]] = (ENFORCE, SHADOW)
+
     def __init__(self, spec: GuardrailSpec) -> None:
         self.spec = spec
         self.name = spec.name
+        mode = spec.options.get("mode")
+        if mode is not None and mode not in self.modes:
+            allowed = ", ".join(repr(m) for m in self.modes)
+            raise InvalidArgument(
+                f"guardrail {spec.name!r} ({spec.kind}) option 'mode': must be one of {allowed}, got {mode!r}",
+                field="mode",
+            )
+        # Shadow: the chain evaluates it and records what it would have done; its result never decides.
+        self.shadow = mode == SHADOW
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         raise NotImplementedError
@@ -89,3 +108,9 @@ class Guardrail:
         """What check() would answer, changing nothing (ExplainAction, `outrider policy explain`). Kinds whose
         check() counts, takes a permit or asks a person override this; for the pure kinds it is check()."""
         return self.check(call, now)
+
+    def shadow_check(self, call: ActionCall, now: float) -> GuardrailResult:
+        """What a guardrail in shadow mode runs in CheckAction. It must not consume state an enforcing guardrail
+        reads (a breaker's permit, a budget), so by default it is the side-effect-free explain(); a kind whose
+        state is its own (rate_limit's per-guardrail window) overrides this to count as check() does."""
+        return self.explain(call, now)

@@ -4,6 +4,12 @@ No guardrails: allow. In order: the first result that is not allowed is returned
 guardrails do not run; an error counts as a block `Guardrail error: <message>`; a warning is kept and
 evaluation goes on; when all allow, the result is the last guardrail's (earlier warnings only appear
 in `warnings`). Trust roots are evaluated before every other guardrail.
+
+Shadow mode (Outrider's own, after AWS AgentCore Policy's LOG_ONLY): a guardrail in shadow is evaluated in its
+place but never decides. The shadow outcome is what the chain would have answered with its shadow guardrails
+enforced, when that differs: the first shadow guardrail that would have blocked (or asked a human) before any
+enforcing guardrail blocked. Once one is found, later shadow guardrails are not evaluated (enforced, they would
+not have run); a shadow guardrail's warning is not added to the answer's warnings.
 """
 
 from __future__ import annotations
@@ -15,12 +21,30 @@ from server.domain.guardrails.base import Guardrail, GuardrailResult, Severity
 
 
 @dataclass(frozen=True, slots=True)
+class ShadowOutcome:
+    """What a shadow guardrail would have answered, had it been enforced."""
+
+    guardrail: str
+    reason: str
+    severity: Severity = Severity.BLOCK
+    needs_approval: bool = False  # a shadow hitl guardrail matched: it would have asked a human
+
+    def describe(self) -> str:
+        """`would have blocked by X: reason` (the decision log's and the console's wording)."""
+        if self.needs_approval:
+            return f"would have asked a human ({self.guardrail})"
+        return f"would have blocked by {self.guardrail}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     allowed: bool
     reason: str
     severity: Severity
     guardrail: str
     warnings: tuple[tuple[str, str], ...]  # (guardrail name, reason), in order
+    # Set when a shadow guardrail would have blocked before any enforcing one did.
+    shadow: ShadowOutcome | None = None
 
 
 def evaluation_order(chain: Sequence[Guardrail]) -> tuple[Guardrail, ...]:
@@ -31,13 +55,32 @@ def evaluation_order(chain: Sequence[Guardrail]) -> tuple[Guardrail, ...]:
 class ChainRun:
     """Feed it each guardrail's result in evaluation order; it says when to stop and what to answer."""
 
-    __slots__ = ("_last", "_last_name", "_stopped", "_warnings")
+    __slots__ = ("_last", "_last_name", "_shadow", "_stopped", "_warnings")
 
     def __init__(self) -> None:
         self._warnings: list[tuple[str, str]] = []
         self._last: GuardrailResult | None = None
         self._last_name = ""
         self._stopped = False
+        self._shadow: ShadowOutcome | None = None
+
+    @property
+    def shadow(self) -> ShadowOutcome | None:
+        return self._shadow
+
+    def skips(self, guardrail: Guardrail) -> bool:
+        """A shadow guardrail after the shadow outcome is known is not evaluated."""
+        return guardrail.shadow and self._shadow is not None
+
+    def record_shadow(self, name: str, result: GuardrailResult, needs_approval: bool = False) -> None:
+        """Record a shadow guardrail's result: kept when it is the first that would have blocked; never stops."""
+        if self._stopped:
+            raise RuntimeError("chain already stopped")
+        if self._shadow is None and (needs_approval or not result.allowed):
+            self._shadow = ShadowOutcome(name, result.reason, result.severity, needs_approval)
+
+    def record_shadow_error(self, name: str, message: str) -> None:
+        self.record_shadow(name, GuardrailResult.blocked(f"Guardrail error: {message}"))
 
     @property
     def warnings(self) -> tuple[tuple[str, str], ...]:
@@ -64,6 +107,6 @@ class ChainRun:
 
     def verdict(self) -> Verdict:
         if self._last is None:
-            return Verdict(True, "", Severity.INFO, "", ())
+            return Verdict(True, "", Severity.INFO, "", (), self._shadow)
         last = self._last
-        return Verdict(last.allowed, last.reason, last.severity, self._last_name, tuple(self._warnings))
+        return Verdict(last.allowed, last.reason, last.severity, self._last_name, tuple(self._warnings), self._shadow)

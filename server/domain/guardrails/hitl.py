@@ -111,3 +111,8 @@ class Hitl(Guardrail):
     def with_patterns(self, patterns: tuple[str, ...]) -> Hitl:
         options = {**self.spec.options, "patterns": list(patterns)}
         return Hitl(GuardrailSpec(self.spec.name, self.kind, options, self.spec.source))
+
+
+def would_ask_reason(guardrail: str) -> str:
+    """The reason given where a hitl guardrail matched but nobody is asked (explain, shadow mode, replay)."""
+    return f"Would ask a human: guardrail {guardrail!r} requires approval"

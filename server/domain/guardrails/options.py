@@ -14,7 +14,8 @@ _MISSING = object()
 class Options:
     def __init__(self, spec: GuardrailSpec, allowed: Collection[str]) -> None:
         self.spec = spec
-        unknown = sorted(set(spec.options) - set(allowed))
+        # `mode` is every kind's (Guardrail.__init__ validates it): `shadow`, or a kind's own modes.
+        unknown = sorted(set(spec.options) - set(allowed) - {"mode"})
         if unknown:
             known = ", ".join(sorted(allowed)) or "none"
             raise InvalidArgument(

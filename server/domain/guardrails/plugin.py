@@ -69,7 +69,7 @@ class Plugin(Guardrail):
 
     def __init__(self, spec: GuardrailSpec, load: PluginLoader) -> None:
         super().__init__(spec)
-        extra = {k for k in spec.options if k not in ("class", "timeout")}
+        extra = {k for k in spec.options if k not in ("class", "timeout", "mode")}
         opts = Options(spec, allowed={"class", "timeout", *extra})
         self.class_path = opts.string("class", default="")
         self.timeout = parse_duration(opts.get("timeout", 1.0), opts.where("timeout"))

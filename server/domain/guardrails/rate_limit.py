@@ -43,6 +43,12 @@ class RateLimit(Guardrail):
             times.append(now)
         return result
 
+    def shadow_check(self, call: ActionCall, now: float) -> GuardrailResult:
+        """In shadow mode the window still counts: it is this guardrail's own (no other guardrail reads it), and
+        without it a shadow limit could never say what it would have blocked. Promoting it to enforce builds a
+        new guardrail, whose window starts empty."""
+        return self.check(call, now)
+
     def explain(self, call: ActionCall, now: float) -> GuardrailResult:
         """The answer check() would give now, without counting this call."""
         times = self._seen.get(call.agent_id, ())

@@ -39,7 +39,7 @@ TOPIC = "leases"  # the change-feed topic; keys are `IsolationKey.text` of a key
 _MAX_TTL = 86400.0
 _KEEP_ENDED = timedelta(days=1)  # ended leases older than this are pruned from storage
 _PRUNE_EVERY = 3600.0
-_SWEEP_EVERY = 1.0  # the fleet-wide expiry sweep (leases granted by sidecars that are gone)
+_SWEEP_EVERY = 5.0  # the fleet-wide expiry sweep (leases of sidecars that are gone; grants expire their own key)
 
 
 class LeaseRepository(Protocol):
@@ -116,6 +116,7 @@ class LeaseService:
         self._lock = threading.Lock()
         self._wakers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
         self._due: list[tuple[datetime, str]] = []  # (expire time, lease id) of leases granted or renewed here
+        self._watched: dict[str, datetime] = {}  # lease id -> its expiry, while this process knows it ACTIVE
         self._next_sweep = 0.0
         self._next_prune = 0.0
 
@@ -160,6 +161,9 @@ class LeaseService:
             self._wake(key)
 
     def _ended(self, leases: Sequence[Lease]) -> None:
+        with self._lock:
+            for le in leases:
+                self._watched.pop(le.lease_id, None)
         for key in {le.key.text for le in leases}:
             self._wake(key)
 
@@ -187,9 +191,13 @@ class LeaseService:
             now - timedelta(seconds=self.stale_waiter),
         )
         if lease is not None and lease.state is LeaseState.ACTIVE:
-            with self._lock:
-                heapq.heappush(self._due, (lease.expire_time, lease.lease_id))
+            self._watch(lease)
         return lease, waiter
+
+    def _watch(self, lease: Lease) -> None:
+        with self._lock:
+            self._watched[lease.lease_id] = lease.expire_time
+            heapq.heappush(self._due, (lease.expire_time, lease.lease_id))
 
     async def acquire(
         self, key: IsolationKey, agent_id: str, ttl: float | None = None, request_id: str = ""
@@ -274,8 +282,7 @@ class LeaseService:
                 f"lease {lease_id!r} is no longer active: it was {renewed.state.name.lower()}; acquire a new one",
                 reason=f"LEASE_{renewed.state.name}",
             )
-        with self._lock:
-            heapq.heappush(self._due, (renewed.expire_time, renewed.lease_id))
+        self._watch(renewed)
         return renewed
 
     def release(self, lease_id: str, caller: str | None = None) -> Lease:
@@ -301,13 +308,16 @@ class LeaseService:
     def reap(self) -> int:
         """The scheduler's job: expire leases past their TTL (only ACTIVE ones), waking the next waiters.
 
-        Storage is asked only when a lease this sidecar granted or renewed is due, or once a second for
-        the whole fleet (leases of sidecars that are gone)."""
+        Storage is asked only when a lease this sidecar granted or renewed is due, or every 5 s for the
+        whole fleet (leases of sidecars that are gone; a grant expires its own key's lapsed leases first)."""
         wall, now = self.clock.utcnow(), self.clock.monotonic()
+        due = False
         with self._lock:
-            due = bool(self._due) and self._due[0][0] <= wall
             while self._due and self._due[0][0] <= wall:
-                heapq.heappop(self._due)
+                when, lease_id = heapq.heappop(self._due)
+                if self._watched.get(lease_id) == when:  # not ended or renewed since
+                    del self._watched[lease_id]
+                    due = True
             sweep = now >= self._next_sweep
         if not (due or sweep):
             return 0

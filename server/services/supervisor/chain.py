@@ -10,13 +10,14 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, OutriderError
+from server.domain.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, OutriderError
 from server.domain.guardrails import Guardrail, GuardrailSpec, build_guardrail, evaluation_order
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.hitl import DEFAULT_NAME as DEFAULT_HITL_NAME
 from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.plugin import PluginLoader
 from server.domain.guardrails.policy import build_specs, parse_guardrails
+from server.services.fleet.ports import GUARDRAILS_TOPIC, ChangeFeed
 from server.services.ports import AuditSink, GuardrailRepository, PolicySource
 
 log = logging.getLogger(__name__)
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 # A policy file section besides `guardrails:` (recovery, reversibility): parses its section and returns the
 # function that applies it, so a reload is all or nothing.
 PolicySection = Callable[[], Callable[[], None]]
+_CAS_ATTEMPTS = 8  # compare-and-set rounds before a chain change answers ABORTED
 
 
 class ChainStore:
@@ -35,6 +37,7 @@ class ChainStore:
         load_plugin: PluginLoader,
         guardrail_deps: GuardrailDeps,
         sections: Sequence[PolicySection] = (),
+        changes: ChangeFeed | None = None,
     ) -> None:
         self.repo = repo
         self.policy = policy
@@ -47,6 +50,8 @@ class ChainStore:
         self._stored: list[Guardrail] = []  # chain order, as stored
         self._order: tuple[Guardrail, ...] = ()  # evaluation order, swapped whole
         self._version = -1  # the stored chain version this process runs
+        if changes is not None:  # another sidecar replaced the chain: reload now (the 1 s poll is the fallback)
+            changes.subscribe(GUARDRAILS_TOPIC, lambda _version: self._follow(), self._follow)
 
     @property
     def order(self) -> tuple[Guardrail, ...]:
@@ -125,7 +130,7 @@ class ChainStore:
         if version == seen:
             return False
         specs, _ = self.repo.load()
-        chain = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
+        chain = self._rebuild(specs)
         with self._lock:
             if self._version != seen:
                 # This process stored a change while we read: it is newer than what we read; keep it.
@@ -133,6 +138,49 @@ class ChainStore:
             self._stored, self._order, self._version = chain, evaluation_order(chain), version
         log.info("guardrail chain reloaded from storage", extra={"guardrails": len(chain), "version": version})
         return True
+
+    def _rebuild(self, specs: Sequence[GuardrailSpec]) -> list[Guardrail]:
+        """The chain for `specs`, keeping the running guardrail of every spec that did not change (its
+        state, e.g. a rate window, survives an unrelated change made elsewhere)."""
+        unused = list(self._stored)
+        chain: list[Guardrail] = []
+        for spec in specs:
+            same = next((g for g in unused if g.spec == spec), None)
+            if same is not None:
+                unused.remove(same)
+                chain.append(same)
+            else:
+                chain.append(build_guardrail(spec, self.load_plugin, deps=self.guardrail_deps))
+        return chain
+
+    def _change(self, edit: Callable[[list[Guardrail]], list[Guardrail]]) -> list[Guardrail]:
+        """Caller holds the lock. Compare-and-set on the chain version: `edit` the chain this process
+        runs and store it only if nobody stored another since; otherwise reload and edit again, so two
+        sidecars' changes are both kept, never lost or duplicated. ABORTED after repeated conflicts."""
+        for _ in range(_CAS_ATTEMPTS):
+            try:
+                chain = edit(list(self._stored))
+            except OutriderError:
+                if self.repo.version() == self._version:
+                    raise  # refused on the current chain (e.g. no such guardrail)
+                self._reread()  # refused on a stale chain: judge the stored one
+                continue
+            version = self.repo.replace_if([g.spec for g in chain], self._version)
+            if version is not None:
+                self._stored, self._order, self._version = chain, evaluation_order(chain), version
+                return chain
+            self._reread()
+        raise Aborted("the guardrail chain kept changing on other sidecars; retry the change", reason="CHAIN_CONFLICT")
+
+    def _reread(self) -> None:
+        """Caller holds the lock: take the stored chain (its version first, so a later change is seen)."""
+        version = self.repo.version()
+        specs, _ = self.repo.load()
+        self._stored = self._rebuild(specs)
+        self._order, self._version = evaluation_order(self._stored), version
+
+    def _follow(self) -> None:
+        self.refresh()
 
     def add_guardrail(
         self, name: str, kind: str, options: Mapping[str, Any], actor: str = "system"
@@ -143,7 +191,7 @@ class ChainStore:
             GuardrailSpec(name, kind, dict(options), "runtime"), self.load_plugin, deps=self.guardrail_deps
         )
         with self._lock:
-            self._persist([*self._stored, guardrail], None)
+            self._change(lambda chain: [*chain, guardrail])
             position = self._order.index(guardrail)
         self.audit.record(actor, "guardrail.add", name, {**guardrail.spec.as_dict(), "position": position})
         return guardrail.spec, position
@@ -151,8 +199,10 @@ class ChainStore:
     def remove_guardrail(self, name: str, actor: str = "system") -> int:
         if not name:
             raise InvalidArgument("name is required", field="name")
-        with self._lock:
-            matching = [g for g in self._stored if g.name == name]
+        removed: list[int] = []
+
+        def edit(chain: list[Guardrail]) -> list[Guardrail]:
+            matching = [g for g in chain if g.name == name]
             if not matching:
                 raise NotFound(f"no guardrail is named {name!r}", field="name")
             if any(g.runs_first for g in matching):
@@ -160,28 +210,36 @@ class ChainStore:
                     f"guardrail {name!r} is a trust_root: it can only be changed in the policy file",
                     reason="TRUST_ROOT_IMMUTABLE",
                 )
-            self._persist([g for g in self._stored if g.name != name], None)
-        self.audit.record(actor, "guardrail.remove", name, {"removed": len(matching)})
-        return len(matching)
+            removed[:] = [len(matching)]
+            return [g for g in chain if g.name != name]
+
+        with self._lock:
+            self._change(edit)
+        self.audit.record(actor, "guardrail.remove", name, {"removed": removed[0]})
+        return removed[0]
 
     def change_approval_pattern(self, guardrail: str, pattern: str, add: bool, actor: str = "system") -> list[str]:
         """Add or remove a pattern of every hitl guardrail named `guardrail` (persisted)."""
         name = guardrail or DEFAULT_HITL_NAME
         if not pattern:
             raise InvalidArgument("pattern is required", field="pattern")
-        with self._lock:
-            targets = [g for g in self._stored if g.name == name and isinstance(g, Hitl)]
+        patterns: list[str] = []
+
+        def edit(chain: list[Guardrail]) -> list[Guardrail]:
+            targets = [g for g in chain if g.name == name and isinstance(g, Hitl)]
             if not targets:
                 raise NotFound(f"no hitl guardrail is named {name!r}", field="guardrail")
-            patterns = list(targets[0].patterns)
+            patterns[:] = list(targets[0].patterns)
             if add and pattern not in patterns:
                 patterns.append(pattern)
             elif not add:
                 if pattern not in patterns:
                     raise NotFound(f"hitl guardrail {name!r} has no pattern {pattern!r}", field="pattern")
                 patterns.remove(pattern)
-            chain: list[Guardrail] = [g.with_patterns(tuple(patterns)) if g in targets else g for g in self._stored]
-            self._persist(chain, None)
+            return [g.with_patterns(tuple(patterns)) if g in targets else g for g in chain]
+
+        with self._lock:
+            self._change(edit)
         self.audit.record(
             actor,
             "approval_pattern.add" if add else "approval_pattern.remove",

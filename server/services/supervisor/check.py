@@ -26,7 +26,7 @@ from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
-from server.domain.guardrails.hitl import Hitl
+from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.domain.masking import MASK, mask
 from server.services import observability as obs
 from server.services.ports import Clock
@@ -262,6 +262,8 @@ class CheckActionService:
                     GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
                 )
         verdict = outcome.verdict or outcome.run.verdict()
+        if verdict.shadow is None and outcome.run.shadow is not None:  # a pass that ended early (pending)
+            verdict = replace(verdict, shadow=outcome.run.shadow)
         decision_id = _new_decision_id()
         if not verdict.allowed:
             # A block is a significant event: one log line, with secrets masked out of the context.
@@ -281,6 +283,8 @@ class CheckActionService:
         permit_id = self._keep_permit(outcome.permit_ids, verdict.allowed)
         result = "allowed" if verdict.allowed else ("pending" if approval and not approval.closed else "blocked")
         self.metrics.decision(result, verdict.guardrail, latency_us / 1e6)
+        if verdict.shadow is not None:
+            self.metrics.shadow_decision(verdict.shadow.guardrail, verdict.shadow.needs_approval)
         if obs.recording():
             obs.annotate(
                 agent_id=agent_id,
@@ -289,6 +293,7 @@ class CheckActionService:
                 outcome=result,
                 allowed=verdict.allowed,
                 guardrail=verdict.guardrail,
+                shadow=verdict.shadow.describe() if verdict.shadow else None,
                 severity=verdict.severity.name,
                 reason=verdict.reason,
                 warnings=len(verdict.warnings),
@@ -328,6 +333,10 @@ class CheckActionService:
         run = out.run
         traced = obs.recording()
         for guardrail in self.chain.order:
+            if guardrail.shadow:
+                if not run.skips(guardrail):
+                    await self._shadow(guardrail, call, now, run, heavy, traced)
+                continue
             span = obs.start_guardrail(self.tracer, guardrail) if traced else None
             try:
                 if guardrail.needs_approval and self._needs_approval(guardrail, call):
@@ -375,6 +384,39 @@ class CheckActionService:
             if run.record(guardrail.name, result):
                 break
         return out
+
+    async def _shadow(
+        self, guardrail: Guardrail, call: ActionCall, now: float, run: ChainRun, heavy: bool, traced: bool
+    ) -> None:
+        """Evaluate a guardrail in shadow mode and record what it would have done; it never decides. A shadow
+        hitl guardrail never asks anyone; shadow_check() consumes no state an enforcing guardrail reads."""
+        span = obs.start_guardrail(self.tracer, guardrail) if traced else None
+        try:
+            if guardrail.needs_approval:
+                if self._needs_approval(guardrail, call):
+                    asked = GuardrailResult.blocked(would_ask_reason(guardrail.name))
+                    run.record_shadow(guardrail.name, asked, needs_approval=True)
+                    obs.end_guardrail(span, asked)
+                else:
+                    obs.end_guardrail(span, GuardrailResult.allow())
+                return
+            if guardrail.needs_isolation:
+                result = await self._isolated(guardrail, call, now, shadow=True)
+            elif heavy:
+                result = await self.offload(guardrail.shadow_check, call, now)
+            else:
+                result = guardrail.shadow_check(call, now)
+        except Exception as exc:
+            message = str(exc) or type(exc).__name__
+            obs.end_guardrail(span, error=message)
+            log.warning("shadow guardrail raised", extra={"guardrail": guardrail.name, "error": message})
+            run.record_shadow_error(guardrail.name, message)
+            return
+        except BaseException:
+            obs.end_guardrail(span, cancelled=True)
+            raise
+        obs.end_guardrail(span, result)
+        run.record_shadow(guardrail.name, result)
 
     def _keep_permit(self, permit_ids: list[str], allowed: bool) -> str:
         """The permit returned with an allowed decision; a blocked call will not run, so its permits go back."""
@@ -429,11 +471,14 @@ class CheckActionService:
                 return Asked(approval, edited=edited)
         return Asked(approval, GuardrailResult.allow(f"Approved by {approval.decided_by}"))
 
-    async def _isolated(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
+    async def _isolated(
+        self, guardrail: Guardrail, call: ActionCall, now: float, shadow: bool = False
+    ) -> GuardrailResult:
         """Run user code on a worker thread under the guardrail's time limit."""
         timeout: float = getattr(guardrail, "timeout", 1.0)
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.plugin_executor, guardrail.check, call, now)
+        fn = guardrail.shadow_check if shadow else guardrail.check
+        future = loop.run_in_executor(self.plugin_executor, fn, call, now)
         try:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:

@@ -24,9 +24,11 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 from server.domain.audit_batches import batch_event, per_decision_event
+from server.domain.capture import DEFAULT_MAX_BYTES, MASKED, NONE
+from server.domain.capture import capture as captured
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import Verdict
-from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.guardrails.decisions import SHADOW_FILTERS, Decision, DecisionFilter
 from server.domain.values import digest
 from server.services.ports import AuditSink, Clock, DecisionRepository, Page
 
@@ -50,6 +52,9 @@ class DecisionLogSettings:
     # "per_batch": one audit record per written batch, vouching for each of its decisions
     # (server/domain/audit_batches.py); "per_decision": one audit record per decision, as before.
     audit_records: str = "per_batch"
+    # Context capture for replay: "none" (only the digest) or "masked" (server/domain/capture.py).
+    capture: str = NONE
+    capture_max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass(slots=True)
@@ -64,8 +69,13 @@ class _Pending:
     request_id: str
     trace_id: str
 
-    def to_decision(self) -> Decision:
+    def to_decision(self, capture: tuple[str, ...] | None = None, capture_max_bytes: int = 0) -> Decision:
+        """The row; `capture` (the sensitive keys) when contexts are captured, masked and bounded."""
         v = self.verdict
+        shadow = v.shadow
+        context, truncated = (
+            captured(self.context, capture, capture_max_bytes) if capture is not None else (None, False)
+        )
         # The digest is computed here, in the writer thread, not on the hot path.
         return Decision(
             self.decision_id,
@@ -81,6 +91,11 @@ class _Pending:
             self.create_time,
             self.request_id,
             self.trace_id,
+            shadow.guardrail if shadow else "",
+            shadow.reason if shadow else "",
+            shadow.needs_approval if shadow else False,
+            context,
+            truncated,
         )
 
 
@@ -103,8 +118,11 @@ class DecisionLog:
         clock: Clock,
         settings: DecisionLogSettings,
         audit: AuditSink | None = None,
+        sensitive_keys: tuple[str, ...] = (),
     ) -> None:
         self.repo = repo
+        # Captured contexts are masked by the audit trail's rules (audit.sensitive_keys), in the writer thread.
+        self._capture = tuple(sensitive_keys) if settings.capture == MASKED else None
         self.clock = clock
         self.settings = settings
         self.audit = audit
@@ -252,7 +270,7 @@ class DecisionLog:
         decisions = []
         for p in records:
             try:
-                decisions.append(p.to_decision())
+                decisions.append(p.to_decision(self._capture, self.settings.capture_max_bytes))
             except Exception as exc:  # a record that cannot become a row (its context): count it, go on
                 with self.stats._lock:
                     self.stats.failed += 1
@@ -326,6 +344,10 @@ class DecisionLog:
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
         if flt.outcome not in ("", "allowed", "blocked"):
             raise InvalidArgument("outcome must be 'allowed', 'blocked' or empty", field="outcome")
+        if flt.shadow_outcome not in SHADOW_FILTERS:
+            raise InvalidArgument(
+                "shadow_outcome must be 'blocked', 'would_ask', 'none' or empty", field="shadow_outcome"
+            )
         return self.repo.list(flt, page_size, page_token)
 
     def prune(self) -> int:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import cast
 
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
-from server.domain.guardrails.hitl import Hitl
+from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.services.supervisor.check import CheckActionService
 
 
@@ -33,6 +33,8 @@ class Step:
     decided: bool = False
     needs_approval: bool = False
     error: str = ""
+    # In shadow mode: its verdict is reported (and becomes the shadow outcome), never the answer.
+    shadow: bool = False
 
     @property
     def evaluated(self) -> bool:
@@ -45,10 +47,6 @@ class Explanation:
     steps: tuple[Step, ...]
     # A hitl guardrail matched: CheckAction would ask a human (and, blocking, wait for the answer).
     needs_approval: bool = False
-
-
-def would_ask_reason(guardrail: str) -> str:
-    return f"Would ask a human: guardrail {guardrail!r} requires approval"
 
 
 class ExplainService:
@@ -73,14 +71,17 @@ class ExplainService:
         steps: list[Step] = []
         needs_approval = False
         for guardrail in order:
-            if run.stopped or needs_approval:
-                steps.append(Step(guardrail.name, guardrail.kind, None))
+            shadow = guardrail.shadow
+            if run.stopped or needs_approval or run.skips(guardrail):
+                steps.append(Step(guardrail.name, guardrail.kind, None, shadow=shadow))
                 continue
             started = time.perf_counter()
             error = ""
+            asks = False
             try:
                 if guardrail.needs_approval and self._matches(cast(Hitl, guardrail), call):
-                    needs_approval = True
+                    asks = True
+                    needs_approval = not shadow
                     result = GuardrailResult.blocked(would_ask_reason(guardrail.name))
                 elif guardrail.needs_isolation:
                     result = await self._isolated(guardrail, call, now)
@@ -90,16 +91,20 @@ class ExplainService:
                 error = str(exc) or type(exc).__name__
                 result = GuardrailResult.blocked(f"Guardrail error: {error}")
             elapsed = int((time.perf_counter() - started) * 1e6)
+            if shadow:
+                run.record_shadow(guardrail.name, result, needs_approval=asks)
+                steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, False, asks, error, shadow=True))
+                continue
             stop = run.record(guardrail.name, result) if not needs_approval else True
             steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, stop, needs_approval and stop, error))
         verdict = run.verdict()
         if needs_approval:
-            decider = next(s for s in steps if s.needs_approval)
+            decider = next(s for s in steps if s.needs_approval and not s.shadow)
             assert decider.result is not None
-            verdict = Verdict(False, decider.result.reason, Severity.BLOCK, decider.guardrail, run.warnings)
-        elif steps and verdict.allowed:
+            verdict = Verdict(False, decider.result.reason, Severity.BLOCK, decider.guardrail, run.warnings, run.shadow)
+        elif verdict.allowed and any(s.evaluated and not s.shadow for s in steps):
             # All allowed: the answer is the last guardrail's (ChainRun's rule); mark it as the one that decided.
-            last = max(i for i, s in enumerate(steps) if s.evaluated)
+            last = max(i for i, s in enumerate(steps) if s.evaluated and not s.shadow)
             steps[last] = _decided(steps[last])
         return Explanation(verdict, tuple(steps), needs_approval)
 
@@ -118,4 +123,4 @@ class ExplainService:
 
 
 def _decided(step: Step) -> Step:
-    return Step(step.guardrail, step.kind, step.result, step.duration_us, True, step.needs_approval, step.error)
+    return replace(step, decided=True)

@@ -263,10 +263,12 @@ class SqlRecoveryRepository:
             return dict(row.value) if row else None
 
     def put_setting(self, key: str, value: dict[str, Any], now: datetime) -> None:
+        # One upsert: sidecars starting together on a fresh database all write the policy file's digest.
+        insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+        stmt = insert(RecoverySettingRow).values(key=key, value=dict(value), update_time=now)
+        stmt = stmt.on_conflict_do_update(index_elements=["key"], set_={"value": dict(value), "update_time": now})
         with Session(self.engine) as s, s.begin():
-            row = s.get(RecoverySettingRow, key, with_for_update=True) or RecoverySettingRow(key=key, update_time=now)
-            row.value, row.update_time = dict(value), now
-            s.add(row)
+            s.execute(stmt)
 
 
 def _event(row: RecoveryEventRow) -> RecoveryEvent:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -13,7 +14,7 @@ from server.domain.agents import Agent, Containment, Standing
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
-from server.services.fleet.ports import AGENTS_TOPIC
+from server.services.fleet.ports import AGENTS_TOPIC, GUARDRAILS_TOPIC
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
@@ -166,8 +167,9 @@ class SqlAgentRepository:
 
 
 class SqlGuardrailRepository:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, changes: ChangeLog | None = None) -> None:
         self.engine = engine
+        self.changes = changes  # other sidecars reload the chain on the `guardrails` topic
 
     def load(self) -> tuple[list[GuardrailSpec], str | None]:
         with Session(self.engine) as s:
@@ -179,20 +181,34 @@ class SqlGuardrailRepository:
     def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
         # One transaction: a reader never sees half a chain, and a crash leaves the old one.
         with Session(self.engine) as s, s.begin():
-            s.execute(delete(GuardrailRow))
-            for i, spec in enumerate(specs):
-                s.add(
-                    GuardrailRow(
-                        position=i, name=spec.name, kind=spec.kind, options=dict(spec.options), source=spec.source
-                    )
-                )
-            if policy_digest is not None:
-                state = s.get(PolicyStateRow, "policy") or PolicyStateRow(
-                    key="policy", digest="", path="", apply_time=datetime.now(UTC)
-                )
-                state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
-                s.add(state)
-            return bump_counter(s, _CHAIN_COUNTER)
+            return self._write(s, specs, policy_digest, policy_path)
+
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+        try:
+            with Session(self.engine) as s, s.begin():
+                row = s.get(CounterRow, _CHAIN_COUNTER, with_for_update=True)  # held until commit: one writer
+                if (row.value if row else 0) != expected_version:
+                    return None
+                return self._write(s, specs, None, "")
+        except IntegrityError:  # two first-ever changes both inserted the counter row: this one lost
+            return None
+
+    def _write(self, s: Session, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
+        s.execute(delete(GuardrailRow))
+        for i, spec in enumerate(specs):
+            s.add(
+                GuardrailRow(position=i, name=spec.name, kind=spec.kind, options=dict(spec.options), source=spec.source)
+            )
+        if policy_digest is not None:
+            state = s.get(PolicyStateRow, "policy") or PolicyStateRow(
+                key="policy", digest="", path="", apply_time=datetime.now(UTC)
+            )
+            state.digest, state.path, state.apply_time = policy_digest, policy_path, datetime.now(UTC)
+            s.add(state)
+        version = bump_counter(s, _CHAIN_COUNTER)
+        if self.changes is not None:
+            self.changes.bump(s.connection(), GUARDRAILS_TOPIC, str(version))
+        return version
 
     def version(self) -> int:
         """Bumped by every stored change of the chain, by any process sharing the database."""
@@ -216,6 +232,11 @@ def _decision(row: DecisionRow) -> Decision:
         create_time=utc(row.create_time),
         request_id=row.request_id,
         trace_id=row.trace_id,
+        shadow_guardrail=row.shadow_guardrail,
+        shadow_reason=row.shadow_reason,
+        shadow_needs_approval=row.shadow_needs_approval,
+        context=row.context,
+        context_truncated=row.context_truncated,
     )
 
 
@@ -243,6 +264,11 @@ class SqlDecisionRepository:
                         "create_time": d.create_time,
                         "request_id": d.request_id,
                         "trace_id": d.trace_id,
+                        "shadow_guardrail": d.shadow_guardrail,
+                        "shadow_reason": d.shadow_reason,
+                        "shadow_needs_approval": d.shadow_needs_approval,
+                        "context": dict(d.context) if d.context is not None else None,
+                        "context_truncated": d.context_truncated,
                     }
                     for d in rows
                 ],
@@ -269,6 +295,14 @@ class SqlDecisionRepository:
             stmt = stmt.where(col(c.create_time) >= flt.start_time)
         if flt.end_time:
             stmt = stmt.where(col(c.create_time) < flt.end_time)
+        if flt.shadow_guardrail:
+            stmt = stmt.where(col(c.shadow_guardrail) == flt.shadow_guardrail)
+        if flt.shadow_outcome == "none":
+            stmt = stmt.where(col(c.shadow_guardrail) == "")
+        elif flt.shadow_outcome in ("blocked", "would_ask"):
+            stmt = stmt.where(col(c.shadow_guardrail) != "")
+            if flt.shadow_outcome == "would_ask":
+                stmt = stmt.where(col(c.shadow_needs_approval).is_(True))
         with Session(self.engine) as s:
             rows = list(s.execute(stmt).scalars())
         more = len(rows) > size
@@ -293,6 +327,18 @@ class SqlDecisionRepository:
         with Session(self.engine) as s:
             value = s.execute(select(func.min(DecisionRow.create_time))).scalar()
         return utc(value) if value is not None else None
+
+    def scan(
+        self, start_time: datetime | None, agent_id: str, after: int, limit: int
+    ) -> Sequence[tuple[int, Decision]]:
+        c = DecisionRow
+        stmt = select(c).where(col(c.seq) > after).order_by(col(c.seq)).limit(limit)
+        if start_time is not None:
+            stmt = stmt.where(col(c.create_time) >= start_time)
+        if agent_id:
+            stmt = stmt.where(col(c.agent_id) == agent_id)
+        with Session(self.engine) as s:
+            return [(r.seq or 0, _decision(r)) for r in s.execute(stmt).scalars()]
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
         removed = 0

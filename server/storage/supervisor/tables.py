@@ -1,5 +1,5 @@
 """SQLModel tables of the supervisor: agents, the guardrail chain, the policy state, the decision log (migration
-0001); agent containment (0010)."""
+0001; its shadow outcome, 0050; its captured context, 0051); agent containment (0010)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,14 @@ class DecisionRow(SQLModel, table=True):
     create_time: datetime = _utc_column(index=True)
     request_id: str = Field(default="", max_length=256)
     trace_id: str = Field(default="", max_length=32)
+    # Shadow mode (migration 0050): the shadow guardrail that would have blocked ("": none), why, and whether
+    # it would have asked a human.
+    shadow_guardrail: str = Field(default="", max_length=128, index=True)
+    shadow_reason: str = Field(default="")
+    shadow_needs_approval: bool = Field(default=False)
+    # Context capture (migration 0051): the masked, bounded context; NULL when not captured.
+    context: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    context_truncated: bool = Field(default=False)
 
 
 class IdempotencyRow(SQLModel, table=True):

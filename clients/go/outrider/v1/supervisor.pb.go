@@ -485,6 +485,10 @@ type Decision struct {
 	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
 	RequestId     string                 `protobuf:"bytes,12,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	TraceId       string                 `protobuf:"bytes,13,opt,name=trace_id,json=traceId,proto3" json:"trace_id,omitempty"`
+	// Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+	// been enforced ("would have blocked by X: reason"), when it differs from
+	// the answer given. Unset when no shadow guardrail would have changed it.
+	Shadow        *ShadowOutcome `protobuf:"bytes,14,opt,name=shadow,proto3" json:"shadow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -610,6 +614,99 @@ func (x *Decision) GetTraceId() string {
 	return ""
 }
 
+func (x *Decision) GetShadow() *ShadowOutcome {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
+}
+
+// What a guardrail in shadow mode (`mode: shadow`, or the policy's
+// `chain.mode: shadow`) would have answered: evaluated and recorded, never
+// enforced. Only the first shadow guardrail that would have blocked before
+// any enforcing guardrail did is reported.
+type ShadowOutcome struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The shadow guardrail that would have decided.
+	Guardrail string `protobuf:"bytes,1,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	// Its reason (for a hitl guardrail: "Would ask a human: ...").
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// SEVERITY_BLOCK: a shadow outcome is always a block or a human's approval.
+	Severity Severity `protobuf:"varint,3,opt,name=severity,proto3,enum=outrider.v1.Severity" json:"severity,omitempty"`
+	// A shadow hitl guardrail matched: it would have asked a human (no
+	// approval request is created in shadow mode).
+	NeedsApproval bool `protobuf:"varint,4,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
+	// "would have blocked by X: reason" or "would have asked a human (X)".
+	Summary       string `protobuf:"bytes,5,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowOutcome) Reset() {
+	*x = ShadowOutcome{}
+	mi := &file_outrider_v1_supervisor_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowOutcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowOutcome) ProtoMessage() {}
+
+func (x *ShadowOutcome) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowOutcome.ProtoReflect.Descriptor instead.
+func (*ShadowOutcome) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ShadowOutcome) GetGuardrail() string {
+	if x != nil {
+		return x.Guardrail
+	}
+	return ""
+}
+
+func (x *ShadowOutcome) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ShadowOutcome) GetSeverity() Severity {
+	if x != nil {
+		return x.Severity
+	}
+	return Severity_SEVERITY_UNSPECIFIED
+}
+
+func (x *ShadowOutcome) GetNeedsApproval() bool {
+	if x != nil {
+		return x.NeedsApproval
+	}
+	return false
+}
+
+func (x *ShadowOutcome) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
 var File_outrider_v1_supervisor_proto protoreflect.FileDescriptor
 
 const file_outrider_v1_supervisor_proto_rawDesc = "" +
@@ -654,7 +751,7 @@ const file_outrider_v1_supervisor_proto_rawDesc = "" +
 	"\x05votes\x18\x0f \x03(\v2\x19.outrider.v1.ApprovalVoteR\x05votes\x129\n" +
 	"\bwarnings\x18\x10 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x12>\n" +
 	"\x0eedited_context\x18\x11 \x01(\v2\x17.google.protobuf.StructR\reditedContext\x12=\n" +
-	"\fconsume_time\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\vconsumeTime\"\xef\x03\n" +
+	"\fconsume_time\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\vconsumeTime\"\xa3\x04\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12\x19\n" +
@@ -672,7 +769,14 @@ const file_outrider_v1_supervisor_proto_rawDesc = "" +
 	"createTime\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\f \x01(\tR\trequestId\x12\x19\n" +
-	"\btrace_id\x18\r \x01(\tR\atraceId*\xbf\x01\n" +
+	"\btrace_id\x18\r \x01(\tR\atraceId\x122\n" +
+	"\x06shadow\x18\x0e \x01(\v2\x1a.outrider.v1.ShadowOutcomeR\x06shadow\"\xb9\x01\n" +
+	"\rShadowOutcome\x12\x1c\n" +
+	"\tguardrail\x18\x01 \x01(\tR\tguardrail\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x121\n" +
+	"\bseverity\x18\x03 \x01(\x0e2\x15.outrider.v1.SeverityR\bseverity\x12%\n" +
+	"\x0eneeds_approval\x18\x04 \x01(\bR\rneedsApproval\x12\x18\n" +
+	"\asummary\x18\x05 \x01(\tR\asummary*\xbf\x01\n" +
 	"\rApprovalState\x12\x1e\n" +
 	"\x1aAPPROVAL_STATE_UNSPECIFIED\x10\x00\x12\x1a\n" +
 	"\x16APPROVAL_STATE_PENDING\x10\x01\x12\x1b\n" +
@@ -695,7 +799,7 @@ func file_outrider_v1_supervisor_proto_rawDescGZIP() []byte {
 }
 
 var file_outrider_v1_supervisor_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_outrider_v1_supervisor_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_outrider_v1_supervisor_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_outrider_v1_supervisor_proto_goTypes = []any{
 	(ApprovalState)(0),            // 0: outrider.v1.ApprovalState
 	(*Guardrail)(nil),             // 1: outrider.v1.Guardrail
@@ -703,32 +807,35 @@ var file_outrider_v1_supervisor_proto_goTypes = []any{
 	(*ApprovalVote)(nil),          // 3: outrider.v1.ApprovalVote
 	(*Approval)(nil),              // 4: outrider.v1.Approval
 	(*Decision)(nil),              // 5: outrider.v1.Decision
-	(*structpb.Struct)(nil),       // 6: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 7: google.protobuf.Timestamp
-	(Severity)(0),                 // 8: outrider.v1.Severity
-	(*durationpb.Duration)(nil),   // 9: google.protobuf.Duration
+	(*ShadowOutcome)(nil),         // 6: outrider.v1.ShadowOutcome
+	(*structpb.Struct)(nil),       // 7: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 8: google.protobuf.Timestamp
+	(Severity)(0),                 // 9: outrider.v1.Severity
+	(*durationpb.Duration)(nil),   // 10: google.protobuf.Duration
 }
 var file_outrider_v1_supervisor_proto_depIdxs = []int32{
-	6,  // 0: outrider.v1.Guardrail.options:type_name -> google.protobuf.Struct
-	7,  // 1: outrider.v1.ApprovalVote.decide_time:type_name -> google.protobuf.Timestamp
-	6,  // 2: outrider.v1.Approval.context:type_name -> google.protobuf.Struct
+	7,  // 0: outrider.v1.Guardrail.options:type_name -> google.protobuf.Struct
+	8,  // 1: outrider.v1.ApprovalVote.decide_time:type_name -> google.protobuf.Timestamp
+	7,  // 2: outrider.v1.Approval.context:type_name -> google.protobuf.Struct
 	0,  // 3: outrider.v1.Approval.state:type_name -> outrider.v1.ApprovalState
-	7,  // 4: outrider.v1.Approval.create_time:type_name -> google.protobuf.Timestamp
-	7,  // 5: outrider.v1.Approval.expire_time:type_name -> google.protobuf.Timestamp
-	7,  // 6: outrider.v1.Approval.decide_time:type_name -> google.protobuf.Timestamp
+	8,  // 4: outrider.v1.Approval.create_time:type_name -> google.protobuf.Timestamp
+	8,  // 5: outrider.v1.Approval.expire_time:type_name -> google.protobuf.Timestamp
+	8,  // 6: outrider.v1.Approval.decide_time:type_name -> google.protobuf.Timestamp
 	3,  // 7: outrider.v1.Approval.votes:type_name -> outrider.v1.ApprovalVote
 	2,  // 8: outrider.v1.Approval.warnings:type_name -> outrider.v1.GuardrailWarning
-	6,  // 9: outrider.v1.Approval.edited_context:type_name -> google.protobuf.Struct
-	7,  // 10: outrider.v1.Approval.consume_time:type_name -> google.protobuf.Timestamp
-	8,  // 11: outrider.v1.Decision.severity:type_name -> outrider.v1.Severity
+	7,  // 9: outrider.v1.Approval.edited_context:type_name -> google.protobuf.Struct
+	8,  // 10: outrider.v1.Approval.consume_time:type_name -> google.protobuf.Timestamp
+	9,  // 11: outrider.v1.Decision.severity:type_name -> outrider.v1.Severity
 	2,  // 12: outrider.v1.Decision.warnings:type_name -> outrider.v1.GuardrailWarning
-	9,  // 13: outrider.v1.Decision.latency:type_name -> google.protobuf.Duration
-	7,  // 14: outrider.v1.Decision.create_time:type_name -> google.protobuf.Timestamp
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	10, // 13: outrider.v1.Decision.latency:type_name -> google.protobuf.Duration
+	8,  // 14: outrider.v1.Decision.create_time:type_name -> google.protobuf.Timestamp
+	6,  // 15: outrider.v1.Decision.shadow:type_name -> outrider.v1.ShadowOutcome
+	9,  // 16: outrider.v1.ShadowOutcome.severity:type_name -> outrider.v1.Severity
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_supervisor_proto_init() }
@@ -743,7 +850,7 @@ func file_outrider_v1_supervisor_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_supervisor_proto_rawDesc), len(file_outrider_v1_supervisor_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

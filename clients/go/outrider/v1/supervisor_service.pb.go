@@ -762,7 +762,10 @@ type GuardrailExplanation struct {
 	// A hitl guardrail that matched: CheckAction would ask a human.
 	NeedsApproval bool `protobuf:"varint,9,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
 	// Set when the guardrail raised (counted as a block, as in CheckAction).
-	Error         string `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
+	// The guardrail is in shadow mode: its verdict is reported and may become
+	// the response's `shadow` outcome, but it never decides (`decided` is false).
+	Shadow        bool `protobuf:"varint,11,opt,name=shadow,proto3" json:"shadow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -867,6 +870,13 @@ func (x *GuardrailExplanation) GetError() string {
 	return ""
 }
 
+func (x *GuardrailExplanation) GetShadow() bool {
+	if x != nil {
+		return x.Shadow
+	}
+	return false
+}
+
 type ExplainActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The answer CheckAction would give (as CheckActionResponse's fields).
@@ -879,6 +889,10 @@ type ExplainActionResponse struct {
 	Guardrails []*GuardrailExplanation `protobuf:"bytes,6,rep,name=guardrails,proto3" json:"guardrails,omitempty"`
 	// A hitl guardrail matched: CheckAction would ask a human.
 	NeedsApproval bool `protobuf:"varint,7,opt,name=needs_approval,json=needsApproval,proto3" json:"needs_approval,omitempty"`
+	// What a shadow guardrail would have answered had it been enforced, as the
+	// decision log would record it (Decision.shadow); unset when none would
+	// have changed the answer.
+	Shadow        *ShadowOutcome `protobuf:"bytes,8,opt,name=shadow,proto3" json:"shadow,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -960,6 +974,13 @@ func (x *ExplainActionResponse) GetNeedsApproval() bool {
 		return x.NeedsApproval
 	}
 	return false
+}
+
+func (x *ExplainActionResponse) GetShadow() *ShadowOutcome {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
 }
 
 type AddGuardrailRequest struct {
@@ -1338,14 +1359,22 @@ type ListDecisionsRequest struct {
 	AgentId string                 `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	Action  string                 `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
 	// "allowed" or "blocked"; empty for both.
-	Outcome       string                 `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
-	Guardrail     string                 `protobuf:"bytes,4,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
-	StartTime     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
-	EndTime       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
-	PageSize      int32                  `protobuf:"varint,7,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string                 `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Outcome   string                 `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Guardrail string                 `protobuf:"bytes,4,opt,name=guardrail,proto3" json:"guardrail,omitempty"`
+	StartTime *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=start_time,json=startTime,proto3" json:"start_time,omitempty"`
+	EndTime   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=end_time,json=endTime,proto3" json:"end_time,omitempty"`
+	PageSize  int32                  `protobuf:"varint,7,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken string                 `protobuf:"bytes,8,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Shadow mode: "blocked" for decisions a shadow guardrail would have
+	// blocked (asking a human included), "would_ask" for those where a shadow
+	// hitl guardrail would have asked a human, "none" for decisions with no
+	// shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+	// (field shadow_outcome).
+	ShadowOutcome string `protobuf:"bytes,9,opt,name=shadow_outcome,json=shadowOutcome,proto3" json:"shadow_outcome,omitempty"`
+	// Only decisions whose shadow outcome is this shadow guardrail's.
+	ShadowGuardrail string `protobuf:"bytes,10,opt,name=shadow_guardrail,json=shadowGuardrail,proto3" json:"shadow_guardrail,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ListDecisionsRequest) Reset() {
@@ -1430,6 +1459,20 @@ func (x *ListDecisionsRequest) GetPageSize() int32 {
 func (x *ListDecisionsRequest) GetPageToken() string {
 	if x != nil {
 		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListDecisionsRequest) GetShadowOutcome() string {
+	if x != nil {
+		return x.ShadowOutcome
+	}
+	return ""
+}
+
+func (x *ListDecisionsRequest) GetShadowGuardrail() string {
+	if x != nil {
+		return x.ShadowGuardrail
 	}
 	return ""
 }
@@ -2307,7 +2350,7 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\x0ebinary_context\x18\x04 \x03(\v24.outrider.v1.ExplainActionRequest.BinaryContextEntryR\rbinaryContext\x1a@\n" +
 	"\x12BinaryContextEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xd9\x02\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"\xf1\x02\n" +
 	"\x14GuardrailExplanation\x12\x1c\n" +
 	"\tguardrail\x18\x01 \x01(\tR\tguardrail\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x1c\n" +
@@ -2319,7 +2362,8 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\adecided\x18\b \x01(\bR\adecided\x12%\n" +
 	"\x0eneeds_approval\x18\t \x01(\bR\rneedsApproval\x12\x14\n" +
 	"\x05error\x18\n" +
-	" \x01(\tR\x05error\"\xbf\x02\n" +
+	" \x01(\tR\x05error\x12\x16\n" +
+	"\x06shadow\x18\v \x01(\bR\x06shadow\"\xf3\x02\n" +
 	"\x15ExplainActionResponse\x12\x18\n" +
 	"\aallowed\x18\x01 \x01(\bR\aallowed\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x121\n" +
@@ -2329,7 +2373,8 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\n" +
 	"guardrails\x18\x06 \x03(\v2!.outrider.v1.GuardrailExplanationR\n" +
 	"guardrails\x12%\n" +
-	"\x0eneeds_approval\x18\a \x01(\bR\rneedsApproval\"j\n" +
+	"\x0eneeds_approval\x18\a \x01(\bR\rneedsApproval\x122\n" +
+	"\x06shadow\x18\b \x01(\v2\x1a.outrider.v1.ShadowOutcomeR\x06shadow\"j\n" +
 	"\x13AddGuardrailRequest\x124\n" +
 	"\tguardrail\x18\x01 \x01(\v2\x16.outrider.v1.GuardrailR\tguardrail\x12\x1d\n" +
 	"\n" +
@@ -2351,7 +2396,7 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\x13ReloadPolicyRequest\"W\n" +
 	"\x14ReloadPolicyResponse\x12'\n" +
 	"\x0fguardrail_count\x18\x01 \x01(\x05R\x0eguardrailCount\x12\x16\n" +
-	"\x06source\x18\x02 \x01(\tR\x06source\"\xaf\x02\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\"\x81\x03\n" +
 	"\x14ListDecisionsRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x18\n" +
@@ -2362,7 +2407,10 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bend_time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\aendTime\x12\x1b\n" +
 	"\tpage_size\x18\a \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\b \x01(\tR\tpageToken\"t\n" +
+	"page_token\x18\b \x01(\tR\tpageToken\x12%\n" +
+	"\x0eshadow_outcome\x18\t \x01(\tR\rshadowOutcome\x12)\n" +
+	"\x10shadow_guardrail\x18\n" +
+	" \x01(\tR\x0fshadowGuardrail\"t\n" +
 	"\x15ListDecisionsResponse\x123\n" +
 	"\tdecisions\x18\x01 \x03(\v2\x15.outrider.v1.DecisionR\tdecisions\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"5\n" +
@@ -2509,10 +2557,11 @@ var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(*GuardrailWarning)(nil),              // 43: outrider.v1.GuardrailWarning
 	(*Approval)(nil),                      // 44: outrider.v1.Approval
 	(*durationpb.Duration)(nil),           // 45: google.protobuf.Duration
-	(*Guardrail)(nil),                     // 46: outrider.v1.Guardrail
-	(*timestamppb.Timestamp)(nil),         // 47: google.protobuf.Timestamp
-	(*Decision)(nil),                      // 48: outrider.v1.Decision
-	(ApprovalState)(0),                    // 49: outrider.v1.ApprovalState
+	(*ShadowOutcome)(nil),                 // 46: outrider.v1.ShadowOutcome
+	(*Guardrail)(nil),                     // 47: outrider.v1.Guardrail
+	(*timestamppb.Timestamp)(nil),         // 48: google.protobuf.Timestamp
+	(*Decision)(nil),                      // 49: outrider.v1.Decision
+	(ApprovalState)(0),                    // 50: outrider.v1.ApprovalState
 }
 var file_outrider_v1_supervisor_service_proto_depIdxs = []int32{
 	40, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
@@ -2533,62 +2582,63 @@ var file_outrider_v1_supervisor_service_proto_depIdxs = []int32{
 	42, // 15: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
 	43, // 16: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
 	12, // 17: outrider.v1.ExplainActionResponse.guardrails:type_name -> outrider.v1.GuardrailExplanation
-	46, // 18: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
-	46, // 19: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
-	46, // 20: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
-	47, // 21: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
-	47, // 22: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
-	48, // 23: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
-	44, // 24: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
-	44, // 25: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
-	49, // 26: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
-	47, // 27: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
-	47, // 28: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
-	44, // 29: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
-	41, // 30: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
-	44, // 31: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
-	44, // 32: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
-	1,  // 33: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
-	3,  // 34: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
-	5,  // 35: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
-	7,  // 36: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
-	9,  // 37: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
-	11, // 38: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
-	14, // 39: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
-	16, // 40: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
-	18, // 41: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
-	20, // 42: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
-	22, // 43: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
-	24, // 44: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
-	26, // 45: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
-	28, // 46: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
-	30, // 47: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
-	32, // 48: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
-	34, // 49: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
-	36, // 50: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
-	2,  // 51: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
-	4,  // 52: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
-	6,  // 53: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
-	8,  // 54: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
-	10, // 55: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
-	13, // 56: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
-	15, // 57: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
-	17, // 58: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
-	19, // 59: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
-	21, // 60: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
-	23, // 61: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
-	25, // 62: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
-	27, // 63: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
-	29, // 64: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
-	31, // 65: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
-	33, // 66: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
-	35, // 67: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
-	37, // 68: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
-	51, // [51:69] is the sub-list for method output_type
-	33, // [33:51] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	46, // 18: outrider.v1.ExplainActionResponse.shadow:type_name -> outrider.v1.ShadowOutcome
+	47, // 19: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
+	47, // 20: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
+	47, // 21: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
+	48, // 22: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
+	48, // 23: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
+	49, // 24: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
+	44, // 25: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 26: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
+	50, // 27: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
+	48, // 28: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
+	48, // 29: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
+	44, // 30: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
+	41, // 31: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
+	44, // 32: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
+	44, // 33: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
+	1,  // 34: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
+	3,  // 35: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
+	5,  // 36: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
+	7,  // 37: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
+	9,  // 38: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
+	11, // 39: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
+	14, // 40: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
+	16, // 41: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
+	18, // 42: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
+	20, // 43: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
+	22, // 44: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
+	24, // 45: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
+	26, // 46: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
+	28, // 47: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
+	30, // 48: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
+	32, // 49: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
+	34, // 50: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
+	36, // 51: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
+	2,  // 52: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
+	4,  // 53: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
+	6,  // 54: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
+	8,  // 55: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
+	10, // 56: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
+	13, // 57: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
+	15, // 58: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
+	17, // 59: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
+	19, // 60: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
+	21, // 61: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
+	23, // 62: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
+	25, // 63: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
+	27, // 64: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
+	29, // 65: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
+	31, // 66: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
+	33, // 67: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
+	35, // 68: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
+	37, // 69: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
+	52, // [52:70] is the sub-list for method output_type
+	34, // [34:52] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_supervisor_service_proto_init() }

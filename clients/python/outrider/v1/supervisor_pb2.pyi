@@ -101,7 +101,7 @@ class Approval(_message.Message):
     def __init__(self, approval_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., guardrail: _Optional[str] = ..., request_id: _Optional[str] = ..., trace_id: _Optional[str] = ..., digest: _Optional[str] = ..., state: _Optional[_Union[ApprovalState, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decide_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decided_by: _Optional[str] = ..., comment: _Optional[str] = ..., votes: _Optional[_Iterable[_Union[ApprovalVote, _Mapping]]] = ..., warnings: _Optional[_Iterable[_Union[GuardrailWarning, _Mapping]]] = ..., edited_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., consume_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("decision_id", "agent_id", "action", "context_digest", "allowed", "reason", "severity", "guardrail", "warnings", "latency", "create_time", "request_id", "trace_id")
+    __slots__ = ("decision_id", "agent_id", "action", "context_digest", "allowed", "reason", "severity", "guardrail", "warnings", "latency", "create_time", "request_id", "trace_id", "shadow")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +115,7 @@ class Decision(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     TRACE_ID_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
     decision_id: str
     agent_id: str
     action: str
@@ -128,4 +129,19 @@ class Decision(_message.Message):
     create_time: _timestamp_pb2.Timestamp
     request_id: str
     trace_id: str
-    def __init__(self, decision_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context_digest: _Optional[str] = ..., allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[GuardrailWarning, _Mapping]]] = ..., latency: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., trace_id: _Optional[str] = ...) -> None: ...
+    shadow: ShadowOutcome
+    def __init__(self, decision_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context_digest: _Optional[str] = ..., allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[GuardrailWarning, _Mapping]]] = ..., latency: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., request_id: _Optional[str] = ..., trace_id: _Optional[str] = ..., shadow: _Optional[_Union[ShadowOutcome, _Mapping]] = ...) -> None: ...
+
+class ShadowOutcome(_message.Message):
+    __slots__ = ("guardrail", "reason", "severity", "needs_approval", "summary")
+    GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SEVERITY_FIELD_NUMBER: _ClassVar[int]
+    NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    guardrail: str
+    reason: str
+    severity: _common_pb2.Severity
+    needs_approval: bool
+    summary: str
+    def __init__(self, guardrail: _Optional[str] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., needs_approval: _Optional[bool] = ..., summary: _Optional[str] = ...) -> None: ...

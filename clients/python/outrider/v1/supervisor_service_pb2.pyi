@@ -146,7 +146,7 @@ class ExplainActionRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., binary_context: _Optional[_Mapping[str, bytes]] = ...) -> None: ...
 
 class GuardrailExplanation(_message.Message):
-    __slots__ = ("guardrail", "kind", "evaluated", "allowed", "severity", "reason", "duration", "decided", "needs_approval", "error")
+    __slots__ = ("guardrail", "kind", "evaluated", "allowed", "severity", "reason", "duration", "decided", "needs_approval", "error", "shadow")
     GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     EVALUATED_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +157,7 @@ class GuardrailExplanation(_message.Message):
     DECIDED_FIELD_NUMBER: _ClassVar[int]
     NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
     guardrail: str
     kind: str
     evaluated: bool
@@ -167,10 +168,11 @@ class GuardrailExplanation(_message.Message):
     decided: bool
     needs_approval: bool
     error: str
-    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., evaluated: _Optional[bool] = ..., allowed: _Optional[bool] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ..., duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., decided: _Optional[bool] = ..., needs_approval: _Optional[bool] = ..., error: _Optional[str] = ...) -> None: ...
+    shadow: bool
+    def __init__(self, guardrail: _Optional[str] = ..., kind: _Optional[str] = ..., evaluated: _Optional[bool] = ..., allowed: _Optional[bool] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., reason: _Optional[str] = ..., duration: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., decided: _Optional[bool] = ..., needs_approval: _Optional[bool] = ..., error: _Optional[str] = ..., shadow: _Optional[bool] = ...) -> None: ...
 
 class ExplainActionResponse(_message.Message):
-    __slots__ = ("allowed", "reason", "severity", "guardrail", "warnings", "guardrails", "needs_approval")
+    __slots__ = ("allowed", "reason", "severity", "guardrail", "warnings", "guardrails", "needs_approval", "shadow")
     ALLOWED_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     SEVERITY_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +180,7 @@ class ExplainActionResponse(_message.Message):
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     GUARDRAILS_FIELD_NUMBER: _ClassVar[int]
     NEEDS_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_FIELD_NUMBER: _ClassVar[int]
     allowed: bool
     reason: str
     severity: _common_pb2.Severity
@@ -185,7 +188,8 @@ class ExplainActionResponse(_message.Message):
     warnings: _containers.RepeatedCompositeFieldContainer[_supervisor_pb2.GuardrailWarning]
     guardrails: _containers.RepeatedCompositeFieldContainer[GuardrailExplanation]
     needs_approval: bool
-    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., guardrails: _Optional[_Iterable[_Union[GuardrailExplanation, _Mapping]]] = ..., needs_approval: _Optional[bool] = ...) -> None: ...
+    shadow: _supervisor_pb2.ShadowOutcome
+    def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., guardrails: _Optional[_Iterable[_Union[GuardrailExplanation, _Mapping]]] = ..., needs_approval: _Optional[bool] = ..., shadow: _Optional[_Union[_supervisor_pb2.ShadowOutcome, _Mapping]] = ...) -> None: ...
 
 class AddGuardrailRequest(_message.Message):
     __slots__ = ("guardrail", "request_id")
@@ -240,7 +244,7 @@ class ReloadPolicyResponse(_message.Message):
     def __init__(self, guardrail_count: _Optional[int] = ..., source: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsRequest(_message.Message):
-    __slots__ = ("agent_id", "action", "outcome", "guardrail", "start_time", "end_time", "page_size", "page_token")
+    __slots__ = ("agent_id", "action", "outcome", "guardrail", "start_time", "end_time", "page_size", "page_token", "shadow_outcome", "shadow_guardrail")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
@@ -249,6 +253,8 @@ class ListDecisionsRequest(_message.Message):
     END_TIME_FIELD_NUMBER: _ClassVar[int]
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SHADOW_GUARDRAIL_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     action: str
     outcome: str
@@ -257,7 +263,9 @@ class ListDecisionsRequest(_message.Message):
     end_time: _timestamp_pb2.Timestamp
     page_size: int
     page_token: str
-    def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., outcome: _Optional[str] = ..., guardrail: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+    shadow_outcome: str
+    shadow_guardrail: str
+    def __init__(self, agent_id: _Optional[str] = ..., action: _Optional[str] = ..., outcome: _Optional[str] = ..., guardrail: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., shadow_outcome: _Optional[str] = ..., shadow_guardrail: _Optional[str] = ...) -> None: ...
 
 class ListDecisionsResponse(_message.Message):
     __slots__ = ("decisions", "next_page_token")

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/supervisor.proto.
  */
 export const file_outrider_v1_supervisor: GenFile = /*@__PURE__*/
-  fileDesc("ChxvdXRyaWRlci92MS9zdXBlcnZpc29yLnByb3RvEgtvdXRyaWRlci52MSJhCglHdWFyZHJhaWwSDAoEbmFtZRgBIAEoCRIMCgRraW5kGAIgASgJEigKB29wdGlvbnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBnNvdXJjZRgEIAEoCSI1ChBHdWFyZHJhaWxXYXJuaW5nEhEKCWd1YXJkcmFpbBgBIAEoCRIOCgZyZWFzb24YAiABKAkicwoMQXBwcm92YWxWb3RlEhAKCHJldmlld2VyGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCgtkZWNpZGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi1QQKCEFwcHJvdmFsEhMKC2FwcHJvdmFsX2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIoCgdjb250ZXh0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglndWFyZHJhaWwYBSABKAkSEgoKcmVxdWVzdF9pZBgGIAEoCRIQCgh0cmFjZV9pZBgHIAEoCRIOCgZkaWdlc3QYCCABKAkSKQoFc3RhdGUYCSABKA4yGi5vdXRyaWRlci52MS5BcHByb3ZhbFN0YXRlEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZGVjaWRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlY2lkZWRfYnkYDSABKAkSDwoHY29tbWVudBgOIAEoCRIoCgV2b3RlcxgPIAMoCzIZLm91dHJpZGVyLnYxLkFwcHJvdmFsVm90ZRIvCgh3YXJuaW5ncxgQIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmcSLwoOZWRpdGVkX2NvbnRleHQYESABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjAKDGNvbnN1bWVfdGltZRgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi6gIKCERlY2lzaW9uEhMKC2RlY2lzaW9uX2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIWCg5jb250ZXh0X2RpZ2VzdBgEIAEoCRIPCgdhbGxvd2VkGAUgASgIEg4KBnJlYXNvbhgGIAEoCRInCghzZXZlcml0eRgHIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5EhEKCWd1YXJkcmFpbBgIIAEoCRIvCgh3YXJuaW5ncxgJIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmcSKgoHbGF0ZW5jeRgKIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIvCgtjcmVhdGVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgMIAEoCRIQCgh0cmFjZV9pZBgNIAEoCSq/AQoNQXBwcm92YWxTdGF0ZRIeChpBUFBST1ZBTF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFkFQUFJPVkFMX1NUQVRFX1BFTkRJTkcQARIbChdBUFBST1ZBTF9TVEFURV9BUFBST1ZFRBACEhsKF0FQUFJPVkFMX1NUQVRFX1JFSkVDVEVEEAMSGgoWQVBQUk9WQUxfU1RBVEVfRVhQSVJFRBAEEhwKGEFQUFJPVkFMX1NUQVRFX0NBTkNFTExFRBAFQmgKD2Rldi5vdXRyaWRlci52MUIPU3VwZXJ2aXNvclByb3RvUAFaQmdpdGh1Yi5jb20vb3V0cmlkZXItZGV2L291dHJpZGVyL2NsaWVudHMvZ28vb3V0cmlkZXIvdjE7b3V0cmlkZXJ2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common]);
+  fileDesc("ChxvdXRyaWRlci92MS9zdXBlcnZpc29yLnByb3RvEgtvdXRyaWRlci52MSJhCglHdWFyZHJhaWwSDAoEbmFtZRgBIAEoCRIMCgRraW5kGAIgASgJEigKB29wdGlvbnMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg4KBnNvdXJjZRgEIAEoCSI1ChBHdWFyZHJhaWxXYXJuaW5nEhEKCWd1YXJkcmFpbBgBIAEoCRIOCgZyZWFzb24YAiABKAkicwoMQXBwcm92YWxWb3RlEhAKCHJldmlld2VyGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCgtkZWNpZGVfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi1QQKCEFwcHJvdmFsEhMKC2FwcHJvdmFsX2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIoCgdjb250ZXh0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIRCglndWFyZHJhaWwYBSABKAkSEgoKcmVxdWVzdF9pZBgGIAEoCRIQCgh0cmFjZV9pZBgHIAEoCRIOCgZkaWdlc3QYCCABKAkSKQoFc3RhdGUYCSABKA4yGi5vdXRyaWRlci52MS5BcHByb3ZhbFN0YXRlEi8KC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtleHBpcmVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZGVjaWRlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlY2lkZWRfYnkYDSABKAkSDwoHY29tbWVudBgOIAEoCRIoCgV2b3RlcxgPIAMoCzIZLm91dHJpZGVyLnYxLkFwcHJvdmFsVm90ZRIvCgh3YXJuaW5ncxgQIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmcSLwoOZWRpdGVkX2NvbnRleHQYESABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjAKDGNvbnN1bWVfdGltZRgSIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilgMKCERlY2lzaW9uEhMKC2RlY2lzaW9uX2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEg4KBmFjdGlvbhgDIAEoCRIWCg5jb250ZXh0X2RpZ2VzdBgEIAEoCRIPCgdhbGxvd2VkGAUgASgIEg4KBnJlYXNvbhgGIAEoCRInCghzZXZlcml0eRgHIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5EhEKCWd1YXJkcmFpbBgIIAEoCRIvCgh3YXJuaW5ncxgJIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmcSKgoHbGF0ZW5jeRgKIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIvCgtjcmVhdGVfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKcmVxdWVzdF9pZBgMIAEoCRIQCgh0cmFjZV9pZBgNIAEoCRIqCgZzaGFkb3cYDiABKAsyGi5vdXRyaWRlci52MS5TaGFkb3dPdXRjb21lIoQBCg1TaGFkb3dPdXRjb21lEhEKCWd1YXJkcmFpbBgBIAEoCRIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIWCg5uZWVkc19hcHByb3ZhbBgEIAEoCBIPCgdzdW1tYXJ5GAUgASgJKr8BCg1BcHByb3ZhbFN0YXRlEh4KGkFQUFJPVkFMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWQVBQUk9WQUxfU1RBVEVfUEVORElORxABEhsKF0FQUFJPVkFMX1NUQVRFX0FQUFJPVkVEEAISGwoXQVBQUk9WQUxfU1RBVEVfUkVKRUNURUQQAxIaChZBUFBST1ZBTF9TVEFURV9FWFBJUkVEEAQSHAoYQVBQUk9WQUxfU1RBVEVfQ0FOQ0VMTEVEEAVCaAoPZGV2Lm91dHJpZGVyLnYxQg9TdXBlcnZpc29yUHJvdG9QAVpCZ2l0aHViLmNvbS9vdXRyaWRlci1kZXYvb3V0cmlkZXIvY2xpZW50cy9nby9vdXRyaWRlci92MTtvdXRyaWRlcnYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common]);
 
 /**
  * One guardrail of the chain. `options` holds the kind's options as plain keys,
@@ -306,6 +306,15 @@ export type Decision = Message<"outrider.v1.Decision"> & {
    * @generated from field: string trace_id = 13;
    */
   traceId: string;
+
+  /**
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   *
+   * @generated from field: outrider.v1.ShadowOutcome shadow = 14;
+   */
+  shadow?: ShadowOutcome | undefined;
 };
 
 /**
@@ -314,6 +323,59 @@ export type Decision = Message<"outrider.v1.Decision"> & {
  */
 export const DecisionSchema: GenMessage<Decision> = /*@__PURE__*/
   messageDesc(file_outrider_v1_supervisor, 4);
+
+/**
+ * What a guardrail in shadow mode (`mode: shadow`, or the policy's
+ * `chain.mode: shadow`) would have answered: evaluated and recorded, never
+ * enforced. Only the first shadow guardrail that would have blocked before
+ * any enforcing guardrail did is reported.
+ *
+ * @generated from message outrider.v1.ShadowOutcome
+ */
+export type ShadowOutcome = Message<"outrider.v1.ShadowOutcome"> & {
+  /**
+   * The shadow guardrail that would have decided.
+   *
+   * @generated from field: string guardrail = 1;
+   */
+  guardrail: string;
+
+  /**
+   * Its reason (for a hitl guardrail: "Would ask a human: ...").
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * SEVERITY_BLOCK: a shadow outcome is always a block or a human's approval.
+   *
+   * @generated from field: outrider.v1.Severity severity = 3;
+   */
+  severity: Severity;
+
+  /**
+   * A shadow hitl guardrail matched: it would have asked a human (no
+   * approval request is created in shadow mode).
+   *
+   * @generated from field: bool needs_approval = 4;
+   */
+  needsApproval: boolean;
+
+  /**
+   * "would have blocked by X: reason" or "would have asked a human (X)".
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+};
+
+/**
+ * Describes the message outrider.v1.ShadowOutcome.
+ * Use `create(ShadowOutcomeSchema)` to create a new message.
+ */
+export const ShadowOutcomeSchema: GenMessage<ShadowOutcome> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor, 5);
 
 /**
  * State of a human approval request.

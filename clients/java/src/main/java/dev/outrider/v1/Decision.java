@@ -505,6 +505,50 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SHADOW_FIELD_NUMBER = 14;
+  private dev.outrider.v1.ShadowOutcome shadow_;
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   * @return Whether the shadow field is set.
+   */
+  @java.lang.Override
+  public boolean hasShadow() {
+    return ((bitField0_ & 0x00000004) != 0);
+  }
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  @java.lang.Override
+  public dev.outrider.v1.ShadowOutcome getShadow() {
+    return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+  }
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   */
+  @java.lang.Override
+  public dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder() {
+    return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -558,6 +602,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(traceId_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 13, traceId_);
     }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      output.writeMessage(14, getShadow());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -610,6 +657,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(traceId_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(13, traceId_);
+    }
+    if (((bitField0_ & 0x00000004) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(14, getShadow());
     }
     return size;
   }
@@ -666,6 +717,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getRequestId())) return false;
     if (!getTraceId()
         .equals(other.getTraceId())) return false;
+    if (hasShadow() != other.hasShadow()) return false;
+    if (hasShadow()) {
+      if (!getShadow()
+          .equals(other.getShadow())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -710,6 +766,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getRequestId().hashCode();
     hash = (37 * hash) + TRACE_ID_FIELD_NUMBER;
     hash = (53 * hash) + getTraceId().hashCode();
+    if (hasShadow()) {
+      hash = (37 * hash) + SHADOW_FIELD_NUMBER;
+      hash = (53 * hash) + getShadow().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -847,6 +907,7 @@ private static final long serialVersionUID = 0L;
         internalGetWarningsFieldBuilder();
         internalGetLatencyFieldBuilder();
         internalGetCreateTimeFieldBuilder();
+        internalGetShadowFieldBuilder();
       }
     }
     @java.lang.Override
@@ -880,6 +941,11 @@ private static final long serialVersionUID = 0L;
       }
       requestId_ = "";
       traceId_ = "";
+      shadow_ = null;
+      if (shadowBuilder_ != null) {
+        shadowBuilder_.dispose();
+        shadowBuilder_ = null;
+      }
       return this;
     }
 
@@ -968,6 +1034,12 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00001000) != 0)) {
         result.traceId_ = traceId_;
+      }
+      if (((from_bitField0_ & 0x00002000) != 0)) {
+        result.shadow_ = shadowBuilder_ == null
+            ? shadow_
+            : shadowBuilder_.build();
+        to_bitField0_ |= 0x00000004;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -1061,6 +1133,9 @@ private static final long serialVersionUID = 0L;
         traceId_ = other.traceId_;
         bitField0_ |= 0x00001000;
         onChanged();
+      }
+      if (other.hasShadow()) {
+        mergeShadow(other.getShadow());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -1165,6 +1240,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00001000;
               break;
             } // case 106
+            case 114: {
+              input.readMessage(
+                  internalGetShadowFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00002000;
+              break;
+            } // case 114
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2342,6 +2424,181 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00001000;
       onChanged();
       return this;
+    }
+
+    private dev.outrider.v1.ShadowOutcome shadow_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder> shadowBuilder_;
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     * @return Whether the shadow field is set.
+     */
+    public boolean hasShadow() {
+      return ((bitField0_ & 0x00002000) != 0);
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     * @return The shadow.
+     */
+    public dev.outrider.v1.ShadowOutcome getShadow() {
+      if (shadowBuilder_ == null) {
+        return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+      } else {
+        return shadowBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public Builder setShadow(dev.outrider.v1.ShadowOutcome value) {
+      if (shadowBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        shadow_ = value;
+      } else {
+        shadowBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public Builder setShadow(
+        dev.outrider.v1.ShadowOutcome.Builder builderForValue) {
+      if (shadowBuilder_ == null) {
+        shadow_ = builderForValue.build();
+      } else {
+        shadowBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public Builder mergeShadow(dev.outrider.v1.ShadowOutcome value) {
+      if (shadowBuilder_ == null) {
+        if (((bitField0_ & 0x00002000) != 0) &&
+          shadow_ != null &&
+          shadow_ != dev.outrider.v1.ShadowOutcome.getDefaultInstance()) {
+          getShadowBuilder().mergeFrom(value);
+        } else {
+          shadow_ = value;
+        }
+      } else {
+        shadowBuilder_.mergeFrom(value);
+      }
+      if (shadow_ != null) {
+        bitField0_ |= 0x00002000;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public Builder clearShadow() {
+      bitField0_ = (bitField0_ & ~0x00002000);
+      shadow_ = null;
+      if (shadowBuilder_ != null) {
+        shadowBuilder_.dispose();
+        shadowBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public dev.outrider.v1.ShadowOutcome.Builder getShadowBuilder() {
+      bitField0_ |= 0x00002000;
+      onChanged();
+      return internalGetShadowFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    public dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder() {
+      if (shadowBuilder_ != null) {
+        return shadowBuilder_.getMessageOrBuilder();
+      } else {
+        return shadow_ == null ?
+            dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+      }
+    }
+    /**
+     * <pre>
+     * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+     * been enforced ("would have blocked by X: reason"), when it differs from
+     * the answer given. Unset when no shadow guardrail would have changed it.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder> 
+        internalGetShadowFieldBuilder() {
+      if (shadowBuilder_ == null) {
+        shadowBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder>(
+                getShadow(),
+                getParentForChildren(),
+                isClean());
+        shadow_ = null;
+      }
+      return shadowBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.Decision)

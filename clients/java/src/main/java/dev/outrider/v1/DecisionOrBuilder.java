@@ -184,4 +184,37 @@ public interface DecisionOrBuilder extends
    */
   com.google.protobuf.ByteString
       getTraceIdBytes();
+
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   * @return Whether the shadow field is set.
+   */
+  boolean hasShadow();
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  dev.outrider.v1.ShadowOutcome getShadow();
+  /**
+   * <pre>
+   * Shadow mode: what a guardrail in `mode: shadow` would have answered had it
+   * been enforced ("would have blocked by X: reason"), when it differs from
+   * the answer given. Unset when no shadow guardrail would have changed it.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 14 [json_name = "shadow"];</code>
+   */
+  dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder();
 }

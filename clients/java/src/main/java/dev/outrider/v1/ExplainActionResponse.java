@@ -53,6 +53,7 @@ private static final long serialVersionUID = 0L;
             dev.outrider.v1.ExplainActionResponse.class, dev.outrider.v1.ExplainActionResponse.Builder.class);
   }
 
+  private int bitField0_;
   public static final int ALLOWED_FIELD_NUMBER = 1;
   private boolean allowed_ = false;
   /**
@@ -281,6 +282,50 @@ private static final long serialVersionUID = 0L;
     return needsApproval_;
   }
 
+  public static final int SHADOW_FIELD_NUMBER = 8;
+  private dev.outrider.v1.ShadowOutcome shadow_;
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   * @return Whether the shadow field is set.
+   */
+  @java.lang.Override
+  public boolean hasShadow() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  @java.lang.Override
+  public dev.outrider.v1.ShadowOutcome getShadow() {
+    return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+  }
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   */
+  @java.lang.Override
+  public dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder() {
+    return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -315,6 +360,9 @@ private static final long serialVersionUID = 0L;
     }
     if (needsApproval_ != false) {
       output.writeBool(7, needsApproval_);
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(8, getShadow());
     }
     getUnknownFields().writeTo(output);
   }
@@ -356,6 +404,10 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(7, needsApproval_);
     }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getShadow());
+    }
     return size;
   }
   @java.lang.Override
@@ -393,6 +445,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getGuardrailsList())) return false;
     if (getNeedsApproval()
         != other.getNeedsApproval()) return false;
+    if (hasShadow() != other.hasShadow()) return false;
+    if (hasShadow()) {
+      if (!getShadow()
+          .equals(other.getShadow())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -424,6 +481,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + NEEDS_APPROVAL_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getNeedsApproval());
+    if (hasShadow()) {
+      hash = (37 * hash) + SHADOW_FIELD_NUMBER;
+      hash = (53 * hash) + getShadow().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -543,13 +604,21 @@ private static final long serialVersionUID = 0L;
 
     // Construct using dev.outrider.v1.ExplainActionResponse.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetWarningsFieldBuilder();
+        internalGetGuardrailsFieldBuilder();
+        internalGetShadowFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -574,6 +643,11 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000020);
       needsApproval_ = false;
+      shadow_ = null;
+      if (shadowBuilder_ != null) {
+        shadowBuilder_.dispose();
+        shadowBuilder_ = null;
+      }
       return this;
     }
 
@@ -644,6 +718,14 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.needsApproval_ = needsApproval_;
       }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.shadow_ = shadowBuilder_ == null
+            ? shadow_
+            : shadowBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -729,6 +811,9 @@ private static final long serialVersionUID = 0L;
       if (other.getNeedsApproval() != false) {
         setNeedsApproval(other.getNeedsApproval());
       }
+      if (other.hasShadow()) {
+        mergeShadow(other.getShadow());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -806,6 +891,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 66: {
+              input.readMessage(
+                  internalGetShadowFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1657,6 +1749,181 @@ private static final long serialVersionUID = 0L;
       needsApproval_ = false;
       onChanged();
       return this;
+    }
+
+    private dev.outrider.v1.ShadowOutcome shadow_;
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder> shadowBuilder_;
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     * @return Whether the shadow field is set.
+     */
+    public boolean hasShadow() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     * @return The shadow.
+     */
+    public dev.outrider.v1.ShadowOutcome getShadow() {
+      if (shadowBuilder_ == null) {
+        return shadow_ == null ? dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+      } else {
+        return shadowBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public Builder setShadow(dev.outrider.v1.ShadowOutcome value) {
+      if (shadowBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        shadow_ = value;
+      } else {
+        shadowBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public Builder setShadow(
+        dev.outrider.v1.ShadowOutcome.Builder builderForValue) {
+      if (shadowBuilder_ == null) {
+        shadow_ = builderForValue.build();
+      } else {
+        shadowBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public Builder mergeShadow(dev.outrider.v1.ShadowOutcome value) {
+      if (shadowBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          shadow_ != null &&
+          shadow_ != dev.outrider.v1.ShadowOutcome.getDefaultInstance()) {
+          getShadowBuilder().mergeFrom(value);
+        } else {
+          shadow_ = value;
+        }
+      } else {
+        shadowBuilder_.mergeFrom(value);
+      }
+      if (shadow_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public Builder clearShadow() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      shadow_ = null;
+      if (shadowBuilder_ != null) {
+        shadowBuilder_.dispose();
+        shadowBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public dev.outrider.v1.ShadowOutcome.Builder getShadowBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetShadowFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    public dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder() {
+      if (shadowBuilder_ != null) {
+        return shadowBuilder_.getMessageOrBuilder();
+      } else {
+        return shadow_ == null ?
+            dev.outrider.v1.ShadowOutcome.getDefaultInstance() : shadow_;
+      }
+    }
+    /**
+     * <pre>
+     * What a shadow guardrail would have answered had it been enforced, as the
+     * decision log would record it (Decision.shadow); unset when none would
+     * have changed the answer.
+     * </pre>
+     *
+     * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder> 
+        internalGetShadowFieldBuilder() {
+      if (shadowBuilder_ == null) {
+        shadowBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            dev.outrider.v1.ShadowOutcome, dev.outrider.v1.ShadowOutcome.Builder, dev.outrider.v1.ShadowOutcomeOrBuilder>(
+                getShadow(),
+                getParentForChildren(),
+                isClean());
+        shadow_ = null;
+      }
+      return shadowBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:outrider.v1.ExplainActionResponse)

@@ -132,4 +132,37 @@ public interface ExplainActionResponseOrBuilder extends
    * @return The needsApproval.
    */
   boolean getNeedsApproval();
+
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   * @return Whether the shadow field is set.
+   */
+  boolean hasShadow();
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  dev.outrider.v1.ShadowOutcome getShadow();
+  /**
+   * <pre>
+   * What a shadow guardrail would have answered had it been enforced, as the
+   * decision log would record it (Decision.shadow); unset when none would
+   * have changed the answer.
+   * </pre>
+   *
+   * <code>.outrider.v1.ShadowOutcome shadow = 8 [json_name = "shadow"];</code>
+   */
+  dev.outrider.v1.ShadowOutcomeOrBuilder getShadowOrBuilder();
 }

@@ -344,6 +344,22 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SHADOW_FIELD_NUMBER = 11;
+  private boolean shadow_ = false;
+  /**
+   * <pre>
+   * The guardrail is in shadow mode: its verdict is reported and may become
+   * the response's `shadow` outcome, but it never decides (`decided` is false).
+   * </pre>
+   *
+   * <code>bool shadow = 11 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  @java.lang.Override
+  public boolean getShadow() {
+    return shadow_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -388,6 +404,9 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(error_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 10, error_);
     }
+    if (shadow_ != false) {
+      output.writeBool(11, shadow_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -427,6 +446,10 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(error_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(10, error_);
+    }
+    if (shadow_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(11, shadow_);
     }
     return size;
   }
@@ -474,6 +497,8 @@ private static final long serialVersionUID = 0L;
         != other.getNeedsApproval()) return false;
     if (!getError()
         .equals(other.getError())) return false;
+    if (getShadow()
+        != other.getShadow()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -511,6 +536,9 @@ private static final long serialVersionUID = 0L;
         getNeedsApproval());
     hash = (37 * hash) + ERROR_FIELD_NUMBER;
     hash = (53 * hash) + getError().hashCode();
+    hash = (37 * hash) + SHADOW_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getShadow());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -666,6 +694,7 @@ private static final long serialVersionUID = 0L;
       decided_ = false;
       needsApproval_ = false;
       error_ = "";
+      shadow_ = false;
       return this;
     }
 
@@ -733,6 +762,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000200) != 0)) {
         result.error_ = error_;
       }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.shadow_ = shadow_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -785,6 +817,9 @@ private static final long serialVersionUID = 0L;
         error_ = other.error_;
         bitField0_ |= 0x00000200;
         onChanged();
+      }
+      if (other.getShadow() != false) {
+        setShadow(other.getShadow());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -864,6 +899,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000200;
               break;
             } // case 82
+            case 88: {
+              shadow_ = input.readBool();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 88
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1584,6 +1624,53 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       error_ = value;
       bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+
+    private boolean shadow_ ;
+    /**
+     * <pre>
+     * The guardrail is in shadow mode: its verdict is reported and may become
+     * the response's `shadow` outcome, but it never decides (`decided` is false).
+     * </pre>
+     *
+     * <code>bool shadow = 11 [json_name = "shadow"];</code>
+     * @return The shadow.
+     */
+    @java.lang.Override
+    public boolean getShadow() {
+      return shadow_;
+    }
+    /**
+     * <pre>
+     * The guardrail is in shadow mode: its verdict is reported and may become
+     * the response's `shadow` outcome, but it never decides (`decided` is false).
+     * </pre>
+     *
+     * <code>bool shadow = 11 [json_name = "shadow"];</code>
+     * @param value The shadow to set.
+     * @return This builder for chaining.
+     */
+    public Builder setShadow(boolean value) {
+
+      shadow_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The guardrail is in shadow mode: its verdict is reported and may become
+     * the response's `shadow` outcome, but it never decides (`decided` is false).
+     * </pre>
+     *
+     * <code>bool shadow = 11 [json_name = "shadow"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearShadow() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      shadow_ = false;
       onChanged();
       return this;
     }

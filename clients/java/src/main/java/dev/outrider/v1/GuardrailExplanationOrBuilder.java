@@ -149,4 +149,15 @@ public interface GuardrailExplanationOrBuilder extends
    */
   com.google.protobuf.ByteString
       getErrorBytes();
+
+  /**
+   * <pre>
+   * The guardrail is in shadow mode: its verdict is reported and may become
+   * the response's `shadow` outcome, but it never decides (`decided` is false).
+   * </pre>
+   *
+   * <code>bool shadow = 11 [json_name = "shadow"];</code>
+   * @return The shadow.
+   */
+  boolean getShadow();
 }

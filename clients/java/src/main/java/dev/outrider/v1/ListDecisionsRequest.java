@@ -33,6 +33,8 @@ private static final long serialVersionUID = 0L;
     outcome_ = "";
     guardrail_ = "";
     pageToken_ = "";
+    shadowOutcome_ = "";
+    shadowGuardrail_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -320,6 +322,108 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int SHADOW_OUTCOME_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object shadowOutcome_ = "";
+  /**
+   * <pre>
+   * Shadow mode: "blocked" for decisions a shadow guardrail would have
+   * blocked (asking a human included), "would_ask" for those where a shadow
+   * hitl guardrail would have asked a human, "none" for decisions with no
+   * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+   * (field shadow_outcome).
+   * </pre>
+   *
+   * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+   * @return The shadowOutcome.
+   */
+  @java.lang.Override
+  public java.lang.String getShadowOutcome() {
+    java.lang.Object ref = shadowOutcome_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      shadowOutcome_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Shadow mode: "blocked" for decisions a shadow guardrail would have
+   * blocked (asking a human included), "would_ask" for those where a shadow
+   * hitl guardrail would have asked a human, "none" for decisions with no
+   * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+   * (field shadow_outcome).
+   * </pre>
+   *
+   * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+   * @return The bytes for shadowOutcome.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getShadowOutcomeBytes() {
+    java.lang.Object ref = shadowOutcome_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      shadowOutcome_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int SHADOW_GUARDRAIL_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object shadowGuardrail_ = "";
+  /**
+   * <pre>
+   * Only decisions whose shadow outcome is this shadow guardrail's.
+   * </pre>
+   *
+   * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+   * @return The shadowGuardrail.
+   */
+  @java.lang.Override
+  public java.lang.String getShadowGuardrail() {
+    java.lang.Object ref = shadowGuardrail_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      shadowGuardrail_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * Only decisions whose shadow outcome is this shadow guardrail's.
+   * </pre>
+   *
+   * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+   * @return The bytes for shadowGuardrail.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getShadowGuardrailBytes() {
+    java.lang.Object ref = shadowGuardrail_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      shadowGuardrail_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -358,6 +462,12 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(pageToken_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 8, pageToken_);
     }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(shadowOutcome_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 9, shadowOutcome_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(shadowGuardrail_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 10, shadowGuardrail_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -388,6 +498,12 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(pageToken_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(8, pageToken_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(shadowOutcome_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(9, shadowOutcome_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(shadowGuardrail_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(10, shadowGuardrail_);
     }
     return size;
   }
@@ -435,6 +551,10 @@ private static final long serialVersionUID = 0L;
         != other.getPageSize()) return false;
     if (!getPageToken()
         .equals(other.getPageToken())) return false;
+    if (!getShadowOutcome()
+        .equals(other.getShadowOutcome())) return false;
+    if (!getShadowGuardrail()
+        .equals(other.getShadowGuardrail())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -466,6 +586,10 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getPageSize();
     hash = (37 * hash) + PAGE_TOKEN_FIELD_NUMBER;
     hash = (53 * hash) + getPageToken().hashCode();
+    hash = (37 * hash) + SHADOW_OUTCOME_FIELD_NUMBER;
+    hash = (53 * hash) + getShadowOutcome().hashCode();
+    hash = (37 * hash) + SHADOW_GUARDRAIL_FIELD_NUMBER;
+    hash = (53 * hash) + getShadowGuardrail().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -620,6 +744,8 @@ private static final long serialVersionUID = 0L;
       }
       pageSize_ = 0;
       pageToken_ = "";
+      shadowOutcome_ = "";
+      shadowGuardrail_ = "";
       return this;
     }
 
@@ -684,6 +810,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.pageToken_ = pageToken_;
       }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.shadowOutcome_ = shadowOutcome_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.shadowGuardrail_ = shadowGuardrail_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -731,6 +863,16 @@ private static final long serialVersionUID = 0L;
       if (!other.getPageToken().isEmpty()) {
         pageToken_ = other.pageToken_;
         bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      if (!other.getShadowOutcome().isEmpty()) {
+        shadowOutcome_ = other.shadowOutcome_;
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      if (!other.getShadowGuardrail().isEmpty()) {
+        shadowGuardrail_ = other.shadowGuardrail_;
+        bitField0_ |= 0x00000200;
         onChanged();
       }
       this.mergeUnknownFields(other.getUnknownFields());
@@ -803,6 +945,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 66
+            case 74: {
+              shadowOutcome_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              shadowGuardrail_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1470,6 +1622,210 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       pageToken_ = value;
       bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object shadowOutcome_ = "";
+    /**
+     * <pre>
+     * Shadow mode: "blocked" for decisions a shadow guardrail would have
+     * blocked (asking a human included), "would_ask" for those where a shadow
+     * hitl guardrail would have asked a human, "none" for decisions with no
+     * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+     * (field shadow_outcome).
+     * </pre>
+     *
+     * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+     * @return The shadowOutcome.
+     */
+    public java.lang.String getShadowOutcome() {
+      java.lang.Object ref = shadowOutcome_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        shadowOutcome_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Shadow mode: "blocked" for decisions a shadow guardrail would have
+     * blocked (asking a human included), "would_ask" for those where a shadow
+     * hitl guardrail would have asked a human, "none" for decisions with no
+     * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+     * (field shadow_outcome).
+     * </pre>
+     *
+     * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+     * @return The bytes for shadowOutcome.
+     */
+    public com.google.protobuf.ByteString
+        getShadowOutcomeBytes() {
+      java.lang.Object ref = shadowOutcome_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        shadowOutcome_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Shadow mode: "blocked" for decisions a shadow guardrail would have
+     * blocked (asking a human included), "would_ask" for those where a shadow
+     * hitl guardrail would have asked a human, "none" for decisions with no
+     * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+     * (field shadow_outcome).
+     * </pre>
+     *
+     * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+     * @param value The shadowOutcome to set.
+     * @return This builder for chaining.
+     */
+    public Builder setShadowOutcome(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      shadowOutcome_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: "blocked" for decisions a shadow guardrail would have
+     * blocked (asking a human included), "would_ask" for those where a shadow
+     * hitl guardrail would have asked a human, "none" for decisions with no
+     * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+     * (field shadow_outcome).
+     * </pre>
+     *
+     * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearShadowOutcome() {
+      shadowOutcome_ = getDefaultInstance().getShadowOutcome();
+      bitField0_ = (bitField0_ & ~0x00000100);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Shadow mode: "blocked" for decisions a shadow guardrail would have
+     * blocked (asking a human included), "would_ask" for those where a shadow
+     * hitl guardrail would have asked a human, "none" for decisions with no
+     * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+     * (field shadow_outcome).
+     * </pre>
+     *
+     * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+     * @param value The bytes for shadowOutcome to set.
+     * @return This builder for chaining.
+     */
+    public Builder setShadowOutcomeBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      shadowOutcome_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object shadowGuardrail_ = "";
+    /**
+     * <pre>
+     * Only decisions whose shadow outcome is this shadow guardrail's.
+     * </pre>
+     *
+     * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+     * @return The shadowGuardrail.
+     */
+    public java.lang.String getShadowGuardrail() {
+      java.lang.Object ref = shadowGuardrail_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        shadowGuardrail_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Only decisions whose shadow outcome is this shadow guardrail's.
+     * </pre>
+     *
+     * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+     * @return The bytes for shadowGuardrail.
+     */
+    public com.google.protobuf.ByteString
+        getShadowGuardrailBytes() {
+      java.lang.Object ref = shadowGuardrail_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        shadowGuardrail_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * Only decisions whose shadow outcome is this shadow guardrail's.
+     * </pre>
+     *
+     * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+     * @param value The shadowGuardrail to set.
+     * @return This builder for chaining.
+     */
+    public Builder setShadowGuardrail(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      shadowGuardrail_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only decisions whose shadow outcome is this shadow guardrail's.
+     * </pre>
+     *
+     * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearShadowGuardrail() {
+      shadowGuardrail_ = getDefaultInstance().getShadowGuardrail();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Only decisions whose shadow outcome is this shadow guardrail's.
+     * </pre>
+     *
+     * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+     * @param value The bytes for shadowGuardrail to set.
+     * @return This builder for chaining.
+     */
+    public Builder setShadowGuardrailBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      shadowGuardrail_ = value;
+      bitField0_ |= 0x00000200;
       onChanged();
       return this;
     }

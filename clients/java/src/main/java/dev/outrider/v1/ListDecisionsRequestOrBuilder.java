@@ -113,4 +113,52 @@ public interface ListDecisionsRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getPageTokenBytes();
+
+  /**
+   * <pre>
+   * Shadow mode: "blocked" for decisions a shadow guardrail would have
+   * blocked (asking a human included), "would_ask" for those where a shadow
+   * hitl guardrail would have asked a human, "none" for decisions with no
+   * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+   * (field shadow_outcome).
+   * </pre>
+   *
+   * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+   * @return The shadowOutcome.
+   */
+  java.lang.String getShadowOutcome();
+  /**
+   * <pre>
+   * Shadow mode: "blocked" for decisions a shadow guardrail would have
+   * blocked (asking a human included), "would_ask" for those where a shadow
+   * hitl guardrail would have asked a human, "none" for decisions with no
+   * shadow outcome; empty for all. Any other value: INVALID_ARGUMENT
+   * (field shadow_outcome).
+   * </pre>
+   *
+   * <code>string shadow_outcome = 9 [json_name = "shadowOutcome"];</code>
+   * @return The bytes for shadowOutcome.
+   */
+  com.google.protobuf.ByteString
+      getShadowOutcomeBytes();
+
+  /**
+   * <pre>
+   * Only decisions whose shadow outcome is this shadow guardrail's.
+   * </pre>
+   *
+   * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+   * @return The shadowGuardrail.
+   */
+  java.lang.String getShadowGuardrail();
+  /**
+   * <pre>
+   * Only decisions whose shadow outcome is this shadow guardrail's.
+   * </pre>
+   *
+   * <code>string shadow_guardrail = 10 [json_name = "shadowGuardrail"];</code>
+   * @return The bytes for shadowGuardrail.
+   */
+  com.google.protobuf.ByteString
+      getShadowGuardrailBytes();
 }

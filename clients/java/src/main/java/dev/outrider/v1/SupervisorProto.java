@@ -51,6 +51,11 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_Decision_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_ShadowOutcome_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_ShadowOutcome_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -92,7 +97,7 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
       "drailWarningR\010warnings\022>\n\016edited_context" +
       "\030\021 \001(\0132\027.google.protobuf.StructR\reditedC" +
       "ontext\022=\n\014consume_time\030\022 \001(\0132\032.google.pr" +
-      "otobuf.TimestampR\013consumeTime\"\357\003\n\010Decisi" +
+      "otobuf.TimestampR\013consumeTime\"\243\004\n\010Decisi" +
       "on\022\037\n\013decision_id\030\001 \001(\tR\ndecisionId\022\031\n\010a" +
       "gent_id\030\002 \001(\tR\007agentId\022\026\n\006action\030\003 \001(\tR\006" +
       "action\022%\n\016context_digest\030\004 \001(\tR\rcontextD" +
@@ -105,7 +110,13 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
       "\007latency\022;\n\013create_time\030\013 \001(\0132\032.google.p" +
       "rotobuf.TimestampR\ncreateTime\022\035\n\nrequest" +
       "_id\030\014 \001(\tR\trequestId\022\031\n\010trace_id\030\r \001(\tR\007" +
-      "traceId*\277\001\n\rApprovalState\022\036\n\032APPROVAL_ST" +
+      "traceId\0222\n\006shadow\030\016 \001(\0132\032.outrider.v1.Sh" +
+      "adowOutcomeR\006shadow\"\271\001\n\rShadowOutcome\022\034\n" +
+      "\tguardrail\030\001 \001(\tR\tguardrail\022\026\n\006reason\030\002 " +
+      "\001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025.outrider" +
+      ".v1.SeverityR\010severity\022%\n\016needs_approval" +
+      "\030\004 \001(\010R\rneedsApproval\022\030\n\007summary\030\005 \001(\tR\007" +
+      "summary*\277\001\n\rApprovalState\022\036\n\032APPROVAL_ST" +
       "ATE_UNSPECIFIED\020\000\022\032\n\026APPROVAL_STATE_PEND" +
       "ING\020\001\022\033\n\027APPROVAL_STATE_APPROVED\020\002\022\033\n\027AP" +
       "PROVAL_STATE_REJECTED\020\003\022\032\n\026APPROVAL_STAT" +
@@ -151,7 +162,13 @@ public final class SupervisorProto extends com.google.protobuf.GeneratedFile {
     internal_static_outrider_v1_Decision_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_Decision_descriptor,
-        new java.lang.String[] { "DecisionId", "AgentId", "Action", "ContextDigest", "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Latency", "CreateTime", "RequestId", "TraceId", });
+        new java.lang.String[] { "DecisionId", "AgentId", "Action", "ContextDigest", "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Latency", "CreateTime", "RequestId", "TraceId", "Shadow", });
+    internal_static_outrider_v1_ShadowOutcome_descriptor =
+      getDescriptor().getMessageType(5);
+    internal_static_outrider_v1_ShadowOutcome_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_ShadowOutcome_descriptor,
+        new java.lang.String[] { "Guardrail", "Reason", "Severity", "NeedsApproval", "Summary", });
     descriptor.resolveAllFeaturesImmutable();
     com.google.protobuf.DurationProto.getDescriptor();
     com.google.protobuf.StructProto.getDescriptor();

@@ -276,7 +276,7 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       "context\030\004 \003(\01324.outrider.v1.ExplainActio" +
       "nRequest.BinaryContextEntryR\rbinaryConte" +
       "xt\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003k" +
-      "ey\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\331\002\n\024Guardra" +
+      "ey\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\361\002\n\024Guardra" +
       "ilExplanation\022\034\n\tguardrail\030\001 \001(\tR\tguardr" +
       "ail\022\022\n\004kind\030\002 \001(\tR\004kind\022\034\n\tevaluated\030\003 \001" +
       "(\010R\tevaluated\022\030\n\007allowed\030\004 \001(\010R\007allowed\022" +
@@ -285,124 +285,128 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       "ration\030\007 \001(\0132\031.google.protobuf.DurationR" +
       "\010duration\022\030\n\007decided\030\010 \001(\010R\007decided\022%\n\016n" +
       "eeds_approval\030\t \001(\010R\rneedsApproval\022\024\n\005er" +
-      "ror\030\n \001(\tR\005error\"\277\002\n\025ExplainActionRespon" +
-      "se\022\030\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006reason\030\002" +
-      " \001(\tR\006reason\0221\n\010severity\030\003 \001(\0162\025.outride" +
-      "r.v1.SeverityR\010severity\022\034\n\tguardrail\030\004 \001" +
-      "(\tR\tguardrail\0229\n\010warnings\030\005 \003(\0132\035.outrid" +
-      "er.v1.GuardrailWarningR\010warnings\022A\n\nguar" +
-      "drails\030\006 \003(\0132!.outrider.v1.GuardrailExpl" +
-      "anationR\nguardrails\022%\n\016needs_approval\030\007 " +
-      "\001(\010R\rneedsApproval\"j\n\023AddGuardrailReques" +
-      "t\0224\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guard" +
-      "railR\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\treq" +
-      "uestId\"h\n\024AddGuardrailResponse\0224\n\tguardr" +
-      "ail\030\001 \001(\0132\026.outrider.v1.GuardrailR\tguard" +
-      "rail\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026Remo" +
-      "veGuardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035" +
-      "\n\nrequest_id\030\002 \001(\tR\trequestId\">\n\027RemoveG" +
-      "uardrailResponse\022#\n\rremoved_count\030\001 \001(\005R" +
-      "\014removedCount\"\027\n\025ListGuardrailsRequest\"P" +
-      "\n\026ListGuardrailsResponse\0226\n\nguardrails\030\001" +
-      " \003(\0132\026.outrider.v1.GuardrailR\nguardrails" +
-      "\"\025\n\023ReloadPolicyRequest\"W\n\024ReloadPolicyR" +
-      "esponse\022\'\n\017guardrail_count\030\001 \001(\005R\016guardr" +
-      "ailCount\022\026\n\006source\030\002 \001(\tR\006source\"\257\002\n\024Lis" +
-      "tDecisionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007age" +
-      "ntId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome\030" +
-      "\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguard" +
-      "rail\0229\n\nstart_time\030\005 \001(\0132\032.google.protob" +
-      "uf.TimestampR\tstartTime\0225\n\010end_time\030\006 \001(" +
-      "\0132\032.google.protobuf.TimestampR\007endTime\022\033" +
-      "\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\010 \001(\tR\tpageToken\"t\n\025ListDecisionsRespo" +
-      "nse\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.Dec" +
-      "isionR\tdecisions\022&\n\017next_page_token\030\002 \001(" +
-      "\tR\rnextPageToken\"5\n\022GetApprovalRequest\022\037" +
-      "\n\013approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetAp" +
-      "provalResponse\0221\n\010approval\030\001 \001(\0132\025.outri" +
-      "der.v1.ApprovalR\010approval\"7\n\024WatchApprov" +
-      "alRequest\022\037\n\013approval_id\030\001 \001(\tR\napproval" +
-      "Id\"J\n\025WatchApprovalResponse\0221\n\010approval\030" +
-      "\001 \001(\0132\025.outrider.v1.ApprovalR\010approval\"\305" +
-      "\002\n\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001(" +
-      "\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005st" +
-      "ate\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005s" +
-      "tate\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nstar" +
-      "t_time\030\005 \001(\0132\032.google.protobuf.Timestamp" +
-      "R\tstartTime\0225\n\010end_time\030\006 \001(\0132\032.google.p" +
-      "rotobuf.TimestampR\007endTime\022\033\n\tpage_size\030" +
-      "\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpag" +
-      "eToken\"t\n\025ListApprovalsResponse\0223\n\tappro" +
-      "vals\030\001 \003(\0132\025.outrider.v1.ApprovalR\tappro" +
-      "vals\022&\n\017next_page_token\030\002 \001(\tR\rnextPageT" +
-      "oken\"\313\001\n\025DecideApprovalRequest\022\037\n\013approv" +
-      "al_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(\010" +
-      "R\007approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016e" +
-      "dited_context\030\004 \001(\0132\027.google.protobuf.St" +
-      "ructR\reditedContext\022\035\n\nrequest_id\030\005 \001(\tR" +
-      "\trequestId\"K\n\026DecideApprovalResponse\0221\n\010" +
-      "approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010a" +
-      "pproval\"o\n\025CancelApprovalRequest\022\037\n\013appr" +
-      "oval_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001(" +
-      "\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestId" +
-      "\"K\n\026CancelApprovalResponse\0221\n\010approval\030\001" +
-      " \001(\0132\025.outrider.v1.ApprovalR\010approval\"r\n" +
-      "\031AddApprovalPatternRequest\022\034\n\tguardrail\030" +
-      "\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007patte" +
-      "rn\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032Add" +
-      "ApprovalPatternResponse\022\032\n\010patterns\030\001 \003(" +
-      "\tR\010patterns\"u\n\034RemoveApprovalPatternRequ" +
-      "est\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007pat" +
-      "tern\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR" +
-      "\trequestId\";\n\035RemoveApprovalPatternRespo" +
-      "nse\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010WaitM" +
-      "ode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_M" +
-      "ODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKING" +
-      "\020\0022\327\014\n\021SupervisorService\022V\n\rRegisterAgen" +
-      "t\022!.outrider.v1.RegisterAgentRequest\032\".o" +
-      "utrider.v1.RegisterAgentResponse\022\\\n\017Dere" +
-      "gisterAgent\022#.outrider.v1.DeregisterAgen" +
-      "tRequest\032$.outrider.v1.DeregisterAgentRe" +
-      "sponse\022G\n\010GetAgent\022\034.outrider.v1.GetAgen" +
-      "tRequest\032\035.outrider.v1.GetAgentResponse\022" +
-      "M\n\nListAgents\022\036.outrider.v1.ListAgentsRe" +
-      "quest\032\037.outrider.v1.ListAgentsResponse\022P" +
-      "\n\013CheckAction\022\037.outrider.v1.CheckActionR" +
-      "equest\032 .outrider.v1.CheckActionResponse" +
-      "\022V\n\rExplainAction\022!.outrider.v1.ExplainA" +
-      "ctionRequest\032\".outrider.v1.ExplainAction" +
-      "Response\022S\n\014AddGuardrail\022 .outrider.v1.A" +
-      "ddGuardrailRequest\032!.outrider.v1.AddGuar" +
-      "drailResponse\022\\\n\017RemoveGuardrail\022#.outri" +
-      "der.v1.RemoveGuardrailRequest\032$.outrider" +
-      ".v1.RemoveGuardrailResponse\022Y\n\016ListGuard" +
-      "rails\022\".outrider.v1.ListGuardrailsReques" +
-      "t\032#.outrider.v1.ListGuardrailsResponse\022S" +
-      "\n\014ReloadPolicy\022 .outrider.v1.ReloadPolic" +
-      "yRequest\032!.outrider.v1.ReloadPolicyRespo" +
-      "nse\022V\n\rListDecisions\022!.outrider.v1.ListD" +
-      "ecisionsRequest\032\".outrider.v1.ListDecisi" +
-      "onsResponse\022P\n\013GetApproval\022\037.outrider.v1" +
-      ".GetApprovalRequest\032 .outrider.v1.GetApp" +
-      "rovalResponse\022X\n\rWatchApproval\022!.outride" +
-      "r.v1.WatchApprovalRequest\032\".outrider.v1." +
-      "WatchApprovalResponse0\001\022V\n\rListApprovals" +
-      "\022!.outrider.v1.ListApprovalsRequest\032\".ou" +
-      "trider.v1.ListApprovalsResponse\022Y\n\016Decid" +
-      "eApproval\022\".outrider.v1.DecideApprovalRe" +
-      "quest\032#.outrider.v1.DecideApprovalRespon" +
-      "se\022Y\n\016CancelApproval\022\".outrider.v1.Cance" +
-      "lApprovalRequest\032#.outrider.v1.CancelApp" +
-      "rovalResponse\022e\n\022AddApprovalPattern\022&.ou" +
-      "trider.v1.AddApprovalPatternRequest\032\'.ou" +
-      "trider.v1.AddApprovalPatternResponse\022n\n\025" +
-      "RemoveApprovalPattern\022).outrider.v1.Remo" +
-      "veApprovalPatternRequest\032*.outrider.v1.R" +
-      "emoveApprovalPatternResponseBo\n\017dev.outr" +
-      "ider.v1B\026SupervisorServiceProtoP\001ZBgithu" +
-      "b.com/outrider-dev/outrider/clients/go/o" +
-      "utrider/v1;outriderv1b\006proto3"
+      "ror\030\n \001(\tR\005error\022\026\n\006shadow\030\013 \001(\010R\006shadow" +
+      "\"\363\002\n\025ExplainActionResponse\022\030\n\007allowed\030\001 " +
+      "\001(\010R\007allowed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010" +
+      "severity\030\003 \001(\0162\025.outrider.v1.SeverityR\010s" +
+      "everity\022\034\n\tguardrail\030\004 \001(\tR\tguardrail\0229\n" +
+      "\010warnings\030\005 \003(\0132\035.outrider.v1.GuardrailW" +
+      "arningR\010warnings\022A\n\nguardrails\030\006 \003(\0132!.o" +
+      "utrider.v1.GuardrailExplanationR\nguardra" +
+      "ils\022%\n\016needs_approval\030\007 \001(\010R\rneedsApprov" +
+      "al\0222\n\006shadow\030\010 \001(\0132\032.outrider.v1.ShadowO" +
+      "utcomeR\006shadow\"j\n\023AddGuardrailRequest\0224\n" +
+      "\tguardrail\030\001 \001(\0132\026.outrider.v1.Guardrail" +
+      "R\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\trequest" +
+      "Id\"h\n\024AddGuardrailResponse\0224\n\tguardrail\030" +
+      "\001 \001(\0132\026.outrider.v1.GuardrailR\tguardrail" +
+      "\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026RemoveGu" +
+      "ardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nre" +
+      "quest_id\030\002 \001(\tR\trequestId\">\n\027RemoveGuard" +
+      "railResponse\022#\n\rremoved_count\030\001 \001(\005R\014rem" +
+      "ovedCount\"\027\n\025ListGuardrailsRequest\"P\n\026Li" +
+      "stGuardrailsResponse\0226\n\nguardrails\030\001 \003(\013" +
+      "2\026.outrider.v1.GuardrailR\nguardrails\"\025\n\023" +
+      "ReloadPolicyRequest\"W\n\024ReloadPolicyRespo" +
+      "nse\022\'\n\017guardrail_count\030\001 \001(\005R\016guardrailC" +
+      "ount\022\026\n\006source\030\002 \001(\tR\006source\"\201\003\n\024ListDec" +
+      "isionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId" +
+      "\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome\030\003 \001(" +
+      "\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguardrail" +
+      "\0229\n\nstart_time\030\005 \001(\0132\032.google.protobuf.T" +
+      "imestampR\tstartTime\0225\n\010end_time\030\006 \001(\0132\032." +
+      "google.protobuf.TimestampR\007endTime\022\033\n\tpa" +
+      "ge_size\030\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 " +
+      "\001(\tR\tpageToken\022%\n\016shadow_outcome\030\t \001(\tR\r" +
+      "shadowOutcome\022)\n\020shadow_guardrail\030\n \001(\tR" +
+      "\017shadowGuardrail\"t\n\025ListDecisionsRespons" +
+      "e\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.Decis" +
+      "ionR\tdecisions\022&\n\017next_page_token\030\002 \001(\tR" +
+      "\rnextPageToken\"5\n\022GetApprovalRequest\022\037\n\013" +
+      "approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetAppr" +
+      "ovalResponse\0221\n\010approval\030\001 \001(\0132\025.outride" +
+      "r.v1.ApprovalR\010approval\"7\n\024WatchApproval" +
+      "Request\022\037\n\013approval_id\030\001 \001(\tR\napprovalId" +
+      "\"J\n\025WatchApprovalResponse\0221\n\010approval\030\001 " +
+      "\001(\0132\025.outrider.v1.ApprovalR\010approval\"\305\002\n" +
+      "\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001(\tR" +
+      "\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005stat" +
+      "e\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005sta" +
+      "te\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nstart_" +
+      "time\030\005 \001(\0132\032.google.protobuf.TimestampR\t" +
+      "startTime\0225\n\010end_time\030\006 \001(\0132\032.google.pro" +
+      "tobuf.TimestampR\007endTime\022\033\n\tpage_size\030\007 " +
+      "\001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpageT" +
+      "oken\"t\n\025ListApprovalsResponse\0223\n\tapprova" +
+      "ls\030\001 \003(\0132\025.outrider.v1.ApprovalR\tapprova" +
+      "ls\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
+      "en\"\313\001\n\025DecideApprovalRequest\022\037\n\013approval" +
+      "_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(\010R\007" +
+      "approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016edi" +
+      "ted_context\030\004 \001(\0132\027.google.protobuf.Stru" +
+      "ctR\reditedContext\022\035\n\nrequest_id\030\005 \001(\tR\tr" +
+      "equestId\"K\n\026DecideApprovalResponse\0221\n\010ap" +
+      "proval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010app" +
+      "roval\"o\n\025CancelApprovalRequest\022\037\n\013approv" +
+      "al_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001(\tR" +
+      "\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"K" +
+      "\n\026CancelApprovalResponse\0221\n\010approval\030\001 \001" +
+      "(\0132\025.outrider.v1.ApprovalR\010approval\"r\n\031A" +
+      "ddApprovalPatternRequest\022\034\n\tguardrail\030\001 " +
+      "\001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007pattern" +
+      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032AddAp" +
+      "provalPatternResponse\022\032\n\010patterns\030\001 \003(\tR" +
+      "\010patterns\"u\n\034RemoveApprovalPatternReques" +
+      "t\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007patte" +
+      "rn\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
+      "equestId\";\n\035RemoveApprovalPatternRespons" +
+      "e\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010WaitMod" +
+      "e\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_MOD" +
+      "E_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKING\020\002" +
+      "2\327\014\n\021SupervisorService\022V\n\rRegisterAgent\022" +
+      "!.outrider.v1.RegisterAgentRequest\032\".out" +
+      "rider.v1.RegisterAgentResponse\022\\\n\017Deregi" +
+      "sterAgent\022#.outrider.v1.DeregisterAgentR" +
+      "equest\032$.outrider.v1.DeregisterAgentResp" +
+      "onse\022G\n\010GetAgent\022\034.outrider.v1.GetAgentR" +
+      "equest\032\035.outrider.v1.GetAgentResponse\022M\n" +
+      "\nListAgents\022\036.outrider.v1.ListAgentsRequ" +
+      "est\032\037.outrider.v1.ListAgentsResponse\022P\n\013" +
+      "CheckAction\022\037.outrider.v1.CheckActionReq" +
+      "uest\032 .outrider.v1.CheckActionResponse\022V" +
+      "\n\rExplainAction\022!.outrider.v1.ExplainAct" +
+      "ionRequest\032\".outrider.v1.ExplainActionRe" +
+      "sponse\022S\n\014AddGuardrail\022 .outrider.v1.Add" +
+      "GuardrailRequest\032!.outrider.v1.AddGuardr" +
+      "ailResponse\022\\\n\017RemoveGuardrail\022#.outride" +
+      "r.v1.RemoveGuardrailRequest\032$.outrider.v" +
+      "1.RemoveGuardrailResponse\022Y\n\016ListGuardra" +
+      "ils\022\".outrider.v1.ListGuardrailsRequest\032" +
+      "#.outrider.v1.ListGuardrailsResponse\022S\n\014" +
+      "ReloadPolicy\022 .outrider.v1.ReloadPolicyR" +
+      "equest\032!.outrider.v1.ReloadPolicyRespons" +
+      "e\022V\n\rListDecisions\022!.outrider.v1.ListDec" +
+      "isionsRequest\032\".outrider.v1.ListDecision" +
+      "sResponse\022P\n\013GetApproval\022\037.outrider.v1.G" +
+      "etApprovalRequest\032 .outrider.v1.GetAppro" +
+      "valResponse\022X\n\rWatchApproval\022!.outrider." +
+      "v1.WatchApprovalRequest\032\".outrider.v1.Wa" +
+      "tchApprovalResponse0\001\022V\n\rListApprovals\022!" +
+      ".outrider.v1.ListApprovalsRequest\032\".outr" +
+      "ider.v1.ListApprovalsResponse\022Y\n\016DecideA" +
+      "pproval\022\".outrider.v1.DecideApprovalRequ" +
+      "est\032#.outrider.v1.DecideApprovalResponse" +
+      "\022Y\n\016CancelApproval\022\".outrider.v1.CancelA" +
+      "pprovalRequest\032#.outrider.v1.CancelAppro" +
+      "valResponse\022e\n\022AddApprovalPattern\022&.outr" +
+      "ider.v1.AddApprovalPatternRequest\032\'.outr" +
+      "ider.v1.AddApprovalPatternResponse\022n\n\025Re" +
+      "moveApprovalPattern\022).outrider.v1.Remove" +
+      "ApprovalPatternRequest\032*.outrider.v1.Rem" +
+      "oveApprovalPatternResponseBo\n\017dev.outrid" +
+      "er.v1B\026SupervisorServiceProtoP\001ZBgithub." +
+      "com/outrider-dev/outrider/clients/go/out" +
+      "rider/v1;outriderv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -496,13 +500,13 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GuardrailExplanation_descriptor,
-        new java.lang.String[] { "Guardrail", "Kind", "Evaluated", "Allowed", "Severity", "Reason", "Duration", "Decided", "NeedsApproval", "Error", });
+        new java.lang.String[] { "Guardrail", "Kind", "Evaluated", "Allowed", "Severity", "Reason", "Duration", "Decided", "NeedsApproval", "Error", "Shadow", });
     internal_static_outrider_v1_ExplainActionResponse_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ExplainActionResponse_descriptor,
-        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Guardrails", "NeedsApproval", });
+        new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Guardrails", "NeedsApproval", "Shadow", });
     internal_static_outrider_v1_AddGuardrailRequest_descriptor =
       getDescriptor().getMessageType(13);
     internal_static_outrider_v1_AddGuardrailRequest_fieldAccessorTable = new
@@ -556,7 +560,7 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     internal_static_outrider_v1_ListDecisionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsRequest_descriptor,
-        new java.lang.String[] { "AgentId", "Action", "Outcome", "Guardrail", "StartTime", "EndTime", "PageSize", "PageToken", });
+        new java.lang.String[] { "AgentId", "Action", "Outcome", "Guardrail", "StartTime", "EndTime", "PageSize", "PageToken", "ShadowOutcome", "ShadowGuardrail", });
     internal_static_outrider_v1_ListDecisionsResponse_descriptor =
       getDescriptor().getMessageType(22);
     internal_static_outrider_v1_ListDecisionsResponse_fieldAccessorTable = new
