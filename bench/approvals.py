@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import http.cookiejar
 import os
 import random
 import re
+import socket
 import sys
 import tempfile
 import threading
@@ -20,6 +22,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 if __package__ in (None, ""):
@@ -36,7 +39,10 @@ from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
 AGENT = "bench-approver-agent"
 POLICY = """
 log: {level: warning}
-limits: {requests_per_second: 1000000, burst: 1000000}
+# One bench agent stands for a fleet of them: the per-agent caps (16 CheckActions in flight, 100 pending
+# approvals) would otherwise refuse all but the first few of the waiting calls, and the burst never ends.
+limits: {requests_per_second: 1000000, burst: 1000000, max_inflight_per_agent: 100000}
+approvals: {max_pending_per_agent: 100000}
 server: {max_context_bytes: 1048576}
 guardrails:
   - {name: root, kind: trust_root, blocked_patterns: ['(?i)rm\\s+-rf']}
@@ -51,13 +57,23 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
-async def count_pending(stub: pb_grpc.SupervisorServiceStub, md: list[tuple[str, str]]) -> list[pb.Approval]:
+PAGE_DEADLINE = 120.0  # seconds for one ListApprovals page while a burst arrives (the target is 1 s)
+
+
+async def count_pending(
+    stub: pb_grpc.SupervisorServiceStub, md: list[tuple[str, str]], page_times: list[float] | None = None
+) -> list[pb.Approval]:
     items: list[pb.Approval] = []
     token = ""
     while True:
+        t0 = time.perf_counter()
         page = await stub.ListApprovals(
-            pb.ListApprovalsRequest(state=PENDING, page_size=1000, page_token=token), metadata=md, timeout=60
+            pb.ListApprovalsRequest(state=PENDING, page_size=1000, page_token=token),
+            metadata=md,
+            timeout=PAGE_DEADLINE,
         )
+        if page_times is not None:
+            page_times.append(time.perf_counter() - t0)
         items += page.approvals
         token = page.next_page_token
         if not token:
@@ -93,8 +109,10 @@ async def decision_latency(target: str, agent: str, operator: str, n: int) -> li
         return latencies
 
 
-async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child) -> dict[str, float]:
-    """Open n waiting CheckActions; report the server's RSS and threads once all are pending."""
+async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child, limit: float) -> dict[str, Any]:
+    """Open n waiting CheckActions; report the server's RSS and threads once all are pending (or after
+    `limit` seconds: then `all_pending` is 0 and `pending` says how many were), and how long each
+    ListApprovals page took while the burst arrived."""
     amd, omd = [("authorization", f"Bearer {agent}")], [("authorization", f"Bearer {operator}")]
     before = child.ask("stats")
     channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, n // 1000))]
@@ -106,19 +124,49 @@ async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Ch
             )
             for i in range(n)
         ]
+        failed: dict[str, int] = {}
+
+        async def outcome(call: Any) -> None:
+            try:
+                await call
+            except grpc.aio.AioRpcError as exc:  # a refused call never becomes pending: say why
+                if exc.code() != grpc.StatusCode.CANCELLED or not call.cancelled():
+                    failed[exc.code().name] = failed.get(exc.code().name, 0) + 1
+            except asyncio.CancelledError:
+                pass
+
+        watchers = [asyncio.create_task(outcome(c)) for c in calls]
         started = time.monotonic()
+        page_times: list[float] = []
+        late_pages = 0
+        pending = 0
         while True:
             await asyncio.sleep(2)
-            if len(await count_pending(stubs[0], omd)) >= n or time.monotonic() - started > 600:
+            try:
+                pending = len(await count_pending(stubs[0], omd, page_times))
+            except grpc.aio.AioRpcError as exc:  # a page past its deadline: counted, the burst goes on
+                if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                    raise
+                late_pages += 1
+                continue
+            if pending + sum(failed.values()) >= n or time.monotonic() - started > limit:
                 break
-        after = child.ask("stats")
+        seconds = time.monotonic() - started
+        after = child.ask("stats", timeout=120)
         for call in calls:
             call.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
         return {
             "rss_before_mb": before["rss_kb"] / 1024,
             "rss_mb": after["rss_kb"] / 1024,
             "threads": after["threads"],
-            "seconds_to_all_pending": time.monotonic() - started,
+            "seconds_to_all_pending": seconds,
+            "all_pending": float(pending >= n),
+            "pending": float(pending),
+            "page_p99_s": pct(page_times, 0.99) if page_times else float("nan"),
+            "page_max_s": max(page_times, default=float("nan")),
+            "late_pages": float(late_pages),
+            "failed": ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "none",
         }
     finally:
         for c in channels:
@@ -157,7 +205,10 @@ def sse_latency(
     def read() -> None:
         data: list[str] = []
         while not stop.is_set():
-            line = resp.readline()
+            try:
+                line = resp.readline()
+            except (OSError, http.client.HTTPException):  # the socket shut down at the end: done
+                return
             if not line:
                 return
             text = line.decode(errors="replace").rstrip("\n")
@@ -197,7 +248,14 @@ def sse_latency(
             stub.CancelApproval(
                 pb.CancelApprovalRequest(approval_id=r.approval.approval_id, reason="bench"), metadata=omd, timeout=30
             )
+    # Stop the reader before closing: closing the response under a blocked readline() left it reading a
+    # released buffer (the old crash, `'NoneType' object has no attribute 'peek'`). Shutting the socket
+    # down ends that readline; only then is the connection closed.
     stop.set()
+    if conn.sock is not None:
+        with contextlib.suppress(OSError):
+            conn.sock.shutdown(socket.SHUT_RDWR)
+    reader.join(30)
     conn.close()
     return latencies
 
@@ -207,6 +265,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("docs/benchmarks.md"))
     p.add_argument("--decisions", type=int, default=200)
     p.add_argument("--waiting", type=int, default=10_000)
+    p.add_argument("--limit", type=float, default=900.0, help="seconds to wait for the burst to be stored")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "outrider.yaml"
@@ -224,8 +283,8 @@ def main() -> None:
                 args.decisions,
             )
             lat = asyncio.run(decision_latency(target, agent, operator, args.decisions))
-            mem = asyncio.run(hold_waiting(target, agent, operator, args.waiting, child))
-            child.close()
+            mem = asyncio.run(hold_waiting(target, agent, operator, args.waiting, child, args.limit))
+            child.close(timeout=300)
     p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
     s50, s99 = pct(sse, 0.5), pct(sse, 0.99)
     lines = [
@@ -241,7 +300,17 @@ def main() -> None:
         f"| server RSS with {args.waiting:,} requests waiting | {mem['rss_mb']:.0f} MB (idle: "
         f"{mem['rss_before_mb']:.0f} MB) | < 500 MB: {'met' if mem['rss_mb'] < 500 else 'NOT met'} |",
         f"| server threads with {args.waiting:,} waiting | {mem['threads']:.0f} | no thread per call |",
-        f"| time until all {args.waiting:,} were stored and pending | {mem['seconds_to_all_pending']:.1f} s | |",
+        f"| time until all {args.waiting:,} were stored and pending | "
+        + (
+            f"{mem['seconds_to_all_pending']:.1f} s"
+            if mem["all_pending"]
+            else f"not all after {mem['seconds_to_all_pending']:.0f} s ({mem['pending']:,.0f} pending)"
+        )
+        + f" | < 10 s: {'met' if mem['all_pending'] and mem['seconds_to_all_pending'] < 10 else 'NOT met'} |",
+        f"| waiting calls refused during the burst (by status) | {mem['failed']} | none |",
+        f"| ListApprovals(page_size=1000) during the burst, p99 / max | {mem['page_p99_s']:.2f} s / "
+        f"{mem['page_max_s']:.2f} s ({mem['late_pages']:.0f} past the {PAGE_DEADLINE:.0f} s deadline) | "
+        f"< 1 s: {'met' if mem['page_p99_s'] < 1 and not mem['late_pages'] else 'NOT met'} |",
         "",
         "The decision latency is the DecideApproval round trip plus the wake-up of the waiting call (an asyncio "
         "future resolved in-process); a decision from a separate console process is seen by the 250 ms poll "

@@ -126,7 +126,9 @@ def prepare(target: str, request: bytes, agent: Metadata, operator: Metadata) ->
     with grpc.insecure_channel(target) as channel:
         stub = pb_grpc.SupervisorServiceStub(channel)
         agent_pb = common_pb2.Agent(agent_id=AGENT, group=GROUP)
-        stub.RegisterAgent(pb.RegisterAgentRequest(agent=agent_pb), timeout=10, metadata=agent)
+        stub.RegisterAgent(
+            pb.RegisterAgentRequest(agent=agent_pb), timeout=10, metadata=operator
+        )  # agent.group is set by operators
         chain = stub.ListGuardrails(pb.ListGuardrailsRequest(), timeout=10, metadata=operator).guardrails
         assert len(chain) == CHAIN_LENGTH, f"expected {CHAIN_LENGTH} guardrails, got {len(chain)}"
         answer = stub.CheckAction(pb.CheckActionRequest.FromString(request), timeout=10, metadata=agent)
@@ -450,6 +452,12 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=Settings.rounds, help="throughput runs per method and concurrency")
     p.add_argument("--profile", type=Path, help="also cProfile the server during a CheckAction run; pstats file")
     p.add_argument("--skip-waiting", action="store_true", help="leave out the grpc.aio-versus-sync section")
+    p.add_argument(
+        "--audit-records",
+        choices=("per_batch", "per_decision"),
+        default="per_batch",
+        help="the sidecar's decision_log.audit_records (compare the two in turns)",
+    )
     args = p.parse_args()
     s = Settings(duration=args.duration, rounds=args.rounds)
     request = request_bytes()
@@ -457,7 +465,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="outrider-bench-") as tmp:
         config = Path(tmp) / "outrider.yaml"
-        config.write_text(POLICY)
+        config.write_text(POLICY + f"decision_log: {{audit_records: {args.audit_records}}}\n")
         data = str(Path(tmp) / "data")
         with Child("bench.sidecar", "--config", str(config), "--data-dir", data, "--agent", AGENT) as child:
             target = f"127.0.0.1:{child.ready['port']}"

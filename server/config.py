@@ -326,7 +326,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         src,
         data,
         "decision_log",
-        {"queue_size", "batch_size", "flush_interval", "retention", "capture", "capture_max_bytes"},
+        {"queue_size", "batch_size", "flush_interval", "retention", "capture", "capture_max_bytes", "audit_records"},
     )
     ret_raw = dl.raw.get("retention") or {}
     ret = _Reader(src, {"decision_log.retention": ret_raw}, "decision_log.retention", {"max_rows", "max_age"})
@@ -348,6 +348,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             flush_interval=dl.get("flush_interval", _duration, defaults.flush_interval),
             max_rows=ret.get("max_rows", _positive_int, defaults.max_rows),
             max_age=ret.get("max_age", _duration, defaults.max_age),
+            audit_records=dl.get("audit_records", _choice("per_batch", "per_decision"), defaults.audit_records),
             capture=dl.get("capture", _choice(*CAPTURE_MODES), defaults.capture),
             capture_max_bytes=dl.get("capture_max_bytes", _positive_int, defaults.capture_max_bytes),
         ),

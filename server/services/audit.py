@@ -16,6 +16,15 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from server.domain.audit import AuditEntry, AuditRecord, VerifyResult, to_json, verify_chain
+from server.domain.audit_batches import (
+    DECISION,
+    DecisionLookup,
+    DecisionsVerdict,
+    checking,
+    covered,
+    decision_details,
+    decision_leaf,
+)
 from server.domain.audit_checkpoints import Checkpoint, check_all
 from server.domain.audit_checkpoints import to_json as checkpoint_json
 from server.domain.masking import mask
@@ -86,10 +95,11 @@ class FullVerifyResult:
 
     chain: VerifyResult
     bad_checkpoints: tuple[str, ...] = ()
+    decisions: DecisionsVerdict | None = None  # the decision rows against their records (with a lookup)
 
     @property
     def ok(self) -> bool:
-        return self.chain.ok and not self.bad_checkpoints
+        return self.chain.ok and not self.bad_checkpoints and (self.decisions is None or self.decisions.ok)
 
     @property
     def checked(self) -> int:
@@ -101,11 +111,29 @@ class FullVerifyResult:
 
     @property
     def problem(self) -> str:
-        return self.chain.problem if not self.chain.ok or not self.bad_checkpoints else self.bad_checkpoints[0]
+        if not self.chain.ok or self.bad_checkpoints:
+            return self.chain.problem if not self.chain.ok or not self.bad_checkpoints else self.bad_checkpoints[0]
+        return self.decisions.first_problem if self.decisions is not None else ""
 
     @property
     def kind(self) -> str:
-        return self.chain.kind if not self.chain.ok or not self.bad_checkpoints else "bad_checkpoint"
+        if not self.chain.ok or self.bad_checkpoints:
+            return self.chain.kind if not self.chain.ok else "bad_checkpoint"
+        if self.decisions is not None and not self.decisions.ok:
+            return "decision_edited" if self.decisions.edited else "decision_missing"
+        return "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionProof:
+    """`outrider audit verify --decision ID`: one decision row against the audit record vouching for it."""
+
+    decision_id: str
+    ok: bool
+    problem: str = ""
+    record_seq: int | None = None  # the audit record that vouches for it
+    position: int = 0  # its place in that record (1-based)
+    of: int = 0  # decisions that record vouches for
 
 
 class AuditTrail:
@@ -120,8 +148,10 @@ class AuditTrail:
         keys: AuditKeyring | None = None,
         checkpoints: CheckpointStore | None = None,
         settings: CheckpointSettings | None = None,
+        decisions: DecisionLookup | None = None,
     ) -> None:
         self.repo = repo
+        self.decisions = decisions  # with it, `verify` checks every decision row against its record
         self.clock = clock
         self.sensitive_keys = tuple(sensitive_keys)
         self.keys = keys
@@ -211,13 +241,55 @@ class AuditTrail:
         """The chain checked with the key (when there is one) against the signed checkpoints of
         `checkpoints` (default: this trail's store)."""
         store = checkpoints if checkpoints is not None else (self.checkpoints if use_checkpoints else None)
-        heads: dict[int, set[str]] = {}
-        bad: tuple[str, ...] = ()
-        if store is not None and self.keys is not None:
-            checked = check_all(store.read_all(), self.keys.signature_ok, self.keys.public_key)
-            heads, bad = checked.heads, tuple(checked.bad)
+        heads, bad = self._heads(store)
         key = self.keys.chain_key if self.keys is not None else None
-        return FullVerifyResult(verify_chain(self.repo.iter_all(), key, heads), bad)
+        if self.decisions is None:
+            return FullVerifyResult(verify_chain(self.repo.iter_all(), key, heads), bad)
+        verdict = DecisionsVerdict(oldest_row=self.decisions.oldest_time())
+        chain = verify_chain(checking(self.repo.iter_all(), self.decisions, verdict), key, heads)
+        return FullVerifyResult(chain, bad, verdict)
+
+    def _heads(self, store: CheckpointStore | None) -> tuple[dict[int, set[str]], tuple[str, ...]]:
+        """The heads signed checkpoints vouch for, and the checkpoint files that cannot be trusted."""
+        if store is None or self.keys is None:
+            return {}, ()
+        checked = check_all(store.read_all(), self.keys.signature_ok, self.keys.public_key)
+        return checked.heads, tuple(checked.bad)
+
+    def verify_decision(self, decision_id: str) -> tuple[FullVerifyResult, DecisionProof]:
+        """The whole chain (and every decision, as `verify`), plus the proof of one decision: its row's
+        leaf found at its place in the audit record that vouches for it."""
+        if self.decisions is None:
+            raise ValueError("verify_decision needs the decision log's repository")
+        found: list[tuple[AuditRecord, int, int, str]] = []
+
+        def on_pairs(record: AuditRecord, pairs: list[tuple[str, str]]) -> None:
+            for i, (did, leaf) in enumerate(pairs, 1):
+                if did == decision_id and not found:
+                    found.append((record, i, len(pairs), leaf))
+
+        heads, bad = self._heads(self.checkpoints)
+        key = self.keys.chain_key if self.keys is not None else None
+        verdict = DecisionsVerdict(oldest_row=self.decisions.oldest_time())
+        chain = verify_chain(checking(self.repo.iter_all(), self.decisions, verdict, on_pairs), key, heads)
+        full = FullVerifyResult(chain, bad, verdict)
+        if not found:
+            return full, DecisionProof(decision_id, False, "no audit record vouches for this decision")
+        record, position, of, leaf = found[0]
+        rows = self.decisions.by_ids([decision_id])
+        row = rows.get(decision_id)
+        where: dict[str, Any] = {"record_seq": record.seq, "position": position, "of": of}
+        if decision_id not in rows:
+            return full, DecisionProof(
+                decision_id, False, "the decision log has no row for it (pruned or deleted)", **where
+            )
+        if row is None or decision_leaf(row) != leaf:
+            return full, DecisionProof(
+                decision_id, False, "its row does not match what the record vouches for (edited)", **where
+            )
+        if not chain.ok or chain.checked < record.seq:
+            return full, DecisionProof(decision_id, False, "the audit chain is broken at or before its record", **where)
+        return full, DecisionProof(decision_id, True, **where)
 
     def export(self, write_line: Callable[[str], None]) -> int:
         """Call `write_line` with one JSON object (no newline) per record, in seq order, then one
@@ -226,11 +298,35 @@ class AuditTrail:
         for record in self.repo.iter_all():
             write_line(canonical_json(to_json(record)))
             n += 1
+            if self.decisions is not None and record.action != DECISION:
+                self._export_covered(record, write_line)
         if self.checkpoints is not None:
             for _, cp in self.checkpoints.read_all():
                 if not isinstance(cp, str):
                     write_line(canonical_json({"checkpoint": checkpoint_json(cp)}))
         return n
+
+    def _export_covered(self, record: AuditRecord, write_line: Callable[[str], None]) -> None:
+        """After a batch record, one `decision` line per decision it vouches for (the row's audited
+        fields, its leaf and `batch_seq`), so an export stays one line per decision for its readers and
+        holds what an offline check needs; `"row": "missing"` where the row is gone."""
+        try:
+            pairs = covered(record)
+        except (ValueError, TypeError, IndexError, AttributeError, KeyError):
+            return
+        if not pairs:
+            return
+        assert self.decisions is not None
+        rows = self.decisions.by_ids([p[0] for p in pairs])
+        for did, leaf in pairs:
+            line: dict[str, Any] = {"batch_seq": record.seq, "action": DECISION, "subject": did, "leaf": leaf}
+            row = rows.get(did)
+            if row is None:
+                line["row"] = "missing" if did not in rows else "unreadable"
+            else:
+                line["actor"] = f"agent:{row.agent_id}"
+                line["details"] = decision_details(row)
+            write_line(canonical_json(line))
 
     def count(self) -> int:
         return self.repo.count()

@@ -53,8 +53,12 @@ class Metrics:
         self.enabled = meter is not None
         self.meter: Meter = meter or NoOpMeter("outrider")
         m = self.meter
-        # The hot path only bumps a dict entry; the SDK reads the totals when it collects (a synchronous
-        # counter would hash its attribute set on every CheckAction).
+        # Per CheckAction (`decision`): the decision counter is a dict entry bumped on the event loop and
+        # read by the SDK only when it collects (`_observe_decisions`), ≈ 0.1 µs; the latency histogram is
+        # one SDK `Histogram.record` with a pre-built attribute dict, ≈ 5-9 µs (bench/inprocess.py): the
+        # SDK copies and hashes the attributes and takes a lock on every call. The OpenTelemetry Python SDK
+        # has no bound instruments and no way to hand it histogram points aggregated elsewhere, and a
+        # histogram without the outcome attribute saves only a third, so this is the one per-call cost left.
         self._decision_counts: dict[tuple[str, str], int] = {}
         self._duration_attrs: dict[str, dict[str, str]] = {}
         self._shadow_counts: dict[tuple[str, str], int] = {}

@@ -245,7 +245,7 @@ def decision_log(engine: Engine, audit: Any, **settings: Any) -> DecisionLog:
 
 def test_each_written_decision_gets_one_audit_record(engine: Engine) -> None:
     t = trail(engine)
-    dlog = decision_log(engine, t, batch_size=3, flush_interval=0.01)
+    dlog = decision_log(engine, t, batch_size=3, flush_interval=0.01, audit_records="per_decision")
     dlog.start()
     ids = [uuid.uuid4().hex for _ in range(7)]
     try:
@@ -276,7 +276,7 @@ def test_each_written_decision_gets_one_audit_record(engine: Engine) -> None:
 
 def test_dropped_decisions_leave_a_notice_in_the_trail(engine: Engine) -> None:
     t = trail(engine)
-    dlog = decision_log(engine, t, queue_size=2)
+    dlog = decision_log(engine, t, queue_size=2, audit_records="per_decision")
     for i in range(5):  # the writer is not running yet: 2 queued, 3 dropped
         dlog.submit(f"d-{i}", "ag", "act", {}, verdict(), 1, "")
     assert dlog.stats.dropped == 3
@@ -330,7 +330,7 @@ def test_the_per_record_port_is_enough(engine: Engine) -> None:
             self.inner.record(actor, action, subject, details)
 
     t = trail(engine)
-    dlog = decision_log(engine, OnlyRecord(t))
+    dlog = decision_log(engine, OnlyRecord(t), audit_records="per_decision")
     dlog.start()
     for i in range(3):
         dlog.submit(f"d-{i}", "ag", "act", {}, verdict(), 1, "")

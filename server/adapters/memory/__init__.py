@@ -193,6 +193,13 @@ class MemoryDecisions:
 
         return _newest_first([r for r in self.rows if ok(r[1])], page_size_, page_token)
 
+    def by_ids(self, decision_ids: Sequence[str]) -> dict[str, Decision | None]:
+        wanted = set(decision_ids)
+        return {d.decision_id: copy.deepcopy(d) for _, d in self.rows if d.decision_id in wanted}
+
+    def oldest_time(self) -> datetime | None:
+        return min((d.create_time for _, d in self.rows), default=None)
+
     def scan(
         self, start_time: datetime | None, agent_id: str, after: int, limit: int
     ) -> Sequence[tuple[int, Decision]]:
@@ -358,6 +365,9 @@ class MemoryApprovals:
         self.outbox.add(outbox)
         self.counters.bump("approvals")
         return True
+
+    def insert_many(self, items: Sequence[tuple[Approval, Sequence[Notification]]]) -> list[bool]:
+        return [self.insert(a, outbox) for a, outbox in items]
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         current = self.rows.get(approval.approval_id)

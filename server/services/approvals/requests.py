@@ -34,6 +34,22 @@ log = logging.getLogger(__name__)
 TOPIC = "approvals"  # the change-feed topic: keys are approval ids
 
 _RETRIES = 8
+INTAKE_BATCH = 500  # approval requests created in one transaction at most
+
+
+class _Ask:
+    """One approval request waiting for the intake's next group commit."""
+
+    __slots__ = ("attempt", "call", "digest", "guardrail", "request_id", "result", "trace_id", "warnings")
+
+    def __init__(
+        self, call: ActionCall, guardrail: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+    ) -> None:
+        self.call, self.guardrail, self.request_id, self.trace_id = call, guardrail, request_id, trace_id
+        self.warnings = warnings
+        self.digest = rules.approval_digest(call.action, call.context)
+        self.attempt = 0
+        self.result: Approval | BaseException | None = None
 
 
 # The notifications an approval event causes (services/notifications/planner.py), written by the
@@ -43,6 +59,10 @@ ApprovalNotices = Callable[[EventKind, Approval, datetime], Sequence[Notificatio
 
 class ApprovalRepository(Protocol):
     def insert(self, approval: Approval, outbox: Sequence[Notification] = ()) -> bool: ...
+
+    def insert_many(self, items: Sequence[tuple[Approval, Sequence[Notification]]]) -> list[bool]:
+        """Like `insert` for each, in one transaction when none is a duplicate (group commit)."""
+        ...
 
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool: ...
 
@@ -92,6 +112,10 @@ class ApprovalService:
         self._waiters: dict[str, set[asyncio.Future[Approval]]] = {}
         self._seen_version = -1
         self._listeners: list[Callable[[], None]] = []
+        # Group commit of new requests (`request_async`): asks queued on the event loop, written by one
+        # flusher at a time, every ask queued meanwhile in the next transaction.
+        self._intake: list[tuple[_Ask, asyncio.Future[Approval]]] = []
+        self._flushing = False
         if changes is not None:
             # A decision taken on another sidecar wakes the waiting call within milliseconds (NOTIFY);
             # `poll()` stays as the fallback when notifications do not flow.
@@ -122,66 +146,168 @@ class ApprovalService:
         digest), a new one otherwise. Reviewers never see duplicates: concurrent identical requests are one
         (a unique index). An approval already used is returned as it is (the caller answers "already used"),
         unless the guardrail says `on_reuse: ask_again`: then a new request is opened."""
-        digest = rules.approval_digest(call.action, call.context)
-        attempt = 0
-        if request_id:
-            existing = self.repo.find_attach(call.agent_id, request_id, digest)
-            if existing is not None:
-                if not (existing.used and guardrail.policy.on_reuse == "ask_again"):
-                    return existing
-                attempt = existing.attempt + 1
-        waiting = self.repo.count_pending(call.agent_id)
-        if waiting >= self.max_pending_per_agent:
-            raise ResourceExhausted(
-                f"agent {call.agent_id!r} already has {waiting} approval requests pending "
-                f"(approvals.max_pending_per_agent: {self.max_pending_per_agent})",
-                reason="TOO_MANY_PENDING_APPROVALS",
+        ask = _Ask(call, guardrail, request_id, trace_id, warnings)
+        self._request_many([ask])
+        if isinstance(ask.result, BaseException):
+            raise ask.result
+        if ask.result is None:
+            raise Unavailable("the approval request was not written; try again")
+        return ask.result
+
+    async def request_async(
+        self,
+        call: ActionCall,
+        guardrail: Hitl,
+        request_id: str,
+        trace_id: str,
+        warnings: tuple[tuple[str, str], ...],
+    ) -> Approval:
+        """`request`, group-committed: asks arriving while a transaction is being written are written
+        together in the next one (one commit, one audit append for up to INTAKE_BATCH requests), on a
+        worker thread. Call on the event loop."""
+        future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+        self._intake.append((_Ask(call, guardrail, request_id, trace_id, warnings), future))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush_intake())
+        return await future
+
+    async def _flush_intake(self) -> None:
+        try:
+            while self._intake:
+                batch, self._intake = self._intake[:INTAKE_BATCH], self._intake[INTAKE_BATCH:]
+                try:
+                    await asyncio.to_thread(self._request_many, [ask for ask, _ in batch])
+                except BaseException as exc:  # storage down: every ask of the batch gets the error
+                    for ask, _ in batch:
+                        if ask.result is None:
+                            ask.result = exc
+                for ask, future in batch:
+                    if future.done():  # the CheckAction was cancelled meanwhile
+                        continue
+                    if isinstance(ask.result, BaseException):
+                        future.set_exception(ask.result)
+                    elif ask.result is not None:
+                        future.set_result(ask.result)
+                    else:
+                        future.set_exception(Unavailable("the approval request was not written; try again"))
+        finally:
+            self._flushing = False
+
+    def _request_many(self, asks: Sequence[_Ask]) -> None:
+        """Create or re-attach every ask (setting `ask.result`), the new requests in one transaction.
+        Per ask: one indexed lookup when it has a request id; per agent in the batch: one pending count
+        (bounded by `max_pending_per_agent`); per batch: one insert transaction and one audit append."""
+        fresh: list[_Ask] = []
+        for ask in asks:
+            if ask.request_id:
+                existing = self.repo.find_attach(ask.call.agent_id, ask.request_id, ask.digest)
+                if existing is not None:
+                    if not (existing.used and ask.guardrail.policy.on_reuse == "ask_again"):
+                        ask.result = existing
+                        continue
+                    ask.attempt = existing.attempt + 1
+            fresh.append(ask)
+        counts: dict[str, int] = {}
+        same: dict[tuple[str, str, str, int], Approval] = {}  # identical asks in this batch: one request
+        new: list[tuple[_Ask, Approval]] = []
+        for ask in fresh:
+            agent_id = ask.call.agent_id
+            key = (agent_id, ask.request_id, ask.digest, ask.attempt)
+            if ask.request_id and key in same:
+                continue  # given the request of its twin once that one is written (_attach_duplicates)
+            if agent_id not in counts:
+                counts[agent_id] = self.repo.count_pending(agent_id)
+            waiting = counts[agent_id]
+            if waiting >= self.max_pending_per_agent:
+                ask.result = ResourceExhausted(
+                    f"agent {agent_id!r} already has {waiting} approval requests pending "
+                    f"(approvals.max_pending_per_agent: {self.max_pending_per_agent})",
+                    reason="TOO_MANY_PENDING_APPROVALS",
+                )
+                continue
+            counts[agent_id] = waiting + 1
+            approval = rules.new_approval(
+                approval_id="apr_" + secrets.token_hex(8),
+                agent_id=agent_id,
+                action=ask.call.action,
+                context=ask.call.context,
+                stored_context=mask(dict(ask.call.context), self.sensitive_keys),
+                guardrail=ask.guardrail.name,
+                request_id=ask.request_id,
+                trace_id=ask.trace_id,
+                policy=ask.guardrail.policy,
+                owner=self.agents.owner_of(agent_id),
+                warnings=ask.warnings,
+                now=self.clock.utcnow(),
+                attempt=ask.attempt,
             )
-        approval = rules.new_approval(
-            approval_id="apr_" + secrets.token_hex(8),
-            agent_id=call.agent_id,
-            action=call.action,
-            context=call.context,
-            stored_context=mask(dict(call.context), self.sensitive_keys),
-            guardrail=guardrail.name,
-            request_id=request_id,
-            trace_id=trace_id,
-            policy=guardrail.policy,
-            owner=self.agents.owner_of(call.agent_id),
-            warnings=warnings,
-            now=self.clock.utcnow(),
-            attempt=attempt,
-        )
-        if not self.repo.insert(approval, self._outbox(EventKind.APPROVAL_CREATED, approval)):
+            if ask.request_id:
+                same[key] = approval
+            new.append((ask, approval))
+        if not new:
+            self._attach_duplicates(asks, same)
+            return
+        inserted = self.repo.insert_many([(a, self._outbox(EventKind.APPROVAL_CREATED, a)) for _, a in new])
+        created: list[Approval] = []
+        for (ask, approval), ok in zip(new, inserted, strict=True):
+            if ok:
+                ask.result = approval
+                created.append(approval)
+                continue
             # An identical request won the race (another CheckAction, maybe another sidecar): that one.
-            winner = self.repo.find_attach(call.agent_id, request_id, digest)
-            if winner is None:
-                raise Unavailable("the approval request is being created concurrently; try again")
-            return winner
+            winner = self.repo.find_attach(ask.call.agent_id, ask.request_id, ask.digest)
+            ask.result = winner or Unavailable("the approval request is being created concurrently; try again")
+            key = (ask.call.agent_id, ask.request_id, ask.digest, ask.attempt)
+            if winner is not None and ask.request_id:
+                same[key] = winner
+            else:
+                same.pop(key, None)
+        self._attach_duplicates(asks, same)
+        if not created:
+            return
         self._changed()
-        self.audit.record(
-            f"agent:{call.agent_id}",
-            "approval.create",
-            approval.approval_id,
-            {
-                "action": call.action,
-                "guardrail": guardrail.name,
-                "digest": approval.digest,
-                "request_id": request_id,
-                # Stored once: the approval row holds the (masked) context; its digest binds this record to it.
-                "context_ref": f"approvals/{approval.approval_id}",
-            },
-        )
-        log.info(
-            "approval requested",
-            extra={
-                "approval_id": approval.approval_id,
-                "agent_id": call.agent_id,
-                "action": call.action,
-                "guardrail": guardrail.name,
-            },
-        )
-        return approval
+        events = [
+            (
+                f"agent:{a.agent_id}",
+                "approval.create",
+                a.approval_id,
+                {
+                    "action": a.action,
+                    "guardrail": a.guardrail,
+                    "digest": a.digest,
+                    "request_id": a.request_id,
+                    # Stored once: the approval row holds the (masked) context; its digest binds this record to it.
+                    "context_ref": f"approvals/{a.approval_id}",
+                },
+            )
+            for a in created
+        ]
+        record_many = getattr(self.audit, "record_many", None)
+        if record_many is not None and len(events) > 1:
+            record_many(events)
+        else:
+            for actor, action, subject, details in events:
+                self.audit.record(actor, action, subject, details)
+        for a in created:
+            log.info(
+                "approval requested",
+                extra={
+                    "approval_id": a.approval_id,
+                    "agent_id": a.agent_id,
+                    "action": a.action,
+                    "guardrail": a.guardrail,
+                },
+            )
+
+    @staticmethod
+    def _attach_duplicates(asks: Sequence[_Ask], same: Mapping[tuple[str, str, str, int], Approval]) -> None:
+        """Asks identical to one created (or found) in this batch get that request."""
+        for ask in asks:
+            if ask.result is None and ask.request_id:
+                found = same.get((ask.call.agent_id, ask.request_id, ask.digest, ask.attempt))
+                if found is not None:
+                    ask.result = found
 
     async def wait(self, approval_id: str) -> Approval:
         """Until the request is closed. Holds no thread; a cancelled call leaves the request pending."""

@@ -63,6 +63,12 @@ class Approvals(Protocol):
         self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
     ) -> Approval: ...
 
+    async def request_async(
+        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+    ) -> Approval:
+        """`request`, group-committed with the other requests arriving meanwhile (on the event loop)."""
+        ...
+
     async def wait(self, approval_id: str) -> Approval: ...
 
     def mark_consumed(self, approval_id: str) -> bool: ...
@@ -72,6 +78,11 @@ class NoApprovals:
     """The null object for a process without human approval: a matching hitl guardrail fails closed."""
 
     def request(
+        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+    ) -> Approval:
+        raise FailedPrecondition("human approval is not configured in this process")
+
+    async def request_async(
         self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
     ) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
@@ -435,7 +446,8 @@ class CheckActionService:
         digest = approval_digest(call.action, call.context)
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
-        approval = await asyncio.to_thread(self.approvals.request, call, hitl, request_id, trace_id, run.warnings)
+        # Group-committed: a burst of requests is written in a few transactions, off the event loop.
+        approval = await self.approvals.request_async(call, hitl, request_id, trace_id, run.warnings)
         obs.approval_event(approval, "approval.created")
         if not approval.closed:
             if not wait:

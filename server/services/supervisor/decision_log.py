@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from server.domain.audit_batches import batch_event, per_decision_event
 from server.domain.capture import DEFAULT_MAX_BYTES, MASKED, NONE
 from server.domain.capture import capture as captured
 from server.domain.errors import InvalidArgument
@@ -48,6 +49,9 @@ class DecisionLogSettings:
     flush_interval: float = 0.2
     max_rows: int | None = 1_000_000
     max_age: float | None = 7 * 86400.0
+    # "per_batch": one audit record per written batch, vouching for each of its decisions
+    # (server/domain/audit_batches.py); "per_decision": one audit record per decision, as before.
+    audit_records: str = "per_batch"
     # Context capture for replay: "none" (only the digest) or "masked" (server/domain/capture.py).
     capture: str = NONE
     capture_max_bytes: int = DEFAULT_MAX_BYTES
@@ -300,10 +304,14 @@ class DecisionLog:
                 self._audit(decisions)
 
     def _audit(self, decisions: list[Decision]) -> None:
-        """One audit record per written decision, then one for any drops since the last batch, so a
-        gap in the decision log is itself on the record. Never raises into the writer loop."""
+        """One audit record for the written batch (or one per decision, `audit_records: per_decision`),
+        then one for any drops since the last batch, so a gap in the decision log is itself on the
+        record. Never raises into the writer loop."""
         assert self.audit is not None
-        events = [_audit_event(d) for d in decisions]
+        if self.settings.audit_records == "per_decision":
+            events = [per_decision_event(d) for d in decisions]
+        else:
+            events = [batch_event(decisions)]
         with self.stats._lock:
             dropped_total = self.stats.dropped
         newly_dropped = dropped_total - self._dropped_audited
@@ -349,19 +357,3 @@ class DecisionLog:
         if removed:
             log.info("decision log pruned", extra={"removed": removed})
         return removed
-
-
-def _audit_event(d: Decision) -> tuple[str, str, str, dict[str, Any]]:
-    # The context itself stays out: its digest already binds the record to it, and serialising every
-    # context a second time would double the writer's work (the decision log keeps digests too).
-    details = {
-        "agent_id": d.agent_id,
-        "action": d.action,
-        "allowed": d.allowed,
-        "reason": d.reason,
-        "severity": d.severity.name,
-        "guardrail": d.guardrail,
-        "context_digest": d.context_digest,
-        "warnings": [list(w) for w in d.warnings],
-    }
-    return (f"agent:{d.agent_id}", "decision", d.decision_id, details)

@@ -136,6 +136,25 @@ class SqlApprovalRepository:
             raise
         return True
 
+    def insert_many(self, items: Sequence[tuple[Approval, Sequence[Notification]]]) -> list[bool]:
+        """Group commit: every request and its notifications in ONE transaction (one counter bump, one
+        announcement each). When any of them is a duplicate (the unique index), the transaction is rolled
+        back and each is inserted on its own, so the duplicates alone answer False."""
+        if len(items) == 1:
+            return [self.insert(*items[0])]
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add_all(ApprovalRow(approval_id=a.approval_id, **_values(a)) for a, _ in items)
+                s.flush()
+                for _, outbox in items:
+                    add_to_outbox(s, outbox)
+                _bump(s)
+                for a, _ in items:
+                    self._announce(s, a.approval_id)
+        except IntegrityError:
+            return [self.insert(a, outbox) for a, outbox in items]
+        return [True] * len(items)
+
     def update(self, approval: Approval, expected_version: int, outbox: Sequence[Notification] = ()) -> bool:
         """Write `approval` only if nobody changed the row since `expected_version` was read; the
         notifications the change causes are written with it, or not at all."""

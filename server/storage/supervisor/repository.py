@@ -309,6 +309,25 @@ class SqlDecisionRepository:
         rows = rows[:size]
         return Page([_decision(r) for r in rows], pagination.encode(rows[-1].seq) if more else "")
 
+    def by_ids(self, decision_ids: Sequence[str]) -> dict[str, Decision | None]:
+        """The rows of these decisions that exist, by id (audit verification); None for a row that
+        cannot be read back as a decision (edited by hand into something the sidecar never writes)."""
+        out: dict[str, Decision | None] = {}
+        with Session(self.engine) as s:
+            for start in range(0, len(decision_ids), 500):
+                chunk = list(decision_ids[start : start + 500])
+                for row in s.execute(select(DecisionRow).where(col(DecisionRow.decision_id).in_(chunk))).scalars():
+                    try:
+                        out[row.decision_id] = _decision(row)
+                    except (ValueError, TypeError, IndexError, KeyError):
+                        out[row.decision_id] = None
+        return out
+
+    def oldest_time(self) -> datetime | None:
+        with Session(self.engine) as s:
+            value = s.execute(select(func.min(DecisionRow.create_time))).scalar()
+        return utc(value) if value is not None else None
+
     def scan(
         self, start_time: datetime | None, agent_id: str, after: int, limit: int
     ) -> Sequence[tuple[int, Decision]]:

@@ -1,0 +1,114 @@
+"""Approval intake, group-committed (`ApprovalService.request_async`), on SQLite and PostgreSQL: a burst of
+requests is written in one transaction, identical requests stay one, the per-agent cap holds inside a
+batch, and a duplicate in a batch (the unique index) costs only that request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from server.domain.errors import ResourceExhausted
+from server.domain.guardrails.base import ActionCall, GuardrailSpec
+from server.domain.guardrails.hitl import Hitl
+from server.services.approvals.requests import ApprovalService
+from server.services.audit import AuditTrail
+from server.services.recovery.agents import AgentService
+from server.storage.approvals.repository import SqlApprovalRepository
+from server.storage.audit import SqlAuditRepository
+from server.storage.db import create_db_engine, migrate
+from server.storage.supervisor.repository import SqlAgentRepository
+from tests.fakes import FakeClock
+
+HITL = Hitl(GuardrailSpec("deploys", "hitl", {"patterns": ["deploy"]}))
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    engine = create_db_engine(db_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def service(engine: Engine, max_pending: int = 100) -> tuple[ApprovalService, AuditTrail]:
+    audit = AuditTrail(SqlAuditRepository(engine), FakeClock(), ["password"])
+    agents = AgentService(SqlAgentRepository(engine))
+    agents.load()
+    repo = SqlApprovalRepository(engine)
+    return ApprovalService(repo, FakeClock(), audit, agents, ["password"], max_pending_per_agent=max_pending), audit
+
+
+def call(agent: str, i: int) -> ActionCall:
+    return ActionCall(agent, "deploy", {"i": i, "password": "hunter2"})
+
+
+async def burst(svc: ApprovalService, asks: list[tuple[ActionCall, str]]) -> list[object]:
+    return list(
+        await asyncio.gather(*(svc.request_async(c, HITL, rid, "", ()) for c, rid in asks), return_exceptions=True)
+    )
+
+
+def test_a_burst_is_one_transaction(engine: Engine) -> None:
+    svc, audit = service(engine)
+    before = svc.version()
+    results = asyncio.run(burst(svc, [(call(f"agent-{i % 5}", i), f"r-{i}") for i in range(50)]))
+    ids = {r.approval_id for r in results}  # type: ignore[attr-defined]
+    assert len(ids) == 50 and len(svc.pending()) == 50
+    assert svc.version() == before + 1  # the approvals counter moved once: one transaction
+    created = [r for r in audit.repo.iter_all() if r.action == "approval.create"]
+    assert sorted(r.subject for r in created) == sorted(ids)
+    assert all("hunter2" not in str(a.context) for a in svc.pending())  # masked as before
+
+
+def test_identical_requests_in_one_batch_are_one(engine: Engine) -> None:
+    svc, _ = service(engine)
+    same = call("agent-1", 7)
+    results = asyncio.run(burst(svc, [(same, "r-7"), (same, "r-7"), (call("agent-1", 8), "r-8"), (same, "r-7")]))
+    ids = [r.approval_id for r in results]  # type: ignore[attr-defined]
+    assert ids[0] == ids[1] == ids[3] != ids[2]
+    assert len(svc.pending()) == 2
+    # ... and a retry later attaches to the stored one.
+    again = asyncio.run(burst(svc, [(same, "r-7")]))
+    assert again[0].approval_id == ids[0]  # type: ignore[attr-defined]
+
+
+def test_the_per_agent_cap_holds_inside_a_batch(engine: Engine) -> None:
+    svc, _ = service(engine, max_pending=3)
+    results = asyncio.run(burst(svc, [(call("agent-1", i), f"r-{i}") for i in range(5)] + [(call("agent-2", 0), "x")]))
+    refused = [r for r in results if isinstance(r, ResourceExhausted)]
+    assert len(refused) == 2 and all(r.reason == "TOO_MANY_PENDING_APPROVALS" for r in refused)
+    assert len(svc.pending()) == 4  # 3 for agent-1, 1 for agent-2
+
+
+def test_a_duplicate_in_a_batch_costs_only_itself(engine: Engine) -> None:
+    svc, _ = service(engine)
+    first = svc.request(call("agent-1", 1), HITL, "r-1", "", ())
+    repo = svc.repo
+    from server.domain.approvals import requests as rules
+
+    def fresh(i: int, rid: str) -> object:
+        c = call("agent-1", i)
+        return rules.new_approval(
+            approval_id=f"apr_dup{i}",
+            agent_id=c.agent_id,
+            action=c.action,
+            context=c.context,
+            stored_context={},
+            guardrail=HITL.name,
+            request_id=rid,
+            trace_id="",
+            policy=HITL.policy,
+            owner="",
+            warnings=(),
+            now=FakeClock().utcnow(),
+            attempt=0,
+        )
+
+    # The second is identical to the stored one (a race another sidecar won): only it answers False.
+    inserted = repo.insert_many([(fresh(2, "r-2"), ()), (fresh(1, "r-1"), ()), (fresh(3, "r-3"), ())])  # type: ignore[list-item]
+    assert inserted == [True, False, True]
+    assert {a.request_id for a in svc.pending()} == {"r-1", "r-2", "r-3"}
+    assert svc.get(first.approval_id).request_id == "r-1"
