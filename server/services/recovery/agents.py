@@ -61,7 +61,6 @@ class AgentService:
         if changes is not None:
             changes.subscribe(AGENTS_TOPIC, self._changed_elsewhere, self.load)
         self._records_version = -1
-        self._writes = 0  # record changes this process made (a slower reload must not undo them)
 
     def load(self) -> None:
         self.refresh_records(force=True)
@@ -69,15 +68,15 @@ class AgentService:
 
     def refresh_records(self, force: bool = False) -> bool:
         """Pick up records changed by other processes (one tiny read when nothing changed); True when the
-        mirror was reloaded. Staleness bound: the poll interval (250 ms) plus the reload."""
+        mirror was reloaded. Staleness bound: the poll interval (250 ms) plus the reload. The reload reads
+        under the lock the writers hold, so an older read never overwrites a change this process just made
+        (a registration followed at once by an Attach must find its record)."""
         version = self.repo.records_version()
         if version == self._records_version and not force:
             return False
-        seen = self._writes
-        agents = self.repo.all()
         with self._lock:
-            if self._writes != seen and not force:
-                return False  # this process changed a record meanwhile: the next poll reloads
+            version = self.repo.records_version()
+            agents = self.repo.all()
             self._groups = {a.agent_id: a.group for a in agents}
             self._owners = {a.agent_id: a.labels.get("owner", "") for a in agents}
             self._records_version = version
@@ -154,7 +153,6 @@ class AgentService:
         stored, created = self.repo.upsert(agent)
         self._groups[stored.agent_id] = stored.group
         self._owners[stored.agent_id] = stored.labels.get("owner", "")
-        self._writes += 1
         return stored, created
 
     def change(
@@ -222,8 +220,7 @@ class AgentService:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
             self._owners.pop(agent_id, None)
-            self._writes += 1
-        self.audit.record(actor, "agent.deregister", agent_id, {})
+            self.audit.record(actor, "agent.deregister", agent_id, {})
 
     def move(self, agent_id: str, group: str, actor: str = "system") -> Agent:
         """Put a registered agent into another group (recovery: EJECT out of its group, REPLACE into one)."""

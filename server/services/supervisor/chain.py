@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 # A policy file section besides `guardrails:` (recovery, reversibility): parses its section and returns the
 # function that applies it, so a reload is all or nothing.
 PolicySection = Callable[[], Callable[[], None]]
-_CAS_ATTEMPTS = 8  # compare-and-set rounds before a chain change answers ABORTED
+_CAS_ATTEMPTS = 32  # compare-and-set rounds before a chain change answers ABORTED (each round one writer wins)
 
 
 class ChainStore:
