@@ -106,7 +106,7 @@ def test_concurrent_kills_of_one_agent_on_three_sidecars_record_one(kill_fleet: 
 
         def kill(s: SidecarProc) -> str:
             try:
-                return _kill(s, "kill-race-1", 2).kill_id
+                return _kill(s, "kill-race-1", 10).kill_id
             except grpc.RpcError as err:
                 assert err.code() is grpc.StatusCode.FAILED_PRECONDITION, err
                 return ""
