@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from server.domain.fleet.attachments import Attachment
 from server.domain.fleet.sidecars import Sidecar
 
 # The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
@@ -46,3 +47,28 @@ class SidecarRepository(Protocol):
     def all(self) -> Sequence[Sidecar]: ...
 
     def prune(self, stopped_before: datetime) -> int: ...
+
+
+class AttachmentRepository(Protocol):
+    """Which sidecar holds each agent's control channel (`fleet_attachments`)."""
+
+    def attach(self, attachment: Attachment) -> None:
+        """Record the agent's newest Attach stream (replacing any other, on any sidecar)."""
+
+    def detach(self, agent_id: str, attachment_id: str) -> bool:
+        """Forget the attachment if it is still `attachment_id`."""
+
+    def seen(self, sidecar_id: str, last_seen: Mapping[str, datetime]) -> None: ...
+
+    def owner(self, agent_id: str, gone_before: datetime) -> tuple[Attachment, bool] | None:
+        """The attachment and whether its sidecar is present (not stopped, heartbeat since `gone_before`,
+        its listener session open); None: not attached anywhere."""
+
+    def present(self, sidecar_id: str, gone_before: datetime) -> bool: ...
+
+    def release_gone(self, gone_before: datetime) -> int:
+        """Forget the attachments of sidecars that stopped or fell silent."""
+
+    def release_sidecar(self, sidecar_id: str) -> int: ...
+
+    def all(self) -> Sequence[Attachment]: ...

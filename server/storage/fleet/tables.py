@@ -36,3 +36,15 @@ class ChangeCounterRow(SQLModel, table=True):
 
     topic: str = Field(primary_key=True, max_length=64)
     version: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class AttachmentRow(SQLModel, table=True):
+    """Which sidecar holds an agent's control channel (migration 0100): one row per attached agent."""
+
+    __tablename__ = "fleet_attachments"
+
+    agent_id: str = Field(primary_key=True, max_length=128)
+    attachment_id: str = Field(max_length=64)
+    sidecar_id: str = Field(max_length=32, index=True)
+    connect_time: datetime = _utc()
+    last_seen_time: datetime = _utc()
