@@ -57,6 +57,7 @@ from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.commands import SqlCommandRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
@@ -79,6 +80,7 @@ def sql_repositories(
     sidecar's one change listener (and the counters and NOTIFY its writers use)."""
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
+    fleet = engine.dialect.name == "postgresql"  # several sidecars may share it: commands are routed
     return Repositories(
         agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine, changes),
@@ -100,7 +102,8 @@ def sql_repositories(
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
-        attachments=SqlAttachmentRepository(engine) if engine.dialect.name == "postgresql" else None,
+        attachments=SqlAttachmentRepository(engine) if fleet else None,
+        commands=SqlCommandRepository(engine, changes) if fleet else None,
     )
 
 
@@ -304,7 +307,7 @@ def _build_recovery(
 ) -> RecoveryFeature:
     """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
     settings = config.recovery
-    hub = ControlChannelHub(clock, attachments)
+    hub = ControlChannelHub(clock, attachments, repos.commands, repos.changes)
     events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
     emitter = EventAuditor(events, audit)
     health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)

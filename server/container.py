@@ -13,7 +13,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
-from server.services.fleet.ports import AttachmentRepository, ChangeFeed, SidecarRepository
+from server.services.fleet.ports import AttachmentRepository, ChangeFeed, CommandRepository, SidecarRepository
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
@@ -64,6 +64,8 @@ class Repositories:
     idempotency: IdempotencyRepository | None = None
     # Which sidecar holds each agent's control channel; None: one sidecar alone (nothing to route).
     attachments: AttachmentRepository | None = None
+    # Control commands routed to the sidecar holding the agent's channel; None: nothing to route.
+    commands: CommandRepository | None = None
 
 
 @dataclass

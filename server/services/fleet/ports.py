@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Protocol
 
 from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.commands import RoutedCommand
 from server.domain.fleet.sidecars import Sidecar
 
 # The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
@@ -18,6 +19,7 @@ STATES_TOPIC = "recovery_states"  # (agent id) retry count, cooldown, last attem
 CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
 GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was replaced
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
+COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <command id>") a routed command
 
 
 class ChangeFeed(Protocol):
@@ -72,3 +74,24 @@ class AttachmentRepository(Protocol):
     def release_sidecar(self, sidecar_id: str) -> int: ...
 
     def all(self) -> Sequence[Attachment]: ...
+
+
+class CommandRepository(Protocol):
+    """Control commands routed to the sidecar holding the agent's channel (`fleet_commands`)."""
+
+    def insert(self, command: RoutedCommand) -> None:
+        """Store a PENDING command and wake its target sidecar."""
+
+    def claim(self, target: str, now: datetime) -> list[RoutedCommand]:
+        """The PENDING commands addressed to `target`, now DELIVERED (each claimed once)."""
+
+    def settle(self, command_id: str, delivery: str, outcome: int, detail: str, now: datetime) -> RoutedCommand:
+        """Record the outcome unless one is recorded; returns the recorded one and wakes the issuer."""
+
+    def reroute(self, command_id: str, target: str) -> bool:
+        """Readdress a still PENDING command; False when it was claimed or settled meanwhile."""
+
+    def look(self, command_id: str, gone_before: datetime) -> tuple[RoutedCommand, bool] | None:
+        """The command and whether its target sidecar is present."""
+
+    def prune(self, settled_before: datetime) -> int: ...

@@ -9,7 +9,9 @@ clock decides when an ack is late; other threads reach the loop through `run_syn
   recorded and can be read with `result_of`).
 - Acks for unknown or expired command ids are ignored.
 - In a fleet (`attachments` given), every stream is recorded in the database before the agent is told it
-  is accepted, and forgotten when it ends; the writes go through one thread, in order.
+  is accepted, and forgotten when it ends; the writes go through one thread, in order. With `commands`
+  too, a command for an agent attached to another sidecar is routed there (server/services/recovery/
+  routing.py); an agent attached here is served as before, without touching the database.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from typing import Any, TypeVar
 from server.domain.errors import Aborted, OutriderError, Unavailable
 from server.domain.recovery.control import CommandOutcome, CommandResult, CommandType, ControlCommand, Delivery
 from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.ports import ChangeFeed, CommandRepository
 from server.services.ports import Clock
+from server.services.recovery.routing import CommandRouter
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +79,18 @@ class _Pending:
 
 
 class ControlChannelHub:
-    def __init__(self, clock: Clock, attachments: AttachmentService | None = None) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        attachments: AttachmentService | None = None,
+        commands: CommandRepository | None = None,
+        changes: ChangeFeed | None = None,
+    ) -> None:
         self.clock = clock
         self.attachments = attachments  # None: one sidecar alone (SQLite, tests): nothing to record
+        self.router: CommandRouter | None = None
+        if attachments is not None and commands is not None and changes is not None:
+            self.router = CommandRouter(self, commands, attachments, changes)
         self._writer: ThreadPoolExecutor | None = None
         self._writer_stopped = False
         if attachments is not None:
@@ -186,6 +199,8 @@ class ControlChannelHub:
             return self.last_seen_of_attached()
 
         self.attachments.heartbeat(self.run_sync(snapshot(), timeout=10.0))
+        if self.router is not None:
+            self.router.prune()
 
     def end_stream(self, agent_id: str, error: OutriderError | None = None) -> bool:
         conn = self._conns.pop(agent_id, None)
@@ -229,13 +244,28 @@ class ControlChannelHub:
         timeout: float,
         command_id: str | None = None,
     ) -> _Pending | None:
-        conn = self._conns.get(agent_id)
-        if conn is None:
+        if agent_id not in self._conns:
             return None
+        return self._issue_command(self._command(agent_id, kind, reason, payload, timeout, command_id), timeout)
+
+    def _command(
+        self,
+        agent_id: str,
+        kind: CommandType,
+        reason: str,
+        payload: object | None,
+        timeout: float,
+        command_id: str | None = None,
+    ) -> ControlCommand:
         now = self.clock.utcnow()
-        command = ControlCommand(
+        return ControlCommand(
             command_id or self.new_command_id(), agent_id, kind, reason, now, now + timedelta(seconds=timeout), payload
         )
+
+    def _issue_command(self, command: ControlCommand, timeout: float) -> _Pending | None:
+        conn = self._conns.get(command.agent_id)
+        if conn is None:
+            return None
         pending = _Pending(command, self.clock.monotonic() + timeout, asyncio.get_running_loop().create_future())
         self._pending[command.command_id] = pending
         conn.queue.put_nowait(command)
@@ -251,11 +281,59 @@ class ControlChannelHub:
         *,
         command_id: str | None = None,
     ) -> CommandResult:
-        """Send a command and wait for its ack, at most `timeout` seconds (on the clock)."""
+        """Send a command and wait for its ack, at most `timeout` seconds (on the clock); in a fleet, through
+        the sidecar holding the agent's channel when that is another one."""
         pending = self._issue(agent_id, kind, reason, payload, timeout, command_id)
-        if pending is None:
+        if pending is not None:
+            return await self._wait(pending)
+        if self.router is None:
             return CommandResult("", Delivery.NOT_CONNECTED, detail="not connected")
+        command = self._command(agent_id, kind, reason, payload, timeout, command_id)
+        result = await self.router.request(command, timeout)
+        self._remember(result)
+        return result
+
+    async def deliver(self, command: ControlCommand, timeout: float) -> CommandResult:
+        """A command routed here by another sidecar: sent on the agent's stream, its ack awaited."""
+        pending = self._issue_command(command, timeout)
+        if pending is None:
+            return CommandResult(command.command_id, Delivery.NOT_CONNECTED, detail="not connected")
         return await self._wait(pending)
+
+    async def post(
+        self, agent_id: str, kind: CommandType, reason: str, timeout: float, payload: object | None = None
+    ) -> str:
+        """`send`, wherever the agent is attached: returns the command id ("" when attached nowhere)."""
+        command_id = self.send(agent_id, kind, reason, timeout, payload)
+        if command_id or self.router is None:
+            return command_id
+        command = self._command(agent_id, kind, reason, payload, timeout)
+        deadline = self.clock.monotonic() + timeout
+        routed = await self.router.post(command)
+        if routed is None:
+            return ""
+
+        async def wait() -> None:
+            assert self.router is not None
+            self._remember(await self.router.outcome(routed, deadline))
+
+        self.spawn(wait())
+        return command.command_id
+
+    async def end_stream_anywhere(self, agent_id: str, error: OutriderError, timeout: float) -> bool:
+        """`end_stream`, on whichever sidecar holds the agent's stream (waits at most `timeout` for it)."""
+        if self.end_stream(agent_id, error):
+            return True
+        if self.router is None or not isinstance(error, Aborted):
+            return False
+        return await self.router.end_stream(agent_id, error, timeout)
+
+    async def attached_anywhere(self) -> list[str]:
+        """Agents attached here and, in a fleet, to the other present sidecars."""
+        here = self.connected()
+        if self.router is None:
+            return here
+        return here + [a for a in await self.router.attached_elsewhere() if a not in self._conns]
 
     def send(self, agent_id: str, kind: CommandType, reason: str, timeout: float, payload: object | None = None) -> str:
         """Send without waiting; returns the command id ("" when the agent is not connected)."""
