@@ -20,6 +20,7 @@ from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
 from server.storage.fleet.changes import ChangeLog
 from server.storage.notifications.repository import add_to_outbox
+from server.storage.rows import bump_counter
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -274,8 +275,4 @@ class SqlApprovalRepository:
 
 
 def _bump(s: Session) -> None:
-    updated = s.execute(
-        update(CounterRow).where(col(CounterRow.name) == _COUNTER).values(value=col(CounterRow.value) + 1)
-    )
-    if not updated.rowcount:  # type: ignore[attr-defined]
-        s.add(CounterRow(name=_COUNTER, value=1))
+    bump_counter(s, _COUNTER)  # one statement: two first-ever bumps cannot collide
