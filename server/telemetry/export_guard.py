@@ -7,8 +7,10 @@ Why: the OTLP gRPC exporter answers UNAVAILABLE by closing its grpc channel and 
 failed batch, and grpc's Python layer destroys a channel while holding the GIL (grpc/grpc pull request
 42247 describes the process-wide freeze this can cause). In a sidecar that serves on grpc.aio in the same
 process, such a moment stops everything: a CheckAction took 3.7 s in CI with the collector down, and the
-scheduler's 250 ms jobs skipped meanwhile. The probe's `connect` releases the GIL and fails in microseconds
-on a refused port; a collector that is up sees one probe connection per outage, not one per batch.
+scheduler's 250 ms jobs skipped meanwhile. `sdk._one_channel` keeps the exporter's channel; this gate also
+spares the exporter's retries, log lines and encoding work for batches that cannot be delivered. The
+probe's `connect` releases the GIL and fails in microseconds on a refused port; a collector that is up
+sees one probe connection per outage, not one per batch.
 """
 
 from __future__ import annotations
