@@ -3,9 +3,12 @@ server/domain/fleet/policy.py), re-read on SIGHUP and ReloadPolicy."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from server.config import ConfigError, read_yaml
 from server.domain.errors import InvalidArgument
@@ -30,6 +33,13 @@ class FilePolicySource:
         except (TypeError, ValueError) as exc:
             raise InvalidArgument(f"{self.path}: guardrails: values must be plain YAML data: {exc}") from exc
 
+    def line_of(self, field: str) -> int | None:
+        """Where `field` is written in the file (for error messages); None when it cannot be told."""
+        try:
+            return _line_of(self._file.read_text(encoding="utf-8"), field)
+        except (OSError, UnicodeDecodeError):
+            return None
+
     def read_document(self) -> PolicyDocument:
         """The file's policy document, read once (the chain and the other sections from the same bytes)."""
         try:
@@ -42,6 +52,30 @@ class FilePolicySource:
             return PolicyDocument(document, digest(document), raw, digest(raw))
         except (TypeError, ValueError) as exc:
             raise InvalidArgument(f"{self.path}: the policy's values must be plain YAML data: {exc}") from exc
+
+
+def _line_of(text: str, field: str) -> int | None:
+    """The 1-based line where a dotted field (`recovery.policies[0].max_retries`) is written, if found."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", field):
+        if isinstance(node, yaml.MappingNode):
+            hit = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == part), None)
+            if hit is None:
+                break
+            line, node = hit[0].start_mark.line + 1, hit[1]
+        elif isinstance(node, yaml.SequenceNode) and part.startswith("["):
+            index = int(part[1:-1])
+            if index >= len(node.value):
+                break
+            node = node.value[index]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
 
 
 def policy_document(data: Mapping[str, Any], guardrails: Any) -> dict[str, Any]:

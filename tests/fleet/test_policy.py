@@ -129,7 +129,8 @@ def test_an_invalid_reload_changes_nothing_anywhere(pfleet: PolicyFleet) -> None
         a.supervisor.ReloadPolicy(spb.ReloadPolicyRequest())
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     details = err.value.details() or ""
-    assert str(pfleet.files["A"]) in details and "recovery.policies" in details, details
+    assert str(pfleet.files["A"]) in details and "recovery.policies[0].max_retries" in details, details
+    assert "(line 5)" in details, details
     # An unknown guardrail kind (the chain's own error), then YAML that does not parse (named with its line).
     pfleet.files["A"].write_text(_policy("three", 7).replace("kind: action_list", "kind: no_such_kind"))
     with pytest.raises(grpc.RpcError) as err:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from server.domain.errors import FailedPrecondition
+from server.domain.errors import FailedPrecondition, OutriderError
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument, mismatch_message
 from server.services.fleet.ports import POLICY_TOPIC, ChangeFeed, FleetPolicyRepository, PolicyFile
 from server.services.ports import AuditSink, Clock
@@ -97,7 +97,10 @@ class FleetPolicyService:
                     self._mark(start.fleet)
                 return
             file = start.file
-            apply_sections = self.prepare(file.document)
+            try:
+                apply_sections = self.prepare(file.document)
+            except OutriderError as exc:
+                raise self._located(exc) from exc
 
             def write() -> None:
                 self.chain.load(audit=False)  # the file's chain, unless the stored one was built from it
@@ -105,7 +108,7 @@ class FleetPolicyService:
 
             previous = start.fleet.digest if start.fleet else None
             stored = self._apply(file, actor, write)
-        self._record(actor, "policy.apply", stored, file, previous)
+        self._record(actor, "policy.apply", stored, previous)
 
     def reload(self, actor: str = "system") -> tuple[int, str]:
         """ReloadPolicy and SIGHUP: this host's file becomes the fleet's policy. Everything is parsed before
@@ -113,8 +116,11 @@ class FleetPolicyService:
         if self.source is None:
             raise FailedPrecondition("no policy file is configured; start the sidecar with --config FILE")
         file = self.source.read_document()
-        chain = self.chain.parse_policy(file.guardrails)
-        apply_sections = self.prepare(file.document)
+        try:
+            chain = self.chain.parse_policy(file.guardrails)
+            apply_sections = self.prepare(file.document)
+        except OutriderError as exc:
+            raise self._located(exc) from exc
 
         def write() -> None:
             self.chain.apply_policy(chain, file.guardrails_digest)
@@ -123,7 +129,7 @@ class FleetPolicyService:
         with self._lock:
             previous = self.repo.get()
             stored = self._apply(file, actor, write)
-        self._record(actor, "policy.reload", stored, file, previous.digest if previous else None)
+        self._record(actor, "policy.reload", stored, previous.digest if previous else None)
         log.info(
             "policy applied fleet-wide",
             extra={"path": self.source.path, "guardrails": len(chain), "version": stored.version},
@@ -143,6 +149,13 @@ class FleetPolicyService:
 
     def status(self) -> tuple[FleetPolicy | None, Sequence[AppliedPolicy]]:
         return self.repo.get(), self.repo.applied()
+
+    def _located(self, exc: OutriderError) -> OutriderError:
+        """The error with the line of its field in this host's file, when it can be told."""
+        line = self.source.line_of(exc.field) if self.source is not None and exc.field else None
+        if line is None:
+            return exc
+        return type(exc)(f"{exc.message} (line {line})", reason=exc.reason, field=exc.field)
 
     def _apply(self, file: PolicyDocument, actor: str, write: Callable[[], None]) -> FleetPolicy:
         assert self.source is not None
@@ -164,7 +177,7 @@ class FleetPolicyService:
         self.applied_version = fleet.version
         self.repo.mark_applied(AppliedPolicy(self.sidecar_id, fleet.version, fleet.digest, self.clock.utcnow()))
 
-    def _record(self, actor: str, action: str, stored: FleetPolicy, file: PolicyDocument, previous: str | None) -> None:
+    def _record(self, actor: str, action: str, stored: FleetPolicy, previous: str | None) -> None:
         self.audit.record(
             actor,
             action,

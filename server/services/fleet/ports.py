@@ -77,3 +77,7 @@ class PolicyFile(Protocol):
     def read_document(self) -> PolicyDocument:
         """The file's policy document, read once; InvalidArgument naming the file and field when unreadable."""
         ...
+
+    def line_of(self, field: str) -> int | None:
+        """The line where a dotted field (`recovery.policies[0].max_retries`) is written, if it can be told."""
+        ...
