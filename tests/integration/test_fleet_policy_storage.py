@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from outrider.v1 import supervisor_service_pb2 as pb
+from server.__main__ import main
 from server.bootstrap import build_services
 from server.domain.errors import FailedPrecondition
 from server.storage.db import create_db_engine
@@ -37,7 +38,7 @@ def _names(s: RunningSidecar) -> list[str]:
     return [g.name for g in s.stub.ListGuardrails(pb.ListGuardrailsRequest()).guardrails]
 
 
-def test_a_restart_with_a_changed_file(tmp_path: Path, db_url: str) -> None:
+def test_a_restart_with_a_changed_file(tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "outrider.yaml"
     path.write_text(_policy("one"))
     config = make_config(tmp_path, db_url=db_url, config_path=path)
@@ -46,6 +47,9 @@ def test_a_restart_with_a_changed_file(tmp_path: Path, db_url: str) -> None:
         s.stub.AddGuardrail(guardrail("runtime", "cost_cap", max=10))
     first = _stored(db_url)
     assert first[0] == 1
+    assert main(["policy", "status", "--db-url", db_url, "--data-dir", str(tmp_path / "data")]) == 0
+    out = capsys.readouterr().out
+    assert f"version 1  digest {first[1]}" in out and str(path) in out and "0 alive sidecar(s) not on version 1" in out
     with RunningSidecar(config) as s:  # the same file: the stored chain (with its runtime change) runs
         assert _names(s) == ["deny-one", "runtime"]
     assert _stored(db_url) == first

@@ -84,6 +84,8 @@ def test_a_file_that_differs_from_the_fleet_refuses_to_start_naming_both_digests
 
     assert start_policy(repo, other, apply=True, enforce=True).apply  # told to: it applies
     assert start_policy(repo, other, apply=False, enforce=False).apply  # SQLite: applied, as before
+    with pytest.raises(FailedPrecondition, match="--config FILE"):
+        start_policy(repo, None, apply=True, enforce=True)  # nothing to apply: said, not ignored
     follow = start_policy(repo, None, apply=False, enforce=True)
     assert not follow.apply and follow.document == adopt.file.document  # no file: the fleet's policy
 

@@ -48,6 +48,8 @@ class StartPolicy:
 def start_policy(repo: FleetPolicyRepository, source: PolicyFile | None, *, apply: bool, enforce: bool) -> StartPolicy:
     """Decide, before anything is built from it, which policy this sidecar runs. `enforce` (PostgreSQL):
     a file that differs from the fleet's refuses the start unless `apply` (`--apply-policy`)."""
+    if apply and source is None:
+        raise FailedPrecondition("--apply-policy needs a policy file to apply: start with --config FILE")
     fleet = repo.get()
     file = source.read_document() if source is not None else None
     if file is None:
