@@ -142,6 +142,7 @@ async def build_server(
             reviewer_for(services.users),
             services.explain,
             limits=limits,
+            reload_policy=services.policy.reload,
         ),
         server,
     )

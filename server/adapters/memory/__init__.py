@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import MemoryBudgetLedger, MemoryFleetPolicy, MemorySidecars, SilentChangeFeed
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -678,6 +678,7 @@ class MemoryStore:
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
     sidecars: MemorySidecars = field(default_factory=MemorySidecars)
+    fleet_policy: MemoryFleetPolicy = field(default_factory=MemoryFleetPolicy)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -709,6 +710,7 @@ class MemoryStore:
             notifications=self.notifications,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
+            fleet_policy=self.fleet_policy,
         )
 
 
