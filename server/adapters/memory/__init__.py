@@ -633,8 +633,11 @@ class MemoryKills:
     def load_substitutes(self) -> list[Substitute]:
         return [replace(s, position=0) for s in self.substitutes]
 
-    def add_substitute(self, sub: Substitute) -> None:
+    def add_substitute(self, sub: Substitute) -> bool:
+        if any((s.scope, s.scope_id, s.agent_id) == (sub.scope, sub.scope_id, sub.agent_id) for s in self.substitutes):
+            return False
         self.substitutes.append(copy.deepcopy(sub))
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         before = len(self.substitutes)

@@ -50,8 +50,15 @@ _BUMP = text(
     "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1 RETURNING version"
 )
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+LISTENER_PREFIX = "outrider-listener "  # the listener session's application name, before the sidecar id
 _WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requests, new topics)
 _LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
+
+
+def listener_name(origin: str) -> str:
+    """The application name of a sidecar's listener session: while it shows in `pg_stat_activity`, the
+    sidecar is running (server/storage/fleet/attachments.py reads it to route commands)."""
+    return LISTENER_PREFIX + origin
 
 
 @dataclass
@@ -132,7 +139,9 @@ class ChangeLog:
         backoff = 0.1
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self._dsn, autocommit=True, connect_timeout=5) as conn:
+                with psycopg.connect(
+                    self._dsn, autocommit=True, connect_timeout=5, application_name=listener_name(self.origin)
+                ) as conn:
                     self.stats.connections += 1
                     self.stats.backend_pid = conn.info.backend_pid
                     self._listen(conn)

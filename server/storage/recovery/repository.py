@@ -468,18 +468,23 @@ class SqlKillRepository:
                 for r in rows
             ]
 
-    def add_substitute(self, sub: Substitute) -> None:
-        with Session(self.engine) as s, s.begin():
-            s.add(
-                SubstituteRow(
-                    scope=sub.scope.value,
-                    scope_id=sub.scope_id,
-                    agent_id=sub.agent_id,
-                    register_time=sub.register_time,
-                    request_id=sub.request_id,
+    def add_substitute(self, sub: Substitute) -> bool:
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(
+                    SubstituteRow(
+                        scope=sub.scope.value,
+                        scope_id=sub.scope_id,
+                        agent_id=sub.agent_id,
+                        register_time=sub.register_time,
+                        request_id=sub.request_id,
+                    )
                 )
-            )
-            self._announce_substitutes(s, sub.agent_id)
+                s.flush()  # the unique entry: registered already (on another sidecar, before its NOTIFY came)
+                self._announce_substitutes(s, sub.agent_id)
+        except IntegrityError:
+            return False
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         c = SubstituteRow
