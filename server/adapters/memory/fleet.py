@@ -7,10 +7,12 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from server.domain.errors import FailedPrecondition, NotFound, PermissionDenied
 from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.policy import AppliedPolicy, FleetPolicy
 from server.domain.fleet.sidecars import Sidecar
 from server.domain.safeguards.budgets import (
     Allocation,
@@ -254,3 +256,28 @@ class MemoryBudgetLedger:
                 elif r.end_time is not None and r.end_time < now - keep_ended:
                     del self.reservations[rid]
         return expired, signals
+
+
+class MemoryFleetPolicy:
+    """The fleet's policy of one in-memory "database" (one process: nobody to serialise with)."""
+
+    def __init__(self) -> None:
+        self.policy: FleetPolicy | None = None
+        self.rows: dict[str, AppliedPolicy] = {}
+        self._lock = threading.Lock()
+
+    def get(self) -> FleetPolicy | None:
+        return self.policy
+
+    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+        with self._lock:
+            write()
+            stored = replace(policy, version=(self.policy.version if self.policy else 0) + 1)
+            self.policy = stored
+            return stored
+
+    def mark_applied(self, applied: AppliedPolicy) -> None:
+        self.rows[applied.sidecar_id] = applied
+
+    def applied(self) -> Sequence[AppliedPolicy]:
+        return [self.rows[k] for k in sorted(self.rows)]

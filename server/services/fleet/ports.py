@@ -8,6 +8,7 @@ from typing import Protocol
 
 from server.domain.fleet.attachments import Attachment
 from server.domain.fleet.commands import RoutedCommand
+from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument
 from server.domain.fleet.sidecars import Sidecar
 
 # The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
@@ -19,6 +20,7 @@ STATES_TOPIC = "recovery_states"  # (agent id) retry count, cooldown, last attem
 CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
 GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was replaced
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
+POLICY_TOPIC = "policy"  # (the fleet policy version) a policy file was applied fleet-wide
 COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <command id>") a routed command
 
 
@@ -49,6 +51,39 @@ class SidecarRepository(Protocol):
     def all(self) -> Sequence[Sidecar]: ...
 
     def prune(self, stopped_before: datetime) -> int: ...
+
+
+class FleetPolicyRepository(Protocol):
+    """The fleet's one policy (`fleet_policy`) and the version each sidecar applied (`fleet_policy_applied`)."""
+
+    def get(self) -> FleetPolicy | None:
+        """The fleet's policy; None before any was applied."""
+        ...
+
+    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+        """Store `policy` as the next version (its `version` is ignored) and bump the `policy` topic, with
+        `write` (the chain, recovery policies, records: their own transactions) run while this sidecar
+        holds the fleet's policy lock, so two applies on two sidecars never interleave. Nothing is stored
+        when `write` raises. Returns the stored policy with its version."""
+        ...
+
+    def mark_applied(self, applied: AppliedPolicy) -> None: ...
+
+    def applied(self) -> Sequence[AppliedPolicy]: ...
+
+
+class PolicyFile(Protocol):
+    """This host's policy file (server/adapters/policy_file.py)."""
+
+    path: str
+
+    def read_document(self) -> PolicyDocument:
+        """The file's policy document, read once; InvalidArgument naming the file and field when unreadable."""
+        ...
+
+    def line_of(self, field: str) -> int | None:
+        """The line where a dotted field (`recovery.policies[0].max_retries`) is written, if it can be told."""
+        ...
 
 
 class AttachmentRepository(Protocol):

@@ -142,6 +142,11 @@ class RecoveryService:
         with self._lock:
             self._policies = {p.group: p for p in self.repo.load_policies()}
 
+    def follow_file_policies(self, policies: Sequence[RecoveryPolicy]) -> None:
+        """Another sidecar applied the fleet's policy file and stored its policies: read them back."""
+        self.file_policies = tuple(policies)
+        self._reload_policies()
+
     # ---- policies -----------------------------------------------------------------------------
 
     def policy_for(self, group: str) -> RecoveryPolicy:

@@ -21,7 +21,8 @@ port in server/services/fleet/ports.py, where the topic names live); `start()`, 
 `wait_connected(timeout)`, `stats`. Topics so far (key in parentheses): `budgets` (agent id or
 `global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
 certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
-`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version). A new topic needs
+`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `policy` (the
+fleet policy version, server/services/fleet/policy.py). A new topic needs
 no schema change: its counter row appears on the first bump.
 
 On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
@@ -189,13 +190,20 @@ class ChangeLog:
                 self._topics[name].seen = -1
 
     def _deliver_batch(self, batch: list[psycopg.Notify]) -> None:
-        """Deliver in order, but each (channel, key) once, at its last position: handlers read the state
-        back, so one read after the newest change covers the earlier ones."""
+        """Deliver in order, but each (channel, key) of another sidecar's changes once, at its last
+        position: handlers read the state back, so one read after the newest change covers the earlier
+        ones. This sidecar's own notifications pass through `_deliver` (which counts them and skips the
+        handlers): one of them must never stand in for another sidecar's earlier change, whose read-back
+        its own cache would then miss (a ForceOpen on A followed by B's own write of the same key left B
+        granting permits on its stale cache)."""
         last: dict[tuple[str, str], int] = {}
         for i, n in enumerate(batch):
-            last[(n.channel, n.payload.split(" ", 2)[-1])] = i
+            parts = n.payload.split(" ", 2)
+            if len(parts) < 2 or parts[1] != self.origin:
+                last[(n.channel, parts[-1])] = i
         for i, n in enumerate(batch):
-            if last[(n.channel, n.payload.split(" ", 2)[-1])] == i:
+            parts = n.payload.split(" ", 2)
+            if last.get((n.channel, parts[-1]), i) == i:
                 self._deliver(n.channel, n.payload)
             else:
                 self._seen_only(n.channel, n.payload)

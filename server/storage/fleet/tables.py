@@ -1,4 +1,4 @@
-"""SQLModel tables of the fleet (migration 0040, its own Alembic branch from 0002)."""
+"""SQLModel tables of the fleet (migrations 0040 and 0080, their own Alembic branch from 0002)."""
 
 from __future__ import annotations
 
@@ -36,6 +36,34 @@ class ChangeCounterRow(SQLModel, table=True):
 
     topic: str = Field(primary_key=True, max_length=64)
     version: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class FleetPolicyRow(SQLModel, table=True):
+    """The fleet's one policy (migration 0080): one row, key `fleet`; version 0 is a placeholder that
+    only exists so a first apply has a row to lock."""
+
+    __tablename__ = "fleet_policy"
+
+    key: str = Field(primary_key=True, max_length=16)
+    version: int = Field(sa_column=Column(BigInteger, nullable=False))
+    digest: str = Field(max_length=64)
+    document: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    path: str = Field(max_length=4096)
+    host: str = Field(max_length=256)
+    sidecar_id: str = Field(max_length=32)
+    actor: str = Field(max_length=256)
+    apply_time: datetime = _utc()
+
+
+class FleetPolicyAppliedRow(SQLModel, table=True):
+    """Which fleet policy version each sidecar runs (written when it applied one)."""
+
+    __tablename__ = "fleet_policy_applied"
+
+    sidecar_id: str = Field(primary_key=True, max_length=32)
+    version: int = Field(sa_column=Column(BigInteger, nullable=False))
+    digest: str = Field(max_length=64)
+    apply_time: datetime = _utc()
 
 
 class AttachmentRow(SQLModel, table=True):
