@@ -88,7 +88,9 @@ def sql_repositories(
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine, changes),
-        recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
+        recovery_events=SqlRecoveryEventRepository(
+            engine, notices=planner.for_recovery_event if planner else None, changes=changes
+        ),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
         breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
@@ -297,7 +299,7 @@ def _build_recovery(
     """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
     settings = config.recovery
     hub = ControlChannelHub(clock)
-    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
+    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows, repos.changes)
     emitter = EventAuditor(events, audit)
     health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)
     substitutes = SubstituteRegistry(repos.kills, agents, clock, audit, repos.changes)

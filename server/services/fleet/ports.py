@@ -17,6 +17,9 @@ STATES_TOPIC = "recovery_states"  # (agent id) retry count, cooldown, last attem
 CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
 GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was replaced
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
+# (agent id) a recovery or safeguard event was appended; the counter IS the event sequence (see
+# SqlRecoveryEventRepository), so its version is the newest committed sequence.
+EVENTS_TOPIC = "recovery_events"
 
 
 class ChangeFeed(Protocol):
