@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.memory.fleet import MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
@@ -24,6 +25,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
+from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
@@ -55,6 +57,7 @@ from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.jobs import SqlJobClaims
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
@@ -97,6 +100,7 @@ def sql_repositories(
         episodes=safeguards,
         leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
+        job_claims=SqlJobClaims(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
@@ -225,6 +229,7 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -235,6 +240,7 @@ def build_services(
         pending_approvals=approvals.pending,
         single_process=single_process,
         metrics=telemetry.metrics,
+        claim=jobs.due,
     )
     # Wake the delivery worker when this process commits a change that may have written to the outbox;
     # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).
@@ -278,6 +284,7 @@ def build_services(
         fleet=fleet,
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
+        jobs=jobs,
     )
     observe(telemetry, services)
     return services

@@ -13,7 +13,8 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
-from server.services.fleet.ports import ChangeFeed, SidecarRepository
+from server.services.fleet.jobs import FleetJobs
+from server.services.fleet.ports import ChangeFeed, JobClaimRepository, SidecarRepository
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
@@ -62,6 +63,8 @@ class Repositories:
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
     # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
     idempotency: IdempotencyRepository | None = None
+    # Claims of periodic work done once fleet-wide (`fleet_jobs`); None: this process alone claims in memory.
+    job_claims: JobClaimRepository | None = None
 
 
 @dataclass
@@ -89,6 +92,8 @@ class Services:
     notifications: NotificationService
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None
+    # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.
+    jobs: FleetJobs | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

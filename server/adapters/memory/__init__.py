@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import MemoryBudgetLedger, MemoryJobClaims, MemorySidecars, SilentChangeFeed
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -696,6 +696,7 @@ class MemoryStore:
             notifications=self.notifications,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
+            job_claims=MemoryJobClaims(),
         )
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from server.domain.fleet.jobs import JobClaim
 from server.domain.fleet.sidecars import Sidecar
 
 # The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
@@ -49,3 +50,18 @@ class SidecarRepository(Protocol):
     def all(self) -> Sequence[Sidecar]: ...
 
     def prune(self, stopped_before: datetime) -> int: ...
+
+
+class JobClaimRepository(Protocol):
+    """Claims of periodic work (`fleet_jobs`): of any number of concurrent callers, one wins."""
+
+    def claim(self, job_id: str, owner: str, now: datetime, until: datetime, *, keep: bool = False) -> bool:
+        """Take the job (or role) until `until` when it is free at `now` (never claimed, or its due time
+        passed); with `keep`, also when `owner` already holds it (a leader renewing its lease)."""
+        ...
+
+    def release(self, job_id: str, owner: str) -> None:
+        """Free a role `owner` holds (a clean shutdown): another sidecar takes it on its next tick."""
+        ...
+
+    def all(self) -> Sequence[JobClaim]: ...
