@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemoryFleetPolicy, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import (
+    MemoryBudgetLedger,
+    MemoryFleetPolicy,
+    MemoryJobClaims,
+    MemorySidecars,
+    SilentChangeFeed,
+)
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -714,6 +720,7 @@ class MemoryStore:
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
             fleet_policy=self.fleet_policy,
+            job_claims=MemoryJobClaims(),
         )
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from server.domain.errors import FailedPrecondition, NotFound, PermissionDenied
 from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.jobs import JobClaim
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy
 from server.domain.fleet.sidecars import Sidecar
 from server.domain.safeguards.budgets import (
@@ -111,6 +112,32 @@ class MemoryAttachments:
 
     def all(self) -> Sequence[Attachment]:
         return [self.rows[k] for k in sorted(self.rows)]
+
+
+class MemoryJobClaims:
+    """`fleet_jobs` in memory: the same claims under one lock."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, JobClaim] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, job_id: str, owner: str, now: datetime, until: datetime, *, keep: bool = False) -> bool:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and not (row.due_time <= now or (keep and row.owner == owner)):
+                return False
+            self.rows[job_id] = JobClaim(job_id, owner, until, now)
+            return True
+
+    def release(self, job_id: str, owner: str) -> None:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and row.owner == owner:
+                self.rows[job_id] = JobClaim(job_id, owner, datetime.min.replace(tzinfo=row.due_time.tzinfo), None)
+
+    def all(self) -> Sequence[JobClaim]:
+        with self._lock:
+            return [self.rows[k] for k in sorted(self.rows)]
 
 
 def _no_allocation(agent_id: str) -> FailedPrecondition:

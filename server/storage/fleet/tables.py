@@ -104,3 +104,15 @@ class RoutedCommandRow(SQLModel, table=True):
     detail: str = Field(default="", max_length=1024)
     claim_time: datetime | None = _utc(nullable=True)
     settle_time: datetime | None = _utc(nullable=True)
+
+
+class FleetJobRow(SQLModel, table=True):
+    """A piece of periodic work done once fleet-wide (migration 0111): a period of a job (claimed by the
+    sidecar that moves `due_time` on) or a role's lease (held while its owner renews it)."""
+
+    __tablename__ = "fleet_jobs"
+
+    job_id: str = Field(primary_key=True, max_length=64)
+    owner: str = Field(default="", max_length=32)
+    due_time: datetime = _utc()  # the period's end, or the lease's expiry: claimable from then on
+    run_time: datetime | None = _utc(nullable=True)  # the last claim
