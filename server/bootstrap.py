@@ -49,12 +49,14 @@ from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.explain import ExplainService
 from server.services.supervisor.plugins import PluginModules
+from server.services.supervisor.rates import RateWindows
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
@@ -98,6 +100,7 @@ def sql_repositories(
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
+        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
     )
 
 
@@ -196,7 +199,8 @@ def build_services(
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
-    deps = GuardrailDeps(breakers=breakers, budgets=budgets)
+    rates = RateWindows(repos.rate_windows, clock) if repos.rate_windows is not None else None
+    deps = GuardrailDeps(breakers=breakers, budgets=budgets, rates=rates)
     sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
     chain = ChainStore(
         repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections, changes=repos.changes

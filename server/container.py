@@ -18,7 +18,13 @@ from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
-from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
+from server.services.ports import (
+    AgentRepository,
+    DecisionRepository,
+    GuardrailRepository,
+    RateWindowRepository,
+    TokenRepository,
+)
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
@@ -62,6 +68,9 @@ class Repositories:
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
     # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
     idempotency: IdempotencyRepository | None = None
+    # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
+    # (SQLite, one process): every rate_limit then counts in this process, as before.
+    rate_windows: RateWindowRepository | None = None
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""SQLModel tables of the fleet (migration 0040, its own Alembic branch from 0002)."""
+"""SQLModel tables of the fleet (migration 0040, its own Alembic branch from 0002; rate windows, 0013)."""
 
 from __future__ import annotations
 
@@ -36,3 +36,17 @@ class ChangeCounterRow(SQLModel, table=True):
 
     topic: str = Field(primary_key=True, max_length=64)
     version: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class RateWindowRow(SQLModel, table=True):
+    """A `rate_limit` guardrail's fleet window for one agent (migration 0013): how much of window
+    `window_index`'s allowance the sidecars have taken as slices. One row per (guardrail spec, agent),
+    moved on to the next window in place."""
+
+    __tablename__ = "fleet_rate_windows"
+
+    guardrail_key: str = Field(primary_key=True, max_length=32)
+    agent_id: str = Field(primary_key=True, max_length=128)
+    window_index: int = Field(sa_column=Column(BigInteger, nullable=False))
+    taken: int = Field(sa_column=Column(BigInteger, nullable=False))
+    update_time: datetime = _utc()
