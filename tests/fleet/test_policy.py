@@ -99,7 +99,7 @@ def test_the_first_sidecar_stores_the_policy_and_all_run_it(pfleet: PolicyFleet)
     assert sorted(versions.values()) == [1, 1, 1]
 
 
-@pytest.mark.timeout(240)  # the module's three sidecars start in the first test that uses them
+@pytest.mark.timeout(240)  # `outrider policy status` runs as a process several times, on a shared machine
 def test_reload_on_a_reaches_b_and_c_in_every_section(pfleet: PolicyFleet) -> None:
     a, b, c = pfleet.sidecars
     pfleet.files["A"].write_text(_policy("two", 5))  # only A's file changes
