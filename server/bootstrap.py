@@ -27,6 +27,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
+from server.services.fleet.attachments import AttachmentService
 from server.services.fleet.policy import FleetPolicyService, start_policy
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
@@ -58,7 +59,9 @@ from server.storage.access.users import SqlSessionRepository, SqlSettingsReposit
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.commands import SqlCommandRepository
 from server.storage.fleet.policy import SqlFleetPolicyRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
@@ -82,6 +85,7 @@ def sql_repositories(
     sidecar's one change listener (and the counters and NOTIFY its writers use)."""
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
+    fleet = engine.dialect.name == "postgresql"  # several sidecars may share it: commands are routed
     return Repositories(
         agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine, changes),
@@ -104,6 +108,8 @@ def sql_repositories(
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
+        attachments=SqlAttachmentRepository(engine) if fleet else None,
+        commands=SqlCommandRepository(engine, changes) if fleet else None,
     )
 
 
@@ -140,6 +146,7 @@ def build_services(
         single_process = engine.dialect.name == "sqlite"
         if audit_keys is None:
             audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
+    sidecar_id = getattr(repos.changes, "origin", sidecar_id)  # one id for the listener, kills and `sidecars`
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
     fleet_policies = repos.fleet_policy or MemoryFleetPolicy()
@@ -175,12 +182,14 @@ def build_services(
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
     leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, sections.reversibility, agents.get)
+    attachments = AttachmentService(repos.attachments, clock, config.fleet, sidecar_id) if repos.attachments else None
     recovery = _build_recovery(
         replace(
             config,
             recovery=replace(config.recovery, policies=sections.recovery.policies, cascade=sections.recovery.cascade),
         ),
         repos,
+        attachments=attachments,
         agents=agents,
         audit=audit,
         clock=clock,
@@ -267,6 +276,7 @@ def build_services(
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
+        *([attachments.release_mine] if attachments else []),  # after the streams ended (recovery.close)
         recovery.close,
         breakers.events.close,
         breakers.writes.close,
@@ -306,6 +316,7 @@ def _build_recovery(
     config: Config,
     repos: Repositories,
     *,
+    attachments: AttachmentService | None,
     agents: AgentService,
     audit: AuditSink,
     clock: Clock,
@@ -317,7 +328,7 @@ def _build_recovery(
 ) -> RecoveryFeature:
     """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
     settings = config.recovery
-    hub = ControlChannelHub(clock)
+    hub = ControlChannelHub(clock, attachments, repos.commands, repos.changes)
     events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
     emitter = EventAuditor(events, audit)
     health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)

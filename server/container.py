@@ -14,7 +14,13 @@ from server.services.access.users import SessionRepository, SettingsRepository, 
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
 from server.services.fleet.policy import FleetPolicyService
-from server.services.fleet.ports import ChangeFeed, FleetPolicyRepository, SidecarRepository
+from server.services.fleet.ports import (
+    AttachmentRepository,
+    ChangeFeed,
+    CommandRepository,
+    FleetPolicyRepository,
+    SidecarRepository,
+)
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
@@ -65,6 +71,10 @@ class Repositories:
     idempotency: IdempotencyRepository | None = None
     # The fleet's one policy; None: not stored (the policy lives in this process only).
     fleet_policy: FleetPolicyRepository | None = None
+    # Which sidecar holds each agent's control channel; None: one sidecar alone (nothing to route).
+    attachments: AttachmentRepository | None = None
+    # Control commands routed to the sidecar holding the agent's channel; None: nothing to route.
+    commands: CommandRepository | None = None
 
 
 @dataclass

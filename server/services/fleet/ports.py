@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.commands import RoutedCommand
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument
 from server.domain.fleet.sidecars import Sidecar
 
@@ -19,6 +21,7 @@ CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
 GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was replaced
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
 POLICY_TOPIC = "policy"  # (the fleet policy version) a policy file was applied fleet-wide
+COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <command id>") a routed command
 
 
 class ChangeFeed(Protocol):
@@ -84,3 +87,49 @@ class PolicyFile(Protocol):
     def line_of(self, field: str) -> int | None:
         """The line where a dotted field (`recovery.policies[0].max_retries`) is written, if it can be told."""
         ...
+
+
+class AttachmentRepository(Protocol):
+    """Which sidecar holds each agent's control channel (`fleet_attachments`)."""
+
+    def attach(self, attachment: Attachment) -> None:
+        """Record the agent's newest Attach stream (replacing any other, on any sidecar)."""
+
+    def detach(self, agent_id: str, attachment_id: str) -> bool:
+        """Forget the attachment if it is still `attachment_id`."""
+
+    def seen(self, sidecar_id: str, last_seen: Mapping[str, datetime]) -> None: ...
+
+    def owner(self, agent_id: str, gone_before: datetime) -> tuple[Attachment, bool] | None:
+        """The attachment and whether its sidecar is present (not stopped, heartbeat since `gone_before`,
+        its listener session open); None: not attached anywhere."""
+
+    def present(self, sidecar_id: str, gone_before: datetime) -> bool: ...
+
+    def release_gone(self, gone_before: datetime) -> int:
+        """Forget the attachments of sidecars that stopped or fell silent."""
+
+    def release_sidecar(self, sidecar_id: str) -> int: ...
+
+    def all(self) -> Sequence[Attachment]: ...
+
+
+class CommandRepository(Protocol):
+    """Control commands routed to the sidecar holding the agent's channel (`fleet_commands`)."""
+
+    def insert(self, command: RoutedCommand) -> None:
+        """Store a PENDING command and wake its target sidecar."""
+
+    def claim(self, target: str, now: datetime) -> list[RoutedCommand]:
+        """The PENDING commands addressed to `target`, now DELIVERED (each claimed once)."""
+
+    def settle(self, command_id: str, delivery: str, outcome: int, detail: str, now: datetime) -> RoutedCommand:
+        """Record the outcome unless one is recorded; returns the recorded one and wakes the issuer."""
+
+    def reroute(self, command_id: str, target: str) -> bool:
+        """Readdress a still PENDING command; False when it was claimed or settled meanwhile."""
+
+    def look(self, command_id: str, gone_before: datetime) -> tuple[RoutedCommand, bool] | None:
+        """The command and whether its target sidecar is present."""
+
+    def prune(self, settled_before: datetime) -> int: ...
