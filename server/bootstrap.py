@@ -235,7 +235,11 @@ def build_services(
     fleet_policy = FleetPolicyService(
         fleet_policies, policy, chain, prepare, follow, audit, clock, sidecar_id, changes=repos.changes
     )
-    fleet_policy.start(start, actor=_apply_actor() if config.apply_policy else "system")
+    fleet_policy.start(
+        start,
+        lambda: start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process),
+        actor=_apply_actor() if config.apply_policy else "system",
+    )
     # After the chain: a policy that does not load changes no record either. The file's records win.
     agents.apply_declared(sections.agents.records, source=str(config.config_path))
     checks = CheckActionService(
