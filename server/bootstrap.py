@@ -171,9 +171,12 @@ def build_services(
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
     leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, config.reversibility, agents.get)
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     recovery = _build_recovery(
         config,
         repos,
+        jobs=jobs,
+        fleet=not single_process,
         agents=agents,
         audit=audit,
         clock=clock,
@@ -229,7 +232,6 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
-    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -294,6 +296,8 @@ def _build_recovery(
     config: Config,
     repos: Repositories,
     *,
+    jobs: FleetJobs,
+    fleet: bool,
     agents: AgentService,
     audit: AuditSink,
     clock: Clock,
@@ -324,6 +328,8 @@ def _build_recovery(
         # The kill switch is built next and needs the ladder: resolved at call time.
         is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
         changes=repos.changes,
+        jobs=jobs,
+        fleet=fleet,
     )
     kills = KillService(
         repos.kills,

@@ -21,7 +21,8 @@ port in server/services/fleet/ports.py, where the topic names live); `start()`, 
 `wait_connected(timeout)`, `stats`. Topics so far (key in parentheses): `budgets` (agent id or
 `global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
 certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
-`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `recovery_events`
+`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `recovery_settings`
+(setting key), `recovery_events`
 (agent id; its counter is the event sequence, see SqlRecoveryEventRepository). A new topic needs
 no schema change: its counter row appears on the first bump.
 
