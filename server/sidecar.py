@@ -126,6 +126,9 @@ async def build_server(
             # bursts of agents at random with CANCELLED; approvals make such bursts normal.
             ("grpc.server.max_pending_requests", 10_000),
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
+            # grpc core answers CANCELLED, silently on the server, to a call that waited longer than this
+            # (default 30 s) for the server to take it up: in a burst of thousands the last ones did.
+            ("grpc.server_max_unrequested_time_in_server", 300),
         ],
     )
     limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
@@ -140,6 +143,7 @@ async def build_server(
             reviewer_for(services.users),
             services.explain,
             limits=limits,
+            reload_policy=services.policy.reload,
         ),
         server,
     )

@@ -6,6 +6,11 @@ in the order the rows were written. A decision's `leaf` is the SHA-256 hex of th
 UTF-8 kept) of the list `[decision_id, agent_id, action, allowed, reason, severity (name), guardrail,
 context_digest, warnings]`, in that order: the fields the older per-decision `decision` record carried
 as details (its subject the decision id). A list, not an object: a fixed order needs no key sorting.
+A decision with a shadow outcome or a captured context appends `[shadow_guardrail, shadow_reason,
+shadow_needs_approval, captured_digest, context_truncated]` to that list, where `captured_digest` is the
+SHA-256 hex of the captured (masked) context as JSON with sorted keys ("" when none was captured): what a
+reviewer reads as "would have blocked" and what a replay re-runs are vouched for like the verdict.
+Decisions without either keep the shorter list, so leaves written before this extension still verify.
 `root` is a chained hash over the leaves in order: `h0 = 64 zeros`, `h_i = SHA-256(h_{i-1} || leaf_i)`
 (hex strings concatenated), `root = h_n`.
 
@@ -34,9 +39,40 @@ PRUNE_GRACE = timedelta(seconds=60)
 AuditEvent = tuple[str, str, str, dict[str, Any]]
 
 
+def captured_digest(context: Mapping[str, Any] | None) -> str:
+    """The digest of a captured context ("" when none was captured)."""
+    if context is None:
+        return ""
+    text = json.dumps(context, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _extension(d: Decision) -> list[Any]:
+    """The leaf's tail for a decision with a shadow outcome or a captured context; [] otherwise."""
+    if not d.shadow_guardrail and d.context is None:
+        return []
+    return [
+        d.shadow_guardrail,
+        d.shadow_reason,
+        d.shadow_needs_approval,
+        captured_digest(d.context),
+        d.context_truncated,
+    ]
+
+
+_EXTENSION_FIELDS = (
+    "shadow_guardrail",
+    "shadow_reason",
+    "shadow_needs_approval",
+    "captured_digest",
+    "context_truncated",
+)
+
+
 def decision_details(d: Decision) -> dict[str, Any]:
     """The decision's audited fields (also the details of a per-decision record)."""
-    return {
+    extension = dict(zip(_EXTENSION_FIELDS, _extension(d), strict=False))
+    return extension | {
         "agent_id": d.agent_id,
         "action": d.action,
         "allowed": d.allowed,
@@ -58,7 +94,8 @@ def _leaf(values: list[Any]) -> str:
 
 def leaf_of(decision_id: str, details: Mapping[str, Any]) -> str:
     """The leaf of a decision given as a per-decision record's details (KeyError when one is missing)."""
-    return _leaf([decision_id, *(details[k] for k in _LEAF_FIELDS)])
+    tail = [details[k] for k in _EXTENSION_FIELDS] if "captured_digest" in details else []
+    return _leaf([decision_id, *(details[k] for k in _LEAF_FIELDS), *tail])
 
 
 def decision_leaf(d: Decision) -> str:
@@ -74,6 +111,7 @@ def decision_leaf(d: Decision) -> str:
             d.guardrail,
             d.context_digest,
             warnings,
+            *_extension(d),
         ]
     )
 

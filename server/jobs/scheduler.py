@@ -157,6 +157,8 @@ def add_fleet_jobs(
         )
     if kills is not None:
         scheduler.add_job(kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover")
+        if kills.hub.attachments is not None:  # the agents attached here seen; dead sidecars' rows released
+            scheduler.add_job(kills.hub.stamp_attachments, "interval", seconds=every, id="fleet-attachments")
 
 
 def build_sidecar_scheduler(services: Services) -> BackgroundScheduler:

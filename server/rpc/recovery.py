@@ -73,6 +73,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         conn = self.f.hub.connect(agent_id, hello.instance_id[:256], hello.client[:256])
         reader = asyncio.get_running_loop().create_task(self._read(requests, conn))
         try:
+            await self.f.hub.record_attach(conn)  # in a fleet: routable from every sidecar once accepted
             spec = self.f.health.spec(agent_id)
             yield pb.AttachResponse(
                 accepted=recovery_pb2.AttachAccepted(

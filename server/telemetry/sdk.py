@@ -32,6 +32,7 @@ from opentelemetry.sdk.trace.sampling import (
 )
 
 from server.services.observability import NO_TRACER, RecoveryEventObserver, Tracer
+from server.telemetry.export_guard import CollectorGate, GuardedMetricExporter, GuardedSpanExporter, collector_address
 from server.telemetry.metrics import Metrics, observe_services
 from server.telemetry.prometheus import MetricsServer, render
 from server.telemetry.settings import TelemetrySettings
@@ -131,7 +132,9 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
             recent = RecentTraces(settings.recent_traces)
             tracer_provider.add_span_processor(recent)
         if settings.export_traces:
-            tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter(settings)))
+            # Behind a gate that drops batches while the collector is unreachable (`export_guard`).
+            gate = CollectorGate(collector_address(_traces_url(settings), _protocol(settings, "traces")))
+            tracer_provider.add_span_processor(BatchSpanProcessor(GuardedSpanExporter(span_exporter(settings), gate)))
         tracer = tracer_provider.get_tracer(INSTRUMENTATION, VERSION)
         log.info(
             "tracing on",
@@ -150,9 +153,9 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
             prometheus = InMemoryMetricReader()
             readers.append(prometheus)
         if settings.export_metrics:
-            readers.append(
-                PeriodicExportingMetricReader(metric_exporter(settings), int(settings.metrics_interval * 1000))
-            )
+            gate = CollectorGate(collector_address(_metrics_url(settings), _protocol(settings, "metrics")))
+            exporter = GuardedMetricExporter(metric_exporter(settings), gate)
+            readers.append(PeriodicExportingMetricReader(exporter, int(settings.metrics_interval * 1000)))
         # Exemplars (trace ids on measurements) cost every recording inside a span; on only when asked.
         exemplars = None if os.environ.get("OTEL_METRICS_EXEMPLAR_FILTER") else AlwaysOffExemplarFilter()
         meter_provider = MeterProvider(
@@ -213,7 +216,10 @@ def span_exporter(settings: TelemetrySettings) -> SpanExporter:
         return HttpSpanExporter(endpoint=url)
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpanExporter
 
-    return GrpcSpanExporter(endpoint=url, insecure=url.startswith("http://"))
+    exporter: SpanExporter = _one_channel(GrpcSpanExporter)(
+        endpoint=url, insecure=url.startswith("http://"), channel_options=_CHANNEL_OPTIONS
+    )
+    return exporter
 
 
 def metric_exporter(settings: TelemetrySettings) -> Any:
@@ -224,4 +230,49 @@ def metric_exporter(settings: TelemetrySettings) -> Any:
         return HttpMetricExporter(endpoint=url)
     from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter as GrpcMetricExporter
 
-    return GrpcMetricExporter(endpoint=url, insecure=url.startswith("http://"))
+    return _one_channel(GrpcMetricExporter)(
+        endpoint=url, insecure=url.startswith("http://"), channel_options=_CHANNEL_OPTIONS
+    )
+
+
+# A channel in TRANSIENT_FAILURE reconnects by itself; cap its backoff (gRPC's default grows to 120 s) so
+# spans flow again within seconds of the collector's return.
+_CHANNEL_OPTIONS = (("grpc.max_reconnect_backoff_ms", 5000), ("grpc.initial_reconnect_backoff_ms", 500))
+
+
+class _KeptChannel:
+    """The exporter's channel, whose `close()` does nothing until the exporter shuts down.
+
+    On UNAVAILABLE the OTLP gRPC exporter closes its channel and opens a new one. gRPC Python destroys a
+    channel while holding the GIL (grpc/grpc#42247: `grpc_channel_destroy` can wait for event-engine threads),
+    which can stall every thread of the sidecar, its event loop included, for seconds: a dead collector
+    must never cost a call's time. So the exporter keeps one channel and gRPC reconnects it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def close(self) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _one_channel(base: type[Any]) -> type[Any]:
+    """`base` (an OTLP gRPC exporter class) with one channel for its whole life (see `_KeptChannel`)."""
+
+    class OneChannel(base):  # type: ignore[misc]
+        def _initialize_channel_and_stub(self) -> None:
+            if isinstance(getattr(self, "_channel", None), _KeptChannel):
+                return  # the exporter asks for a new channel after an error: keep this one
+            super()._initialize_channel_and_stub()
+            self._channel: Any = _KeptChannel(self._channel)
+
+        def shutdown(self, *args: Any, **kwargs: Any) -> Any:
+            channel = getattr(self, "_channel", None)
+            if isinstance(channel, _KeptChannel):
+                self._channel = channel.inner  # closed for real, once, at shutdown
+            return super().shutdown(*args, **kwargs)
+
+    OneChannel.__name__ = OneChannel.__qualname__ = base.__name__
+    return OneChannel

@@ -23,6 +23,7 @@ from server.cli.audit import add_audit_parser, run_audit
 from server.config import DEFAULT_SENSITIVE_KEYS, Config
 from server.domain.audit_batches import DECISION_BATCH, batch_root
 from server.domain.guardrails import Severity, Verdict
+from server.domain.guardrails.chain import ShadowOutcome
 from server.services.audit import AuditTrail, CheckpointSettings
 from server.services.supervisor.decision_log import DecisionLog, DecisionLogSettings
 from server.storage.audit import SqlAuditRepository
@@ -54,7 +55,7 @@ class Log:
         return code, capsys.readouterr().out.strip().splitlines()
 
 
-def write_log(db_url: str, tmp_path: Path, audit_records: str) -> Log:
+def write_log(db_url: str, tmp_path: Path, audit_records: str, *, shadow_and_capture: bool = False) -> Log:
     engine = create_db_engine(db_url)
     migrate(engine)
     clock = FakeClock()
@@ -68,15 +69,22 @@ def write_log(db_url: str, tmp_path: Path, audit_records: str) -> Log:
         settings=CheckpointSettings(every_records=10_000, interval=3600),
     )
     trail.start()
-    settings = DecisionLogSettings(batch_size=4, flush_interval=0.01, audit_records=audit_records)
-    dlog = DecisionLog(SqlDecisionRepository(engine), clock, settings, trail)
+    settings = DecisionLogSettings(
+        batch_size=4,
+        flush_interval=0.01,
+        audit_records=audit_records,
+        capture="masked" if shadow_and_capture else "none",
+    )
+    dlog = DecisionLog(SqlDecisionRepository(engine), clock, settings, trail, sensitive_keys=("password",))
     dlog.start()
     try:
         for first, n in ((0, 4), (4, 4), (8, 2)):
             for i in range(first, first + n):
                 allowed = i % 3 != 0
-                v = Verdict(allowed, f"r{i}", Severity.INFO if allowed else Severity.BLOCK, "cap", ())
-                dlog.submit(f"d-{i}", f"ag-{i % 2}", "pay", {"cost": i}, v, 10, f"req-{i}")
+                shadow = ShadowOutcome("strict", f"would block {i}") if shadow_and_capture and allowed else None
+                v = Verdict(allowed, f"r{i}", Severity.INFO if allowed else Severity.BLOCK, "cap", (), shadow)
+                context = {"cost": i, "password": "hunter2"} if shadow_and_capture else {"cost": i}
+                dlog.submit(f"d-{i}", f"ag-{i % 2}", "pay", context, v, 10, f"req-{i}")
             assert dlog.flush(10)
             clock.advance(120)
     finally:
@@ -204,3 +212,42 @@ def test_per_decision_records_are_proved_the_same_way(
         assert code == 1 and out[0].startswith("audit chain BROKEN at record 7 [decision_edited]: decision d-5 "), out
     finally:
         log.engine.dispose()
+
+
+SHADOW_EDITS = {
+    "shadow outcome erased": "UPDATE decisions SET shadow_guardrail = '', shadow_reason = '' WHERE decision_id = 'd-5'",
+    "shadow reason": "UPDATE decisions SET shadow_reason = 'harmless' WHERE decision_id = 'd-5'",
+    "would ask": "UPDATE decisions SET shadow_needs_approval = NOT shadow_needs_approval WHERE decision_id = 'd-5'",
+    "captured context": "UPDATE decisions SET context = '{\"cost\": 500}' WHERE decision_id = 'd-5'",
+    "capture dropped": "UPDATE decisions SET context = NULL WHERE decision_id = 'd-5'",
+}
+
+
+@pytest.fixture
+def shadowed(db_url: str, tmp_path: Path) -> Iterator[Log]:
+    log = write_log(db_url, tmp_path, "per_batch", shadow_and_capture=True)
+    try:
+        yield log
+    finally:
+        log.engine.dispose()
+
+
+def test_shadow_outcomes_and_captured_contexts_are_vouched_for(
+    shadowed: Log, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = {d.decision_id: d for d in SqlDecisionRepository(shadowed.engine).by_ids(["d-5", "d-6"]).values() if d}
+    assert rows["d-5"].shadow_guardrail == "strict" and rows["d-5"].context == {"cost": 5, "password": "***"}
+    assert shadowed.run(capsys, "verify")[0] == 0
+    code, out = shadowed.run(capsys, "verify", "--decision", "d-5")
+    assert code == 0 and out[1] == "decision d-5 OK (#2 of 4 in audit record 3)", out
+
+
+@pytest.mark.parametrize("name", list(SHADOW_EDITS))
+def test_an_edit_of_a_shadow_outcome_or_a_captured_context_is_named(
+    shadowed: Log, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    shadowed.sql(SHADOW_EDITS[name])
+    code, out = shadowed.run(capsys, "verify")
+    assert code == 1 and out[0].startswith(
+        "audit chain BROKEN at record 3 [decision_edited]: decision d-5 (#2 of audit record 3)"
+    ), out

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+import psycopg
 import pytest
 from sqlalchemy import Engine, text
 
@@ -147,3 +148,24 @@ def test_payloads_are_ids_within_the_limit(engine: Engine) -> None:
     a = ChangeLog(engine, "sc-a")
     with pytest.raises(ValueError, match="too long"), engine.begin() as conn:
         a.bump(conn, "t", "x" * 8000)
+
+
+def test_its_own_later_change_never_hides_another_sidecars_change_of_the_same_key(engine: Engine) -> None:
+    """One read from the socket can hold A's change of a key and then B's own change of it: B must still
+    read the key back (a ForceOpen on A then B storing the key it had cached left B on its stale cache).
+    Fed to the listener's dispatch directly: which notifications share one read is up to the socket."""
+    rec = Recorder()
+    b = ChangeLog(engine, "sc-b")
+    b.subscribe("t", rec.on_change, rec.on_resync)
+    with b._lock:
+        b._topics["t"].seen = 10
+    b._deliver_batch(
+        [
+            psycopg.Notify("outrider_t", "11 sc-a breaker-1", 1),
+            psycopg.Notify("outrider_t", "12 sc-b breaker-1", 2),
+            psycopg.Notify("outrider_t", "13 sc-a breaker-2", 1),
+            psycopg.Notify("outrider_t", "14 sc-c breaker-2", 3),
+        ]
+    )
+    assert rec.keys == ["breaker-1", "breaker-2"]  # each key once, after the newest foreign change
+    assert rec.resyncs == 0 and b._topics["t"].seen == 14  # no gap seen: every version was counted

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 
 from server.adapters.memory.safeguards import MemoryAudit
-from server.domain.safeguards.breakers import BreakerChange, BreakerConfig, BreakerState, Outcome
+from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import BreakerSettings
 from server.storage.db import create_db_engine, migrate
@@ -273,3 +273,23 @@ def test_with_listeners_operator_actions_reach_every_sidecar_within_100ms(engine
         assert [ch.reason for ch in opened] == ["forced open: drill", "failure threshold reached"]
     finally:
         fleet.close()
+
+
+def test_creating_a_breaker_that_exists_announces_nothing(engine: Engine) -> None:
+    """A sidecar storing a key it saw first, after another sidecar stored it: no change, no notification
+    (a false one, right after another sidecar's ForceOpen, used to hide that ForceOpen from the writer)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("notifications are PostgreSQL's (SQLite serves one sidecar)")
+    feed = ChangeLog(engine, "sc-writer")
+    repo = SqlBreakerRepository(engine, feed)
+    wall = FakeClock().utcnow()
+
+    def version() -> int:
+        with engine.connect() as conn:
+            found = conn.execute(text("SELECT version FROM fleet_changes WHERE topic = 'breakers'")).scalar()
+        return int(found or 0)
+
+    repo.create_breakers([Breaker("k-new", BreakerConfig(), wall, wall)])
+    first = version()
+    repo.create_breakers([Breaker("k-new", BreakerConfig(), wall, wall)])
+    assert version() == first  # the second create changed nothing and said nothing

@@ -14,11 +14,16 @@ from typing import Any
 
 import grpc
 import pytest
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from outrider.v1 import supervisor_service_pb2_grpc
 from server.domain.approvals.requests import Reviewer
 from server.domain.guardrails.decisions import DecisionFilter
 from server.logs import TraceContextFilter
+from server.telemetry.sdk import span_exporter
 from server.telemetry.settings import TelemetrySettings
 
 from .harness import RunningSidecar, make_config
@@ -312,3 +317,49 @@ def test_an_agent_that_gives_up_waiting_still_leaves_a_complete_trace(tmp_path: 
     assert server.attr("rpc.grpc.status_code") == "1"  # CANCELLED: the caller went away
     assert gate.attr("outrider.guardrail.verdict") == "cancelled"
     assert [e.name for e in wait.events] == ["approval.created"]
+
+
+class _Collector(trace_service_pb2_grpc.TraceServiceServicer):
+    """A real OTLP/gRPC trace receiver (the part of a collector an exporter talks to)."""
+
+    def __init__(self) -> None:
+        self.spans = 0
+
+    def Export(self, request: Any, context: Any) -> Any:
+        self.spans += sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+        return trace_service_pb2.ExportTraceServiceResponse()
+
+
+def test_the_grpc_exporter_keeps_its_channel_and_reaches_a_collector_that_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The OTLP exporter closes and reopens its channel on UNAVAILABLE; gRPC Python destroys a channel
+    holding the GIL, which can stall the whole sidecar. Ours keeps one channel, which gRPC reconnects."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+    port = free_port()
+    exporter = span_exporter(TelemetrySettings(enabled=True, endpoint=f"http://127.0.0.1:{port}", protocol="grpc"))
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    with provider.get_tracer("test").start_as_current_span("one"):
+        pass
+    spans = memory.get_finished_spans()
+    channel = exporter._channel
+    try:
+        assert exporter.export(spans) is SpanExportResult.FAILURE  # nobody listens yet
+        assert exporter._channel is channel  # the same channel, never closed on the way
+        collector = _Collector()
+        server = grpc.server(ThreadPoolExecutor(max_workers=2))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
+        server.add_insecure_port(f"127.0.0.1:{port}")
+        server.start()
+        try:
+            deadline = time.monotonic() + 20  # the channel's reconnect backoff is capped at 5 s
+            while exporter.export(spans) is not SpanExportResult.SUCCESS:
+                assert time.monotonic() < deadline, "spans never reached the collector once it was back"
+                time.sleep(0.2)
+            assert collector.spans >= 1 and exporter._channel is channel
+        finally:
+            server.stop(None)
+    finally:
+        exporter.shutdown()

@@ -172,6 +172,11 @@ class RecoveryService:
         with self._lock:
             self._policies = {p.group: p for p in self.repo.load_policies()}
 
+    def follow_file_policies(self, policies: Sequence[RecoveryPolicy]) -> None:
+        """Another sidecar applied the fleet's policy file and stored its policies: read them back."""
+        self.file_policies = tuple(policies)
+        self._reload_policies()
+
     # ---- policies -----------------------------------------------------------------------------
 
     def policy_for(self, group: str) -> RecoveryPolicy:
@@ -265,7 +270,7 @@ class RecoveryService:
     async def _execute(self, action: RecoveryAction, agent_id: str, group: str, reason: str, retries: int) -> _Outcome:
         if action in (RecoveryAction.RESTART, RecoveryAction.RESTART_CLEAN):
             kind = CommandType.RESTART if action is RecoveryAction.RESTART else CommandType.RESTART_CLEAN
-            command_id = self.hub.send(agent_id, kind, reason or "recovery", self.command_timeout)
+            command_id = await self.hub.post(agent_id, kind, reason or "recovery", self.command_timeout)
             word = action.name.lower().replace("_", " ")
             if not command_id:
                 return _Outcome(True, f"not connected: {word} not sent")
@@ -331,25 +336,44 @@ class RecoveryService:
             except NotFound:  # deregistered meanwhile
                 return status, None
 
-        targets = [a for a in self.health.targets(group) if self.owns_check(a)]
+        holders = await asyncio.to_thread(self._channel_holders)
+        targets = [a for a in self.health.targets(group) if self.owns_check(a, holders)]
         results = await asyncio.gather(*(one(a) for a in targets))
         statuses = [s for s, _ in results]
         recoveries = [r for _, r in results if r is not None]
         return statuses, recoveries
 
-    def owns_check(self, agent_id: str) -> bool:
+    def _channel_holders(self) -> dict[str, str] | None:
+        """Agent id -> the present sidecar holding its control channel, from the attachments table (one
+        read per run; blocking). None: alone on the storage, or no table (this sidecar's streams decide)."""
+        attachments = self.hub.attachments
+        if not self.fleet or attachments is None:
+            return None
+        rows = attachments.all()
+        present = {sid: attachments.present(sid) for sid in {a.sidecar_id for a in rows}}
+        return {a.agent_id: a.sidecar_id for a in rows if present[a.sidecar_id]}
+
+    def owns_check(self, agent_id: str, holders: dict[str, str] | None = None) -> bool:
         """Whether this sidecar runs the agent's check. Alone on its storage: every check. In a fleet,
         `ping` and `heartbeat` run on the sidecar holding the agent's control channel (no other can see
-        it: a ping goes down that channel, heartbeats arrive on it), and `grpc`/`http` on the one sidecar
-        holding the elected role `MONITOR_ROLE` (the lease in `fleet_jobs`), so no check runs twice."""
+        it: a ping goes down that channel, heartbeats arrive on it; `holders` is the attachments table),
+        and `grpc`/`http` on the one sidecar holding the elected role `MONITOR_ROLE` (the lease in
+        `fleet_jobs`), which also judges ping and heartbeat checks of agents attached to no present
+        sidecar (as one sidecar alone would: not connected, silent). So no check runs twice."""
         if not self.fleet:
             return True
         spec = self.health.spec(agent_id)
         if spec is None:
             return False
+        elected = self.jobs is not None and self.jobs.holds(MONITOR_ROLE)
         if spec.kind in (CheckKind.PING, CheckKind.HEARTBEAT):
-            return self.hub.is_connected(agent_id)
-        return self.jobs is not None and self.jobs.holds(MONITOR_ROLE)
+            if holders is None:
+                return self.hub.is_connected(agent_id)
+            holder = holders.get(agent_id)
+            if holder is None:
+                return elected and not self.hub.is_connected(agent_id)
+            return holder == self.jobs.owner if self.jobs is not None else self.hub.is_connected(agent_id)
+        return elected
 
     def attach_monitor(self, monitor: MonitorScheduler) -> None:
         """Called once the scheduler exists; resumes a monitoring job that was running before a restart."""

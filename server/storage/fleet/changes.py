@@ -21,9 +21,10 @@ port in server/services/fleet/ports.py, where the topic names live); `start()`, 
 `wait_connected(timeout)`, `stats`. Topics so far (key in parentheses): `budgets` (agent id or
 `global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
 certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
-`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `recovery_settings`
-(setting key), `recovery_events`
-(agent id; its counter is the event sequence, see SqlRecoveryEventRepository). A new topic needs
+`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `policy` (the
+fleet policy version, server/services/fleet/policy.py), `recovery_settings` (setting key),
+`recovery_events` (agent id; its counter is the event sequence, see SqlRecoveryEventRepository),
+`commands` (routed commands). A new topic needs
 no schema change: its counter row appears on the first bump.
 
 On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
@@ -51,8 +52,15 @@ _BUMP = text(
     "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1 RETURNING version"
 )
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+LISTENER_PREFIX = "outrider-listener "  # the listener session's application name, before the sidecar id
 _WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requests, new topics)
 _LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
+
+
+def listener_name(origin: str) -> str:
+    """The application name of a sidecar's listener session: while it shows in `pg_stat_activity`, the
+    sidecar is running (server/storage/fleet/attachments.py reads it to route commands)."""
+    return LISTENER_PREFIX + origin
 
 
 @dataclass
@@ -133,7 +141,9 @@ class ChangeLog:
         backoff = 0.1
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self._dsn, autocommit=True, connect_timeout=5) as conn:
+                with psycopg.connect(
+                    self._dsn, autocommit=True, connect_timeout=5, application_name=listener_name(self.origin)
+                ) as conn:
                     self.stats.connections += 1
                     self.stats.backend_pid = conn.info.backend_pid
                     self._listen(conn)
@@ -182,13 +192,20 @@ class ChangeLog:
                 self._topics[name].seen = -1
 
     def _deliver_batch(self, batch: list[psycopg.Notify]) -> None:
-        """Deliver in order, but each (channel, key) once, at its last position: handlers read the state
-        back, so one read after the newest change covers the earlier ones."""
+        """Deliver in order, but each (channel, key) of another sidecar's changes once, at its last
+        position: handlers read the state back, so one read after the newest change covers the earlier
+        ones. This sidecar's own notifications pass through `_deliver` (which counts them and skips the
+        handlers): one of them must never stand in for another sidecar's earlier change, whose read-back
+        its own cache would then miss (a ForceOpen on A followed by B's own write of the same key left B
+        granting permits on its stale cache)."""
         last: dict[tuple[str, str], int] = {}
         for i, n in enumerate(batch):
-            last[(n.channel, n.payload.split(" ", 2)[-1])] = i
+            parts = n.payload.split(" ", 2)
+            if len(parts) < 2 or parts[1] != self.origin:
+                last[(n.channel, parts[-1])] = i
         for i, n in enumerate(batch):
-            if last[(n.channel, n.payload.split(" ", 2)[-1])] == i:
+            parts = n.payload.split(" ", 2)
+            if last.get((n.channel, parts[-1]), i) == i:
                 self._deliver(n.channel, n.payload)
             else:
                 self._seen_only(n.channel, n.payload)

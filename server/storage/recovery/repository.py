@@ -55,6 +55,7 @@ from server.storage.recovery.tables import (
     RecoverySettingRow,
     SubstituteRow,
 )
+from server.storage.rows import lock_row
 from server.storage.supervisor.repository import put_standing, utc
 
 EventNotices = Callable[[RecoveryEvent], Sequence[Notification]]
@@ -115,7 +116,10 @@ class SqlRecoveryRepository:
             self._announce(s, POLICIES_TOPIC, policy.group)
 
     def _put_policy(self, s: Session, p: RecoveryPolicy) -> None:
-        row = s.get(RecoveryPolicyRow, p.group, with_for_update=True) or RecoveryPolicyRow(
+        row, _ = lock_row(  # two sidecars setting one group's first policy at once: the later one wins
+            s,
+            RecoveryPolicyRow,
+            p.group,
             group_name=p.group,
             max_retries=0,
             escalate_after=0,
@@ -148,9 +152,7 @@ class SqlRecoveryRepository:
             return _state(row) if row else None
 
     def _put_state(self, s: Session, agent_id: str, state: RecoveryState) -> None:
-        row = s.get(RecoveryAgentStateRow, agent_id, with_for_update=True) or RecoveryAgentStateRow(
-            agent_id=agent_id, retry_count=0
-        )
+        row, _ = lock_row(s, RecoveryAgentStateRow, agent_id, agent_id=agent_id, retry_count=0)
         row.retry_count = state.retry_count
         row.last_attempt_time = state.last_attempt_time
         row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
@@ -172,16 +174,8 @@ class SqlRecoveryRepository:
         attempts on several sidecars are all counted; returns the state as stored."""
         assert result.action_taken is not None and result.attempt_time is not None
         with Session(self.engine) as s, s.begin():
-            row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True)
-            if row is None:  # the first attempt: insert, or lose the race and lock the winner's row
-                insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
-                s.execute(
-                    insert(RecoveryAgentStateRow)
-                    .values(agent_id=result.agent_id, retry_count=0)
-                    .on_conflict_do_nothing(index_elements=["agent_id"])
-                )
-                row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True, populate_existing=True)
-                assert row is not None
+            # The first attempt inserts the row, or loses the race and locks the winner's.
+            row, _ = lock_row(s, RecoveryAgentStateRow, result.agent_id, agent_id=result.agent_id, retry_count=0)
             row.retry_count = 0 if state.retry_count == 0 else row.retry_count + 1
             row.last_attempt_time = state.last_attempt_time
             row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
@@ -248,9 +242,7 @@ class SqlRecoveryRepository:
 
     def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
         with Session(self.engine) as s, s.begin():
-            row = s.get(HealthCheckRow, agent_id, with_for_update=True) or HealthCheckRow(
-                agent_id=agent_id, update_time=now
-            )
+            row, _ = lock_row(s, HealthCheckRow, agent_id, agent_id=agent_id, spec={}, update_time=now)
             row.spec, row.update_time = to_json(spec), now
             s.add(row)
             self._announce(s, CHECKS_TOPIC, agent_id)
@@ -505,18 +497,23 @@ class SqlKillRepository:
                 for r in rows
             ]
 
-    def add_substitute(self, sub: Substitute) -> None:
-        with Session(self.engine) as s, s.begin():
-            s.add(
-                SubstituteRow(
-                    scope=sub.scope.value,
-                    scope_id=sub.scope_id,
-                    agent_id=sub.agent_id,
-                    register_time=sub.register_time,
-                    request_id=sub.request_id,
+    def add_substitute(self, sub: Substitute) -> bool:
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(
+                    SubstituteRow(
+                        scope=sub.scope.value,
+                        scope_id=sub.scope_id,
+                        agent_id=sub.agent_id,
+                        register_time=sub.register_time,
+                        request_id=sub.request_id,
+                    )
                 )
-            )
-            self._announce_substitutes(s, sub.agent_id)
+                s.flush()  # the unique entry: registered already (on another sidecar, before its NOTIFY came)
+                self._announce_substitutes(s, sub.agent_id)
+        except IntegrityError:
+            return False
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         c = SubstituteRow

@@ -122,8 +122,11 @@ class SqlBreakerRepository:
                 **_values(b),
             )
             .on_conflict_do_nothing(index_elements=["key"])
+            .returning(col(B.key))
         )
-        return bool(conn.execute(stmt).rowcount)
+        # RETURNING, not rowcount: for an INSERT ... ON CONFLICT built this way the driver reports -1 on
+        # PostgreSQL, which read as "created" and announced a change that never happened.
+        return conn.execute(stmt).first() is not None
 
     def create_breakers(self, breakers: Sequence[Breaker]) -> None:
         with self._tx() as conn:
