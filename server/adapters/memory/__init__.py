@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import (
+    MemoryBudgetLedger,
+    MemoryFleetPolicy,
+    MemoryJobClaims,
+    MemorySidecars,
+    SilentChangeFeed,
+)
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -633,8 +639,11 @@ class MemoryKills:
     def load_substitutes(self) -> list[Substitute]:
         return [replace(s, position=0) for s in self.substitutes]
 
-    def add_substitute(self, sub: Substitute) -> None:
+    def add_substitute(self, sub: Substitute) -> bool:
+        if any((s.scope, s.scope_id, s.agent_id) == (sub.scope, sub.scope_id, sub.agent_id) for s in self.substitutes):
+            return False
         self.substitutes.append(copy.deepcopy(sub))
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         before = len(self.substitutes)
@@ -678,6 +687,7 @@ class MemoryStore:
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
     sidecars: MemorySidecars = field(default_factory=MemorySidecars)
+    fleet_policy: MemoryFleetPolicy = field(default_factory=MemoryFleetPolicy)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -709,6 +719,8 @@ class MemoryStore:
             notifications=self.notifications,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
+            fleet_policy=self.fleet_policy,
+            job_claims=MemoryJobClaims(),
         )
 
 

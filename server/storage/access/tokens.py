@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, select
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -14,6 +14,7 @@ from server.services.fleet.ports import ACCESS_TOPIC
 from server.services.ports import Page
 from server.storage.access.tables import RevokedCertificateRow, TokenRow
 from server.storage.fleet.changes import ChangeLog
+from server.storage.rows import bump_counter
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -128,8 +129,4 @@ class SqlTokenRepository:
 
     @staticmethod
     def _bump(s: Session) -> None:
-        updated = s.execute(
-            update(CounterRow).where(col(CounterRow.name) == _COUNTER).values(value=col(CounterRow.value) + 1)
-        )
-        if not updated.rowcount:  # type: ignore[attr-defined]
-            s.add(CounterRow(name=_COUNTER, value=1))
+        bump_counter(s, _COUNTER)  # one statement: two first-ever bumps cannot collide

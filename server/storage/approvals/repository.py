@@ -21,6 +21,7 @@ from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
 from server.storage.fleet.changes import ChangeLog
 from server.storage.notifications.repository import add_to_outbox
+from server.storage.rows import bump_counter
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
@@ -338,6 +339,4 @@ class SqlApprovalRepository:
 
 
 def _bump(s: Session, name: str = _COUNTER) -> None:
-    updated = s.execute(update(CounterRow).where(col(CounterRow.name) == name).values(value=col(CounterRow.value) + 1))
-    if not updated.rowcount:  # type: ignore[attr-defined]
-        s.add(CounterRow(name=name, value=1))
+    bump_counter(s, name)  # one statement: two first-ever bumps cannot collide

@@ -33,7 +33,13 @@ from server.domain.recovery.ladder import (
     RecoveryResult,
     RecoveryState,
 )
-from server.services.fleet.ports import CHECKS_TOPIC, POLICIES_TOPIC, STATES_TOPIC, SUBSTITUTES_TOPIC
+from server.services.fleet.ports import (
+    CHECKS_TOPIC,
+    EVENTS_TOPIC,
+    POLICIES_TOPIC,
+    STATES_TOPIC,
+    SUBSTITUTES_TOPIC,
+)
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.tables import SidecarRow
@@ -48,6 +54,7 @@ from server.storage.recovery.tables import (
     RecoverySettingRow,
     SubstituteRow,
 )
+from server.storage.rows import lock_row
 from server.storage.supervisor.repository import put_standing, utc
 
 EventNotices = Callable[[RecoveryEvent], Sequence[Notification]]
@@ -108,7 +115,10 @@ class SqlRecoveryRepository:
             self._announce(s, POLICIES_TOPIC, policy.group)
 
     def _put_policy(self, s: Session, p: RecoveryPolicy) -> None:
-        row = s.get(RecoveryPolicyRow, p.group, with_for_update=True) or RecoveryPolicyRow(
+        row, _ = lock_row(  # two sidecars setting one group's first policy at once: the later one wins
+            s,
+            RecoveryPolicyRow,
+            p.group,
             group_name=p.group,
             max_retries=0,
             escalate_after=0,
@@ -141,9 +151,7 @@ class SqlRecoveryRepository:
             return _state(row) if row else None
 
     def _put_state(self, s: Session, agent_id: str, state: RecoveryState) -> None:
-        row = s.get(RecoveryAgentStateRow, agent_id, with_for_update=True) or RecoveryAgentStateRow(
-            agent_id=agent_id, retry_count=0
-        )
+        row, _ = lock_row(s, RecoveryAgentStateRow, agent_id, agent_id=agent_id, retry_count=0)
         row.retry_count = state.retry_count
         row.last_attempt_time = state.last_attempt_time
         row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
@@ -165,16 +173,8 @@ class SqlRecoveryRepository:
         attempts on several sidecars are all counted; returns the state as stored."""
         assert result.action_taken is not None and result.attempt_time is not None
         with Session(self.engine) as s, s.begin():
-            row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True)
-            if row is None:  # the first attempt: insert, or lose the race and lock the winner's row
-                insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
-                s.execute(
-                    insert(RecoveryAgentStateRow)
-                    .values(agent_id=result.agent_id, retry_count=0)
-                    .on_conflict_do_nothing(index_elements=["agent_id"])
-                )
-                row = s.get(RecoveryAgentStateRow, result.agent_id, with_for_update=True, populate_existing=True)
-                assert row is not None
+            # The first attempt inserts the row, or loses the race and locks the winner's.
+            row, _ = lock_row(s, RecoveryAgentStateRow, result.agent_id, agent_id=result.agent_id, retry_count=0)
             row.retry_count = 0 if state.retry_count == 0 else row.retry_count + 1
             row.last_attempt_time = state.last_attempt_time
             row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
@@ -241,9 +241,7 @@ class SqlRecoveryRepository:
 
     def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
         with Session(self.engine) as s, s.begin():
-            row = s.get(HealthCheckRow, agent_id, with_for_update=True) or HealthCheckRow(
-                agent_id=agent_id, update_time=now
-            )
+            row, _ = lock_row(s, HealthCheckRow, agent_id, agent_id=agent_id, spec={}, update_time=now)
             row.spec, row.update_time = to_json(spec), now
             s.add(row)
             self._announce(s, CHECKS_TOPIC, agent_id)
@@ -280,21 +278,42 @@ def _event(row: RecoveryEventRow) -> RecoveryEvent:
 
 
 class SqlRecoveryEventRepository:
-    def __init__(self, engine: Engine, notices: EventNotices | None = None) -> None:
+    """The event log. On PostgreSQL each event's sequence is the `recovery_events` change counter
+    (`fleet_changes`, seeded by migration 0110), taken with `ChangeLog.bump` in the appending
+    transaction: the counter row stays locked until that transaction commits, so sequence N+1 is only
+    handed out once N is committed (or rolled back, and then reused). Committed sequences are therefore
+    contiguous in commit order: a reader that asks for "after cursor" never sees N+1 while N is still
+    to come, the gap a plain `bigserial` leaves when a transaction that took N commits after the one
+    that took N+1. The bump's NOTIFY wakes every sidecar's watchers. The price: event appends are
+    serialised fleet-wide (one short transaction each). On SQLite (one sidecar, one writer at a time)
+    the autoincrement key already commits in order."""
+
+    def __init__(self, engine: Engine, notices: EventNotices | None = None, changes: ChangeLog | None = None) -> None:
         self.engine = engine
         self.notices = notices  # the notifications an event causes, written in its transaction
+        self.changes = changes
 
     def append(self, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any) -> RecoveryEvent:
-        data = encode_payload(event_type, payload)
         with Session(self.engine) as s, s.begin():
-            row = RecoveryEventRow(event_type=event_type.name, agent_id=agent_id, event_time=event_time, payload=data)
-            s.add(row)
-            s.flush()
-            assert row.seq is not None
-            event = RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
-            if self.notices is not None:
-                add_to_outbox(s, self.notices(event))
-            return event
+            return self.append_in(s, event_type, agent_id, event_time, payload)
+
+    def append_in(
+        self, s: Session, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any
+    ) -> RecoveryEvent:
+        """Append inside the caller's transaction (the sequence stays reserved, and later appends wait,
+        until it ends)."""
+        data = encode_payload(event_type, payload)
+        seq = self.changes.bump(s.connection(), EVENTS_TOPIC, agent_id) if self.changes is not None else 0
+        row = RecoveryEventRow(event_type=event_type.name, agent_id=agent_id, event_time=event_time, payload=data)
+        if seq:
+            row.seq = seq
+        s.add(row)
+        s.flush()
+        assert row.seq is not None
+        event = RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
+        if self.notices is not None:
+            add_to_outbox(s, self.notices(event))
+        return event
 
     def latest_sequence(self) -> int:
         with Session(self.engine) as s:
@@ -476,18 +495,23 @@ class SqlKillRepository:
                 for r in rows
             ]
 
-    def add_substitute(self, sub: Substitute) -> None:
-        with Session(self.engine) as s, s.begin():
-            s.add(
-                SubstituteRow(
-                    scope=sub.scope.value,
-                    scope_id=sub.scope_id,
-                    agent_id=sub.agent_id,
-                    register_time=sub.register_time,
-                    request_id=sub.request_id,
+    def add_substitute(self, sub: Substitute) -> bool:
+        try:
+            with Session(self.engine) as s, s.begin():
+                s.add(
+                    SubstituteRow(
+                        scope=sub.scope.value,
+                        scope_id=sub.scope_id,
+                        agent_id=sub.agent_id,
+                        register_time=sub.register_time,
+                        request_id=sub.request_id,
+                    )
                 )
-            )
-            self._announce_substitutes(s, sub.agent_id)
+                s.flush()  # the unique entry: registered already (on another sidecar, before its NOTIFY came)
+                self._announce_substitutes(s, sub.agent_id)
+        except IntegrityError:
+            return False
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         c = SubstituteRow

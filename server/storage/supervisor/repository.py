@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine, delete, func, insert, select
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from server.domain import pages as pagination
@@ -17,23 +16,13 @@ from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.services.fleet.ports import AGENTS_TOPIC, GUARDRAILS_TOPIC
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
+from server.storage.rows import bump_counter, lock_counter, lock_row
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
 from server.storage.tables import CounterRow
 
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
 RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
-
-
-def bump_counter(s: Session, name: str) -> int:
-    """Add one to a change counter inside the caller's transaction; returns the new value."""
-    row = s.get(CounterRow, name, with_for_update=True)
-    if row is None:
-        row = CounterRow(name=name, value=0)
-    row.value += 1
-    s.add(row)
-    s.flush()
-    return row.value
 
 
 def utc(value: datetime) -> datetime:
@@ -56,13 +45,15 @@ def _containment(row: ContainmentRow) -> Containment:
     return Containment(row.agent_id, Standing(row.standing), row.kill_id, row.detail, row.actor, utc(row.update_time))
 
 
+def _lock_containment(s: Session, agent_id: str, when: datetime) -> tuple[ContainmentRow, bool]:
+    return lock_row(s, ContainmentRow, agent_id, agent_id=agent_id, standing=Standing.ACTIVE.value, update_time=when)
+
+
 def put_standing(s: Session, c: Containment, changes: ChangeLog | None = None) -> None:
     """Set an agent id's standing inside the caller's transaction (the kill record's, for a kill); other
     sidecars hear of it through `changes` (and, as the fallback, the containment counter they poll)."""
     when = c.update_time or datetime.now(UTC)
-    row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
-    if row is None:
-        row = ContainmentRow(agent_id=c.agent_id, standing=c.standing.value, update_time=when)
+    row, _ = _lock_containment(s, c.agent_id, when)
     row.standing, row.kill_id, row.detail, row.actor = c.standing.value, c.kill_id, c.detail[:1024], c.actor[:160]
     row.update_time = when
     s.add(row)
@@ -83,13 +74,21 @@ class SqlAgentRepository:
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
         now = datetime.now(UTC)
         with Session(self.engine) as s, s.begin():
-            row = s.get(AgentRow, agent.agent_id, with_for_update=True)
-            created = row is None
-            if row is None:
-                row = AgentRow(agent_id=agent.agent_id, group_name=agent.group, create_time=now, update_time=now)
-                seen = s.get(ContainmentRow, agent.agent_id, with_for_update=True)
-                if seen is None:
-                    seen = ContainmentRow(agent_id=agent.agent_id, standing=Standing.ACTIVE.value, update_time=now)
+            # Created (or found) and locked first: two sidecars registering one id at once both succeed,
+            # and exactly one of them reports it as created.
+            row, created = lock_row(
+                s,
+                AgentRow,
+                agent.agent_id,
+                agent_id=agent.agent_id,
+                group_name=agent.group,
+                capabilities=[],
+                labels={},
+                create_time=now,
+                update_time=now,
+            )
+            if created:
+                seen, _ = _lock_containment(s, agent.agent_id, now)
                 if seen.first_register_time is None:
                     seen.first_register_time = now
                     s.add(seen)
@@ -134,8 +133,8 @@ class SqlAgentRepository:
     def set_standing(self, c: Containment) -> Containment | None:
         """Store a standing; returns the one it replaces (None when the id had none or was ACTIVE)."""
         with Session(self.engine) as s, s.begin():
-            row = s.get(ContainmentRow, c.agent_id, with_for_update=True)
-            before = _containment(row) if row is not None and row.standing != Standing.ACTIVE.value else None
+            row, _ = _lock_containment(s, c.agent_id, c.update_time or datetime.now(UTC))
+            before = _containment(row) if row.standing != Standing.ACTIVE.value else None
             put_standing(s, c, self.changes)
             return before
 
@@ -179,19 +178,19 @@ class SqlGuardrailRepository:
             return specs, state.digest if state else None
 
     def replace(self, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
-        # One transaction: a reader never sees half a chain, and a crash leaves the old one.
+        # One transaction: a reader never sees half a chain, and a crash leaves the old one. The counter
+        # row is locked first, so a concurrent compare-and-set waits and then sees this version.
         with Session(self.engine) as s, s.begin():
+            lock_counter(s, _CHAIN_COUNTER)
             return self._write(s, specs, policy_digest, policy_path)
 
     def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
-        try:
-            with Session(self.engine) as s, s.begin():
-                row = s.get(CounterRow, _CHAIN_COUNTER, with_for_update=True)  # held until commit: one writer
-                if (row.value if row else 0) != expected_version:
-                    return None
-                return self._write(s, specs, None, "")
-        except IntegrityError:  # two first-ever changes both inserted the counter row: this one lost
-            return None
+        with Session(self.engine) as s, s.begin():
+            # Locked (and created at 0 if this is the fleet's first change) until commit: one writer. A
+            # FOR UPDATE of a missing row would lock nothing and let two "first" changes both win.
+            if lock_counter(s, _CHAIN_COUNTER) != expected_version:
+                return None
+            return self._write(s, specs, None, "")
 
     def _write(self, s: Session, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
         s.execute(delete(GuardrailRow))
