@@ -55,6 +55,7 @@ from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.explain import ExplainService
 from server.services.supervisor.plugins import PluginModules
+from server.services.supervisor.rates import RateWindows
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
@@ -65,6 +66,7 @@ from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.commands import SqlCommandRepository
 from server.storage.fleet.jobs import SqlJobClaims
 from server.storage.fleet.policy import SqlFleetPolicyRepository
+from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
@@ -115,6 +117,7 @@ def sql_repositories(
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
+        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
     )
 
 
@@ -223,7 +226,8 @@ def build_services(
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
-    deps = GuardrailDeps(breakers=breakers, budgets=budgets)
+    rates = RateWindows(repos.rate_windows, clock) if repos.rate_windows is not None else None
+    deps = GuardrailDeps(breakers=breakers, budgets=budgets, rates=rates)
     chain = ChainStore(
         repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, changes=repos.changes
     )
@@ -231,7 +235,11 @@ def build_services(
     fleet_policy = FleetPolicyService(
         fleet_policies, policy, chain, prepare, follow, audit, clock, sidecar_id, changes=repos.changes
     )
-    fleet_policy.start(start, actor=_apply_actor() if config.apply_policy else "system")
+    fleet_policy.start(
+        start,
+        lambda: start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process),
+        actor=_apply_actor() if config.apply_policy else "system",
+    )
     # After the chain: a policy that does not load changes no record either. The file's records win.
     agents.apply_declared(sections.agents.records, source=str(config.config_path))
     checks = CheckActionService(

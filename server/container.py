@@ -27,7 +27,13 @@ from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
-from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
+from server.services.ports import (
+    AgentRepository,
+    DecisionRepository,
+    GuardrailRepository,
+    RateWindowRepository,
+    TokenRepository,
+)
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
@@ -79,6 +85,9 @@ class Repositories:
     commands: CommandRepository | None = None
     # Claims of periodic work done once fleet-wide (`fleet_jobs`); None: this process alone claims in memory.
     job_claims: JobClaimRepository | None = None
+    # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
+    # (SQLite, one process): every rate_limit then counts in this process, as before.
+    rate_windows: RateWindowRepository | None = None
 
 
 @dataclass

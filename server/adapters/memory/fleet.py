@@ -296,8 +296,12 @@ class MemoryFleetPolicy:
     def get(self) -> FleetPolicy | None:
         return self.policy
 
-    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+    def apply(
+        self, policy: FleetPolicy, write: Callable[[], None], expected_version: int | None = None
+    ) -> FleetPolicy | None:
         with self._lock:
+            if expected_version is not None and (self.policy.version if self.policy else 0) != expected_version:
+                return None
             write()
             stored = replace(policy, version=(self.policy.version if self.policy else 0) + 1)
             self.policy = stored
@@ -308,3 +312,24 @@ class MemoryFleetPolicy:
 
     def applied(self) -> Sequence[AppliedPolicy]:
         return [self.rows[k] for k in sorted(self.rows)]
+
+
+class MemoryRateWindows:
+    """The fleet's `rate_limit` windows in memory: one lock stands for the row lock of the SQL version."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.rows: dict[tuple[str, str], tuple[int, int]] = {}  # (key, agent) -> (window index, taken)
+        self.takes = 0  # how many slices were asked for (tests: no round trip per check)
+
+    def take(self, key: str, agent_id: str, index: int, want: int, cap: int) -> tuple[int, int]:
+        with self._lock:
+            self.takes += 1
+            stored, taken = self.rows.get((key, agent_id), (index, 0))
+            if stored > index:
+                return 0, cap
+            if stored < index:
+                taken = 0
+            got = max(0, min(want, cap - taken))
+            self.rows[(key, agent_id)] = (index, taken + got)
+            return got, taken + got
