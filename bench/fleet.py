@@ -19,6 +19,9 @@ Measures, over loopback, with real `outrider serve` processes (console off, auth
   decision log's batches into the one audit chain, under one transaction-level advisory lock), a probe
   connection takes that lock every 20 ms and times how long it waited, and a sampler counts the backends
   waiting on it in `pg_stat_activity`;
+- event fan-out to a watcher on another sidecar: a WatchRecoveryEvents stream open on C, ForceOpen on A
+  of a fresh key; from ForceOpen's answer to the watcher receiving its BREAKER_STATE_CHANGE event (the
+  event counter's NOTIFY wakes C, which reads the rows after its last sequence);
 - idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads).
 
 Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
@@ -147,6 +150,41 @@ def force_open_latency(a: Sidecar, b: Sidecar, key: str) -> float:
             print(f"bench: B still granted permits for {key!r} 5 s after ForceOpen on A", file=sys.stderr)
             break
     return time.monotonic() - opened
+
+
+def event_fanout(a: Sidecar, c: Sidecar, rounds: int) -> list[float]:
+    """ForceOpen on A, `rounds` times; the time from each answer until a watcher on C has the event."""
+    seen: dict[str, float] = {}
+    cond = threading.Condition()
+    call = c.rc.WatchRecoveryEvents(rpb.WatchRecoveryEventsRequest(), metadata=c.md)
+
+    def read() -> None:
+        try:
+            for r in call:
+                with cond:
+                    seen[r.event.breaker_state_change.key] = time.monotonic()
+                    cond.notify_all()
+        except grpc.RpcError:
+            pass
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.5)  # the watcher is subscribed
+    out: list[float] = []
+    try:
+        for i in range(rounds):
+            key = f"fanout-{i}:db"
+            a.sg.ForceOpen(sgpb.ForceOpenRequest(key=key, reason="bench"), metadata=a.md)
+            opened = time.monotonic()
+            with cond:
+                if cond.wait_for(lambda key=key: key in seen, 5):
+                    out.append(seen[key] - opened)
+                else:
+                    print(f"bench: the watcher on C did not get {key!r} within 5 s", file=sys.stderr)
+    finally:
+        call.cancel()
+        reader.join(5)
+    return out
 
 
 def lease_handover(a: Sidecar, b: Sidecar, c: Sidecar, name: str) -> float:
@@ -323,6 +361,7 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         handovers = sorted(round(lease_handover(a, b, c, f"lease-{i}") * 1_000_000) for i in range(rounds))
         routed = sorted(round(kill_to_ack(a, b, f"kill-routed-{i}") * 1_000_000) for i in range(rounds))
         local = sorted(round(kill_to_ack(a, a, f"kill-local-{i}") * 1_000_000) for i in range(rounds))
+        fanout = sorted(round(x * 1_000_000) for x in event_fanout(a, c, rounds)) or [0]
         name = admin.rpartition("/")[2]
         time.sleep(2)  # let the schedulers settle after the load
         before, start = commits(admin, name), time.monotonic()
@@ -355,6 +394,8 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         f"| {percentile(routed, 0.5) / 1000:.1f} ms / {percentile(routed, 0.99) / 1000:.1f} ms |",
         f"| kill-to-ack, agent attached to the issuing sidecar (Kill and agent on A), p50 / p99 of {rounds} "
         f"| {percentile(local, 0.5) / 1000:.1f} ms / {percentile(local, 0.99) / 1000:.1f} ms |",
+        f"| event fan-out to a watcher on another sidecar (ForceOpen on A, watched on C), p50 / p99 of "
+        f"{len(fanout)} | {percentile(fanout, 0.5) / 1000:.1f} ms / {percentile(fanout, 0.99) / 1000:.1f} ms |",
         f"| audit records appended per second, three writers (during the three-sidecar CheckAction run) "
         f"| {audit_lock.records / audit_lock.elapsed:,.0f} |",
         f"| audit-lock wait of a fourth writer (probe every 20 ms), p50 / p99 / max of {len(lock_us)} "

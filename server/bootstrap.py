@@ -190,6 +190,7 @@ def build_services(
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
     leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, sections.reversibility, agents.get)
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     attachments = AttachmentService(repos.attachments, clock, config.fleet, sidecar_id) if repos.attachments else None
     recovery = _build_recovery(
         replace(
@@ -197,6 +198,8 @@ def build_services(
             recovery=replace(config.recovery, policies=sections.recovery.policies, cascade=sections.recovery.cascade),
         ),
         repos,
+        jobs=jobs,
+        fleet=not single_process,
         attachments=attachments,
         agents=agents,
         audit=audit,
@@ -261,7 +264,6 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
-    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -328,6 +330,8 @@ def _build_recovery(
     config: Config,
     repos: Repositories,
     *,
+    jobs: FleetJobs,
+    fleet: bool,
     attachments: AttachmentService | None,
     agents: AgentService,
     audit: AuditSink,
@@ -359,6 +363,8 @@ def _build_recovery(
         # The kill switch is built next and needs the ladder: resolved at call time.
         is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
         changes=repos.changes,
+        jobs=jobs,
+        fleet=fleet,
     )
     kills = KillService(
         repos.kills,

@@ -26,6 +26,7 @@ COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <comm
 # (agent id) a recovery or safeguard event was appended; the counter IS the event sequence (see
 # SqlRecoveryEventRepository), so its version is the newest committed sequence.
 EVENTS_TOPIC = "recovery_events"
+SETTINGS_TOPIC = "recovery_settings"  # (the setting's key) monitoring on/off and interval, cascade policy, ...
 
 
 class ChangeFeed(Protocol):
