@@ -9,7 +9,7 @@ PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench docker clean pg-start pg-stop clients conformance docs
+.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
@@ -20,6 +20,7 @@ help:
 	@echo "make lint         ruff, mypy, import-linter"
 	@echo "make docs         build the docs site strictly (mkdocs.yml, docs/) into site/"
 	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
+	@echo "make soak         mixed traffic at 85% of capacity for 10 minutes (MINUTES=N); writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
@@ -118,6 +119,11 @@ bench: venv
 	bash scripts/postgres.sh start "$(PG_DIR)"
 	export OUTRIDER_BENCH_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")"; \
 	  $(PY) bench/fleet.py --out docs/benchmarks.md; rc=$$?; bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
+
+# Not part of `make test` or `make bench`: bounded, 10 minutes by default.
+MINUTES ?= 10
+soak: venv
+	$(PY) bench/soak.py --minutes $(MINUTES) --out docs/benchmarks.md
 
 docker:
 	bash scripts/hadolint.sh

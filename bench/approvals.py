@@ -37,6 +37,7 @@ from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
 
 AGENT = "bench-approver-agent"
+OTHER = "bench-other-agent"  # another agent, checking actions that need no approval while the burst arrives
 POLICY = """
 log: {level: warning}
 # One bench agent stands for a fleet of them: the per-agent caps (16 CheckActions in flight, 100 pending
@@ -109,50 +110,83 @@ async def decision_latency(target: str, agent: str, operator: str, n: int) -> li
         return latencies
 
 
-async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Child, limit: float) -> dict[str, Any]:
-    """Open n waiting CheckActions; report the server's RSS and threads once all are pending (or after
-    `limit` seconds: then `all_pending` is 0 and `pending` says how many were), and how long each
-    ListApprovals page took while the burst arrived."""
+async def hold_waiting(
+    target: str, agent: str, operator: str, other: str, n: int, child: Child, limit: float
+) -> dict[str, Any]:
+    """Open n waiting CheckActions at once; report how long until all are stored and pending (the sidecar's
+    count of calls parked on a stored pending request, then checked with ListApprovals), the server's RSS
+    and threads then, and, while the burst arrives, the latency of another agent's CheckActions (one at a
+    time, an action no guardrail stops) and of single ListApprovals(page_size=1000) pages."""
     amd, omd = [("authorization", f"Bearer {agent}")], [("authorization", f"Bearer {operator}")]
+    xmd = [("authorization", f"Bearer {other}")]
     before = child.ask("stats")
     channels = [grpc.aio.insecure_channel(target) for _ in range(max(1, n // 1000))]
+    probe_channel = grpc.aio.insecure_channel(target)
     try:
         stubs = [pb_grpc.SupervisorServiceStub(c) for c in channels]
-        calls = [
-            stubs[i % len(stubs)].CheckAction(
-                pb.CheckActionRequest(agent_id=AGENT, action="deploy", request_id=f"mem-{i}"), metadata=amd, timeout=900
-            )
-            for i in range(n)
-        ]
+        probe = pb_grpc.SupervisorServiceStub(probe_channel)
+        await probe.CheckAction(pb.CheckActionRequest(agent_id=OTHER, action="read"), metadata=xmd, timeout=60)
+        await count_pending(probe, omd)  # both paths warm before the burst
+        ours = False  # set once this function cancels the calls: a CANCELLED before that is a refusal
         failed: dict[str, int] = {}
 
         async def outcome(call: Any) -> None:
             try:
                 await call
             except grpc.aio.AioRpcError as exc:  # a refused call never becomes pending: say why
-                if exc.code() != grpc.StatusCode.CANCELLED or not call.cancelled():
+                if not (ours and exc.code() == grpc.StatusCode.CANCELLED):
                     failed[exc.code().name] = failed.get(exc.code().name, 0) + 1
             except asyncio.CancelledError:
                 pass
 
-        watchers = [asyncio.create_task(outcome(c)) for c in calls]
         started = time.monotonic()
+        calls = [
+            stubs[i % len(stubs)].CheckAction(
+                pb.CheckActionRequest(agent_id=AGENT, action="deploy", request_id=f"mem-{i}"), metadata=amd, timeout=900
+            )
+            for i in range(n)
+        ]
+        watchers = [asyncio.create_task(outcome(c)) for c in calls]
+        burst = asyncio.Event()
+        check_ms: list[float] = []
         page_times: list[float] = []
         late_pages = 0
-        pending = 0
+
+        async def other_agent() -> None:
+            while not burst.is_set():
+                t0 = time.perf_counter()
+                await probe.CheckAction(pb.CheckActionRequest(agent_id=OTHER, action="read"), metadata=xmd, timeout=60)
+                check_ms.append((time.perf_counter() - t0) * 1000)
+                await asyncio.sleep(0.02)
+
+        async def pages() -> None:
+            nonlocal late_pages
+            while not burst.is_set():
+                t0 = time.perf_counter()
+                try:
+                    await probe.ListApprovals(
+                        pb.ListApprovalsRequest(state=PENDING, page_size=1000), metadata=omd, timeout=PAGE_DEADLINE
+                    )
+                    page_times.append(time.perf_counter() - t0)
+                except grpc.aio.AioRpcError as exc:  # a page past its deadline: counted, the burst goes on
+                    if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
+                        raise
+                    late_pages += 1
+                await asyncio.sleep(1.0)
+
+        probes = [asyncio.create_task(other_agent()), asyncio.create_task(pages())]
+        waiting = 0
         while True:
-            await asyncio.sleep(2)
-            try:
-                pending = len(await count_pending(stubs[0], omd, page_times))
-            except grpc.aio.AioRpcError as exc:  # a page past its deadline: counted, the burst goes on
-                if exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
-                    raise
-                late_pages += 1
-                continue
-            if pending + sum(failed.values()) >= n or time.monotonic() - started > limit:
+            await asyncio.sleep(0.25)
+            waiting = int(child.ask("stats")["approvals_waiting"])
+            if waiting + sum(failed.values()) >= n or time.monotonic() - started > limit:
                 break
         seconds = time.monotonic() - started
+        burst.set()
+        await asyncio.gather(*probes)
         after = child.ask("stats", timeout=120)
+        pending = len(await count_pending(probe, omd))  # the API agrees: stored and PENDING
+        ours = True
         for call in calls:
             call.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
@@ -161,15 +195,19 @@ async def hold_waiting(target: str, agent: str, operator: str, n: int, child: Ch
             "rss_mb": after["rss_kb"] / 1024,
             "threads": after["threads"],
             "seconds_to_all_pending": seconds,
-            "all_pending": float(pending >= n),
+            "all_pending": float(waiting >= n and pending >= n),
             "pending": float(pending),
             "page_p99_s": pct(page_times, 0.99) if page_times else float("nan"),
             "page_max_s": max(page_times, default=float("nan")),
+            "pages": float(len(page_times)),
             "late_pages": float(late_pages),
+            "check_p50_ms": pct(check_ms, 0.5) if check_ms else float("nan"),
+            "check_p99_ms": pct(check_ms, 0.99) if check_ms else float("nan"),
+            "checks": float(len(check_ms)),
             "failed": ", ".join(f"{k} {v}" for k, v in sorted(failed.items())) or "none",
         }
     finally:
-        for c in channels:
+        for c in [*channels, probe_channel]:
             await c.close()
 
 
@@ -270,7 +308,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Path(tmp) / "outrider.yaml"
         cfg.write_text(POLICY)
-        with Child("bench.sidecar", "--config", str(cfg), "--data-dir", tmp, "--agent", AGENT, "--console") as child:
+        with Child(
+            "bench.sidecar",
+            "--config",
+            str(cfg),
+            "--data-dir",
+            tmp,
+            "--agent",
+            AGENT,
+            "--other-agent",
+            OTHER,
+            "--console",
+        ) as child:
             target = f"127.0.0.1:{child.ready['port']}"
             agent, operator = child.ready["agent_token"], child.ready["operator_token"]
             sse = sse_latency(
@@ -283,39 +332,67 @@ def main() -> None:
                 args.decisions,
             )
             lat = asyncio.run(decision_latency(target, agent, operator, args.decisions))
-            mem = asyncio.run(hold_waiting(target, agent, operator, args.waiting, child, args.limit))
+            other = child.ready["other_tokens"][OTHER]
+            mem = asyncio.run(hold_waiting(target, agent, operator, other, args.waiting, child, args.limit))
             child.close(timeout=300)
     p50, p99 = pct(lat, 0.5), pct(lat, 0.99)
     s50, s99 = pct(sse, 0.5), pct(sse, 0.99)
+    met = {
+        "all": bool(mem["all_pending"]) and mem["seconds_to_all_pending"] < 10,
+        "check": mem["check_p99_ms"] < 50,
+        "page": mem["page_p99_s"] < 1 and not mem["late_pages"],
+        "rss": mem["rss_mb"] <= 300,
+        "decision": p99 < 50,
+    }
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**NOT met**"
+
+    load = os.getloadavg()
     lines = [
-        f"Measured {time.strftime('%Y-%m-%d')} by `bench/approvals.py` against a real sidecar process (SQLite, "
-        "decision log on), client in a separate process, on 127.0.0.1.",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `bench/approvals.py` against a real "
+        "sidecar process (SQLite, decision log on), client in a separate process, on 127.0.0.1; load average "
+        f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end (2 cores shared with other work).",
         "",
         "| measure | value | target |",
         "| --- | --- | --- |",
         f"| CheckAction → its row on an open SSE stream, p50 ({len(sse)} requests) | {s50:.2f} ms | < 100 ms p99 |",
-        f"| CheckAction → its row on an open SSE stream, p99 | {s99:.2f} ms | {'met' if s99 < 100 else 'NOT met'} |",
-        f"| decision → waiting agent's return, p50 ({len(lat)} requests, random order) | {p50:.2f} ms | < 100 ms p99 |",
-        f"| decision → waiting agent's return, p99 | {p99:.2f} ms | {'met' if p99 < 100 else 'NOT met'} |",
-        f"| server RSS with {args.waiting:,} requests waiting | {mem['rss_mb']:.0f} MB (idle: "
-        f"{mem['rss_before_mb']:.0f} MB) | < 500 MB: {'met' if mem['rss_mb'] < 500 else 'NOT met'} |",
-        f"| server threads with {args.waiting:,} waiting | {mem['threads']:.0f} | no thread per call |",
-        f"| time until all {args.waiting:,} were stored and pending | "
+        f"| CheckAction → its row on an open SSE stream, p99 | {s99:.2f} ms | {verdict(s99 < 100)} |",
+        f"| decision → waiting agent's return, p50 ({len(lat)} requests, random order) | {p50:.2f} ms | < 50 ms p99 |",
+        f"| decision → waiting agent's return, p99 | {p99:.2f} ms | {verdict(met['decision'])} |",
+        f"| time until all {args.waiting:,} CheckActions sent at once were stored and PENDING | "
         + (
             f"{mem['seconds_to_all_pending']:.1f} s"
             if mem["all_pending"]
             else f"not all after {mem['seconds_to_all_pending']:.0f} s ({mem['pending']:,.0f} pending)"
         )
-        + f" | < 10 s: {'met' if mem['all_pending'] and mem['seconds_to_all_pending'] < 10 else 'NOT met'} |",
+        + f" | < 10 s: {verdict(met['all'])} |",
         f"| waiting calls refused during the burst (by status) | {mem['failed']} | none |",
-        f"| ListApprovals(page_size=1000) during the burst, p99 / max | {mem['page_p99_s']:.2f} s / "
-        f"{mem['page_max_s']:.2f} s ({mem['late_pages']:.0f} past the {PAGE_DEADLINE:.0f} s deadline) | "
-        f"< 1 s: {'met' if mem['page_p99_s'] < 1 and not mem['late_pages'] else 'NOT met'} |",
+        f"| another agent's CheckAction during the burst, p50 / p99 ({mem['checks']:.0f} calls, one at a time) | "
+        f"{mem['check_p50_ms']:.1f} ms / {mem['check_p99_ms']:.1f} ms | p99 < 50 ms: {verdict(met['check'])} |",
+        f"| ListApprovals(page_size=1000) during the burst, p99 / max ({mem['pages']:.0f} pages) | "
+        f"{mem['page_p99_s']:.2f} s / {mem['page_max_s']:.2f} s ({mem['late_pages']:.0f} past the "
+        f"{PAGE_DEADLINE:.0f} s deadline) | < 1 s: {verdict(met['page'])} |",
+        f"| server RSS with {args.waiting:,} requests waiting | {mem['rss_mb']:.0f} MB (before the burst: "
+        f"{mem['rss_before_mb']:.0f} MB) | ≤ 300 MB: {verdict(met['rss'])} |",
+        f"| server threads with {args.waiting:,} waiting | {mem['threads']:.0f} | no thread per call |",
         "",
         "The decision latency is the DecideApproval round trip plus the wake-up of the waiting call (an asyncio "
         "future resolved in-process); a decision from a separate console process is seen by the 250 ms poll "
-        "instead.",
+        'instead. "Stored and PENDING" is the sidecar\'s count of calls parked on a stored, pending request, '
+        "confirmed at the end by paging through ListApprovals(state=PENDING).",
     ]
+    names = {
+        "all": "all stored within 10 s",
+        "check": "other agents' p99",
+        "page": "ListApprovals pages",
+        "rss": "RSS",
+        "decision": "decision → agent p99",
+    }
+    missed = [names[k] for k, ok in met.items() if not ok]
+    if missed:
+        left = ' (what the profile shows is left: "The burst\'s stall, found" below).'
+        lines += ["", "Targets not met: " + ", ".join(missed) + left]
     text = "\n".join(lines)
     print(text)
     replace_section(args.out, SECTION, text)

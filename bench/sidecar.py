@@ -51,7 +51,7 @@ def _serve_echo_like_any_rpc() -> None:
     RULES[ECHO_METHOD] = Rule(Scope.ANY)
 
 
-def _issue_tokens(sidecar: Sidecar, agent_id: str) -> dict[str, str]:
+def _issue_tokens(sidecar: Sidecar, agent_id: str, others: list[str]) -> dict[str, Any]:
     access = getattr(sidecar.services, "access", None)
     if access is None or not getattr(sidecar.config, "auth_enabled", False):
         return {}
@@ -59,14 +59,17 @@ def _issue_tokens(sidecar: Sidecar, agent_id: str) -> dict[str, str]:
 
     agent, _ = access.issue(PrincipalKind.AGENT, agent_id, "benchmark agent", "bench")
     operator, _ = access.issue(PrincipalKind.OPERATOR, "bench-operator", "benchmark operator", "bench")
-    return {"agent_token": agent, "operator_token": operator}
+    more = {other: access.issue(PrincipalKind.AGENT, other, "benchmark agent", "bench")[0] for other in others}
+    return {"agent_token": agent, "operator_token": operator, "other_tokens": more}
 
 
 def _stats(sidecar: Sidecar) -> dict[str, Any]:
     dl = sidecar.services.decisions
     with dl.stats._lock:
         log = {"written": dl.stats.written, "dropped": dl.stats.dropped, "failed": dl.stats.failed}
-    return {**log, "queued": dl.queued, **self_usage()}
+    # Calls parked on a stored, pending approval request (what the approvals burst waits for).
+    waiting = sidecar.services.approvals.waiting_count()
+    return {**log, "queued": dl.queued, "approvals_waiting": waiting, **self_usage()}
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
@@ -75,7 +78,9 @@ def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> 
     loop.call_soon_threadsafe(lines.put_nowait, "quit")
 
 
-async def serve(config_path: str, data_dir: Path, agent_id: str, console: bool = False) -> None:
+async def serve(
+    config_path: str, data_dir: Path, agent_id: str, console: bool = False, others: list[str] | None = None
+) -> None:
     overrides: dict[str, Any] = {"listen": "127.0.0.1:0", "console_enabled": console, "data_dir": data_dir}
     if console:
         overrides["console_listen"] = "127.0.0.1:0"
@@ -85,7 +90,7 @@ async def serve(config_path: str, data_dir: Path, agent_id: str, console: bool =
     logging.getLogger("apscheduler").setLevel(logging.ERROR)
     _serve_echo_like_any_rpc()
     sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=console)
-    tokens = await asyncio.to_thread(_issue_tokens, sidecar, agent_id)
+    tokens = await asyncio.to_thread(_issue_tokens, sidecar, agent_id, others or [])
     extra: dict[str, Any] = {}
     if console:
         password = "bench-password-" + os.urandom(6).hex()
@@ -131,8 +136,9 @@ def main() -> None:
     p.add_argument("--data-dir", required=True, type=Path)
     p.add_argument("--agent", required=True, help="the agent id to issue a token for")
     p.add_argument("--console", action="store_true", help="serve the console too, with a reviewer account")
+    p.add_argument("--other-agent", action="append", default=[], help="one more agent id to issue a token for")
     args = p.parse_args()
-    asyncio.run(serve(args.config, args.data_dir, args.agent, args.console))
+    asyncio.run(serve(args.config, args.data_dir, args.agent, args.console, args.other_agent))
 
 
 if __name__ == "__main__":

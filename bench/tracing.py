@@ -200,21 +200,41 @@ rounds of {IN_PROCESS_CALLS:,} calls each), isolates what tracing itself costs:
 """
 
 
+def targets(results: list[Result], inproc: dict[str, float]) -> str:
+    """Issue 17's targets: 1% sampling costs < 5% of throughput, always-on < 25%; over gRPC (c=16) and, as a
+    steadier second view, in process (µs per call)."""
+    off, on, sampled = (next(r for r in results if r.mode == m) for m, _ in MODES)
+    lines = ["| target | over gRPC, throughput lost at c=16 | in process, cost per call | |", "|---|---:|---:|---|"]
+    for name, r, mode, limit in (
+        ("1% sampled < 5%", sampled, "on, 1% sampled", 5),
+        ("always_on < 25%", on, "on, always_on", 25),
+    ):
+        lost = 100 * (1 - r.rate / off.rate)
+        extra = 100 * (inproc[mode] / inproc["off"] - 1)
+        ok = lost < limit and extra < limit
+        lines.append(f"| {name} | {lost:.1f}% | {extra:+.0f}% | {'met' if ok else '**not met**'} |")
+    return "\n".join(lines)
+
+
 def conclusion(results: list[Result], inproc: dict[str, float]) -> str:
     off, on, _ = (next(r for r in results if r.mode == m) for m, _ in MODES)
     metrics = inproc["off"] - inproc["off, metrics off too"]
     return (
-        f"**Conclusion.** Recording and exporting every span (six per call) costs "
-        f"{inproc['on, always_on'] - inproc['off']:.0f} µs per CheckAction in process; over gRPC it added "
-        f"{on.p50_us - off.p50_us:.0f} µs to the p50 and {on.cpu_us - off.cpu_us:.0f} µs of server CPU per call "
-        f"({100 * (1 - on.rate / off.rate):.0f}% less throughput at concurrency 16, the export thread competing "
-        f"for the same core). Sampled at 1%, tracing costs {inproc['on, 1% sampled'] - inproc['off']:.0f} µs per "
-        "call in process: an unsampled call pays for one non-recording span and the sampling decision only. "
-        "Production fleets "
-        "should sample (`parentbased_traceidratio`); an agent that sends a sampled traceparent still gets its "
-        "whole trace, since the parent's decision wins. When export falls behind, the batch processor drops "
-        "spans from its full queue (2,048) rather than slow a call down. The metrics (a counter and a histogram "
-        f"per call, through the OTel SDK) cost {metrics:.0f} µs per call; `telemetry.metrics: false` saves it."
+        targets(results, inproc)
+        + "\n\n"
+        + (
+            f"**Conclusion.** Recording and exporting every span (six per call) costs "
+            f"{inproc['on, always_on'] - inproc['off']:.0f} µs per CheckAction in process; over gRPC it added "
+            f"{on.p50_us - off.p50_us:.0f} µs to the p50 and {on.cpu_us - off.cpu_us:.0f} µs of server CPU per call "
+            f"({100 * (1 - on.rate / off.rate):.0f}% less throughput at concurrency 16, the export thread competing "
+            f"for the same core). Sampled at 1%, tracing costs {inproc['on, 1% sampled'] - inproc['off']:.0f} µs per "
+            "call in process: an unsampled call pays for one non-recording span and the sampling decision only. "
+            "Production fleets "
+            "should sample (`parentbased_traceidratio`); an agent that sends a sampled traceparent still gets its "
+            "whole trace, since the parent's decision wins. When export falls behind, the batch processor drops "
+            "spans from its full queue (2,048) rather than slow a call down. The metrics (a counter and a histogram "
+            f"per call, through the OTel SDK) cost {metrics:.0f} µs per call; `telemetry.metrics: false` saves it."
+        )
     )
 
 

@@ -1,4 +1,5 @@
-"""Sidecars page: every `outrider serve` sharing this database, with its health (from its heartbeat)."""
+"""Sidecars page: every `outrider serve` sharing this database, with its health (from its heartbeat) and
+the fleet policy version it runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ bp = Blueprint("sidecars", __name__)
 
 def _state() -> dict[str, Any]:
     fleet = services().fleet
-    return {"sidecars": fleet.status(), "timeout": fleet.settings.sidecar_timeout}
+    policy, applied = services().policy.status()
+    return {
+        "sidecars": fleet.status(),
+        "timeout": fleet.settings.sidecar_timeout,
+        "policy": policy,
+        "applied": {a.sidecar_id: a for a in applied},
+    }
 
 
 @bp.get("/sidecars")

@@ -24,6 +24,12 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the sidecar (gRPC + console)")
     _config_flags(serve)
     serve.add_argument("--port-file", help="write the bound gRPC port here once serving (for scripts)")
+    serve.add_argument(
+        "--apply-policy",
+        action="store_true",
+        help="make this config file's policy the fleet's (audited); without it a sidecar whose policy differs "
+        "from the fleet's stored one refuses to start (docs/fleet.md)",
+    )
 
     check = sub.add_parser("check-config", help="validate the config and policy, then exit")
     _config_flags(check)
@@ -76,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     add_notifications_parser(sub, _config_flags)
     from server.cli.policy import add_policy_parser
 
-    add_policy_parser(sub)
+    add_policy_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
@@ -109,6 +115,7 @@ def _config(args: argparse.Namespace) -> Config:
         "log_level": args.log_level,
         "console_enabled": False if args.no_console else None,
         "insecure": True if args.insecure else None,
+        "apply_policy": True if getattr(args, "apply_policy", False) else None,
     }
     return load_config(args.config, overrides)
 
@@ -119,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.gateway import run_gateway
 
         return run_gateway(args)
-    if args.command == "policy":  # works on a policy file alone: no configuration, no database
+    if args.command == "policy" and args.policy_command != "status":  # a policy file alone: no config, no database
         from server.cli.policy import run_policy
 
         logging.basicConfig(level=logging.WARNING)
@@ -152,6 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.users import run_users
 
         return run_users(args, config)
+    if args.command == "policy":
+        from server.cli.policy_status import run_status
+
+        return run_status(args, config)
     if args.command == "fleet":
         from server.cli.fleet import run_fleet
 
@@ -211,11 +222,11 @@ async def _serve(config: Config, port_file: str | None) -> int:
     def _reload() -> None:
         async def run() -> None:
             try:
-                count, path = await asyncio.to_thread(sidecar.services.chain.reload)
+                count, path = await asyncio.to_thread(sidecar.services.policy.reload, "SIGHUP")
             except OutriderError as exc:
-                log.error("policy reload failed; the old chain stays", extra={"error": exc.message})
+                log.error("policy reload failed; the fleet's policy stays", extra={"error": exc.message})
             else:
-                log.info("policy reloaded on SIGHUP", extra={"path": path, "guardrails": count})
+                log.info("policy reloaded on SIGHUP (fleet-wide)", extra={"path": path, "guardrails": count})
 
         task = loop.create_task(run())
         reloads.add(task)

@@ -6,16 +6,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
-from server.config import Config, ConfigError, load_config
+from server.config import Config, ConfigError, from_file
 from server.container import Repositories, Services
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.deps import GuardrailDeps
@@ -24,11 +27,14 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
+from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.jobs import FleetJobs
+from server.services.fleet.policy import FleetPolicyService, start_policy
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
-from server.services.ports import AuditSink, Clock, PolicySource
+from server.services.ports import AuditSink, Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.cascade import BreakerOpener, CascadeService
 from server.services.recovery.control_channel import ControlChannelHub
@@ -55,7 +61,11 @@ from server.storage.access.users import SqlSessionRepository, SqlSettingsReposit
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.changes import ChangeLog
+from server.storage.fleet.commands import SqlCommandRepository
+from server.storage.fleet.jobs import SqlJobClaims
+from server.storage.fleet.policy import SqlFleetPolicyRepository
 from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
@@ -79,6 +89,7 @@ def sql_repositories(
     sidecar's one change listener (and the counters and NOTIFY its writers use)."""
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
+    fleet = engine.dialect.name == "postgresql"  # several sidecars may share it: commands are routed
     return Repositories(
         agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine, changes),
@@ -90,17 +101,23 @@ def sql_repositories(
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine, changes),
-        recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
+        recovery_events=SqlRecoveryEventRepository(
+            engine, notices=planner.for_recovery_event if planner else None, changes=changes
+        ),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
         breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
         leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
+        job_claims=SqlJobClaims(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
-        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
+        fleet_policy=SqlFleetPolicyRepository(engine, changes),
+        attachments=SqlAttachmentRepository(engine) if fleet else None,
+        commands=SqlCommandRepository(engine, changes) if fleet else None,
+        rate_windows=SqlRateWindowRepository(engine) if fleet else None,
     )
 
 
@@ -110,7 +127,7 @@ def build_services(
     repos: Repositories | None = None,
     clock: Clock | None = None,
     probes: Probes | None = None,
-    policy: PolicySource | None = None,
+    policy: FilePolicySource | None = None,
     telemetry: Telemetry | None = None,
     audit_keys: AuditKeys | None = None,
 ) -> Services:
@@ -137,9 +154,14 @@ def build_services(
         single_process = engine.dialect.name == "sqlite"
         if audit_keys is None:
             audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
+    sidecar_id = getattr(repos.changes, "origin", sidecar_id)  # one id for the listener, kills and `sidecars`
     if policy is None and config.config_path is not None:
         policy = FilePolicySource(config.config_path)
+    fleet_policies = repos.fleet_policy or MemoryFleetPolicy()
     try:
+        # The fleet's one policy decides what is built below (a file that differs may refuse the start).
+        start = start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process)
+        sections = _policy_config(config.config_path, start.document)
         audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
     except BaseException:
         for close in reversed(closers):  # e.g. another key on this database: release what was opened
@@ -167,10 +189,15 @@ def build_services(
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
     leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
-    reversibility = ReversibilityService(clock, config.reversibility, agents.get)
+    reversibility = ReversibilityService(clock, sections.reversibility, agents.get)
+    attachments = AttachmentService(repos.attachments, clock, config.fleet, sidecar_id) if repos.attachments else None
     recovery = _build_recovery(
-        config,
+        replace(
+            config,
+            recovery=replace(config.recovery, policies=sections.recovery.policies, cascade=sections.recovery.cascade),
+        ),
         repos,
+        attachments=attachments,
         agents=agents,
         audit=audit,
         clock=clock,
@@ -201,13 +228,16 @@ def build_services(
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
     rates = RateWindows(repos.rate_windows, clock) if repos.rate_windows is not None else None
     deps = GuardrailDeps(breakers=breakers, budgets=budgets, rates=rates)
-    sections = [_policy_sections(config.config_path, recovery, reversibility, agents)] if config.config_path else []
     chain = ChainStore(
-        repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, sections, changes=repos.changes
+        repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, changes=repos.changes
     )
-    chain.load()
+    prepare, follow = _policy_sections(config.config_path, recovery, reversibility, agents)
+    fleet_policy = FleetPolicyService(
+        fleet_policies, policy, chain, prepare, follow, audit, clock, sidecar_id, changes=repos.changes
+    )
+    fleet_policy.start(start, actor=_apply_actor() if config.apply_policy else "system")
     # After the chain: a policy that does not load changes no record either. The file's records win.
-    agents.apply_declared(config.agents.records, source=str(config.config_path))
+    agents.apply_declared(sections.agents.records, source=str(config.config_path))
     checks = CheckActionService(
         chain,
         agents,
@@ -227,6 +257,7 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -237,6 +268,7 @@ def build_services(
         pending_approvals=approvals.pending,
         single_process=single_process,
         metrics=telemetry.metrics,
+        claim=jobs.due,
     )
     # Wake the delivery worker when this process commits a change that may have written to the outbox;
     # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).
@@ -251,6 +283,7 @@ def build_services(
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
         decisions.stop,
+        *([attachments.release_mine] if attachments else []),  # after the streams ended (recovery.close)
         recovery.close,
         breakers.events.close,
         breakers.writes.close,
@@ -278,8 +311,10 @@ def build_services(
         telemetry=telemetry,
         notifications=notifications,
         fleet=fleet,
+        policy=fleet_policy,
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
+        jobs=jobs,
     )
     observe(telemetry, services)
     return services
@@ -289,6 +324,7 @@ def _build_recovery(
     config: Config,
     repos: Repositories,
     *,
+    attachments: AttachmentService | None,
     agents: AgentService,
     audit: AuditSink,
     clock: Clock,
@@ -300,8 +336,8 @@ def _build_recovery(
 ) -> RecoveryFeature:
     """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
     settings = config.recovery
-    hub = ControlChannelHub(clock)
-    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
+    hub = ControlChannelHub(clock, attachments, repos.commands, repos.changes)
+    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows, repos.changes)
     emitter = EventAuditor(events, audit)
     health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)
     substitutes = SubstituteRegistry(repos.kills, agents, clock, audit, repos.changes)
@@ -342,16 +378,31 @@ def _build_recovery(
     return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 
 
-def _policy_sections(
-    path: Path, recovery: RecoveryFeature, reversibility: ReversibilityService, agents: AgentService
-) -> Callable[[], Callable[[], None]]:
-    """On a policy reload, the file's `recovery:`, `reversibility:` and `agents.records` are re-read too."""
+def _policy_config(path: Path | None, document: dict[str, Any] | None) -> Config:
+    """The policy sections of `document` (the fleet's policy) read as a config file; defaults without one."""
+    try:
+        return from_file(path, document or {})
+    except ConfigError as exc:
+        raise InvalidArgument(str(exc), field=exc.key) from exc
 
-    def prepare() -> Callable[[], None]:
-        try:
-            fresh = load_config(str(path), env={})
-        except ConfigError as exc:
-            raise InvalidArgument(str(exc), field=exc.key) from exc
+
+def _apply_actor() -> str:
+    """Who made this host's file the fleet's policy with `outrider serve --apply-policy` (audited)."""
+    import getpass
+    import socket
+
+    return f"cli:{getpass.getuser()}@{socket.gethostname()} (--apply-policy)"
+
+
+def _policy_sections(
+    path: Path | None, recovery: RecoveryFeature, reversibility: ReversibilityService, agents: AgentService
+) -> tuple[Callable[[dict[str, Any]], Callable[[], None]], Callable[[dict[str, Any]], None]]:
+    """The policy's `recovery:`, `reversibility:` and `agents.records`: parsed from a policy document, then
+    applied by the sidecar that applies the policy (storage and this process: `prepare`), or taken into
+    this process by the others once it is stored (`follow`, writing nothing)."""
+
+    def prepare(document: dict[str, Any]) -> Callable[[], None]:
+        fresh = _policy_config(path, document)
 
         def apply() -> None:
             recovery.reload_policy_file(fresh.recovery)
@@ -360,4 +411,9 @@ def _policy_sections(
 
         return apply
 
-    return prepare
+    def follow(document: dict[str, Any]) -> None:
+        fresh = _policy_config(path, document)
+        reversibility.set_policy(fresh.reversibility)
+        recovery.follow_policy_file(fresh.recovery)
+
+    return prepare, follow

@@ -73,6 +73,8 @@ class Config:
     # Security (see docs/security.md).
     auth_enabled: bool = True
     insecure: bool = False  # allow a non-loopback listen address without TLS
+    # `outrider serve --apply-policy`: this host's policy file becomes the fleet's (a flag, not a file key).
+    apply_policy: bool = False
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None

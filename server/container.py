@@ -13,7 +13,16 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
-from server.services.fleet.ports import ChangeFeed, SidecarRepository
+from server.services.fleet.jobs import FleetJobs
+from server.services.fleet.policy import FleetPolicyService
+from server.services.fleet.ports import (
+    AttachmentRepository,
+    ChangeFeed,
+    CommandRepository,
+    FleetPolicyRepository,
+    JobClaimRepository,
+    SidecarRepository,
+)
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
@@ -68,6 +77,14 @@ class Repositories:
     notifications: NotificationRepository  # the outbox (written by the approvals and recovery repositories too)
     # Remembered answers of mutating RPCs; None: kept in memory only (no durability across restarts).
     idempotency: IdempotencyRepository | None = None
+    # The fleet's one policy; None: not stored (the policy lives in this process only).
+    fleet_policy: FleetPolicyRepository | None = None
+    # Which sidecar holds each agent's control channel; None: one sidecar alone (nothing to route).
+    attachments: AttachmentRepository | None = None
+    # Control commands routed to the sidecar holding the agent's channel; None: nothing to route.
+    commands: CommandRepository | None = None
+    # Claims of periodic work done once fleet-wide (`fleet_jobs`); None: this process alone claims in memory.
+    job_claims: JobClaimRepository | None = None
     # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
     # (SQLite, one process): every rate_limit then counts in this process, as before.
     rate_windows: RateWindowRepository | None = None
@@ -96,8 +113,11 @@ class Services:
     telemetry: Telemetry
     fleet: SidecarService
     notifications: NotificationService
+    policy: FleetPolicyService  # the fleet's one policy: start-up rule, ReloadPolicy/SIGHUP, status
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None
+    # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.
+    jobs: FleetJobs | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -125,6 +125,9 @@ async def build_server(
             # bursts of agents at random with CANCELLED; approvals make such bursts normal.
             ("grpc.server.max_pending_requests", 10_000),
             ("grpc.server.max_pending_requests_hard_limit", 20_000),
+            # grpc core answers CANCELLED, silently on the server, to a call that waited longer than this
+            # (default 30 s) for the server to take it up: in a burst of thousands the last ones did.
+            ("grpc.server_max_unrequested_time_in_server", 300),
         ],
     )
     limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
@@ -139,6 +142,7 @@ async def build_server(
             reviewer_for(services.users),
             services.explain,
             limits=limits,
+            reload_policy=services.policy.reload,
         ),
         server,
     )
@@ -177,26 +181,9 @@ async def build_server(
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
-        from server.jobs.scheduler import (
-            add_audit_jobs,
-            add_fleet_jobs,
-            add_recovery_jobs,
-            add_safeguard_jobs,
-            build_scheduler,
-        )
+        from server.jobs.scheduler import build_sidecar_scheduler
 
-        scheduler = build_scheduler(
-            services.decisions,
-            services.access,
-            services.approvals,
-            services.chain,
-            agents=services.agents,
-            idempotency=services.idempotency,
-        )
-        add_recovery_jobs(scheduler, services.recovery)
-        add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
-        add_fleet_jobs(scheduler, services.fleet, services.recovery.kills)
-        add_audit_jobs(scheduler, services.audit)
+        scheduler = build_sidecar_scheduler(services)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=True))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)

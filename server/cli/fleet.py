@@ -15,6 +15,7 @@ from server.domain.fleet.sidecars import SidecarHealth
 from server.services.clock import SystemClock
 from server.services.fleet.sidecars import SidecarService
 from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 
 
@@ -45,6 +46,9 @@ def run_fleet(args: argparse.Namespace, config: Config) -> int:
     try:
         migrate(engine)
         rows = SidecarService(SqlSidecarRepository(engine), SystemClock(), config.fleet, "").status()
+        attached: dict[str, list[str]] = {}
+        for a in SqlAttachmentRepository(engine).all():
+            attached.setdefault(a.sidecar_id, []).append(a.agent_id)
     except (SQLAlchemyError, OSError) as exc:
         print(f"outrider: cannot read the database: {exc}", file=sys.stderr)
         return 2
@@ -66,17 +70,19 @@ def run_fleet(args: argparse.Namespace, config: Config) -> int:
                         "start_time": s.start_time.isoformat(),
                         "heartbeat_time": s.heartbeat_time.isoformat(),
                         "stop_time": s.stop_time.isoformat() if s.stop_time else None,
+                        "attached_agents": attached.get(s.sidecar_id, []),
                     }
                 )
             )
     else:
-        header = f"{'SIDECAR':<16} {'HEALTH':<8} {'HOST':<20} {'PID':>7} {'VERSION':<10} {'LISTEN':<22} HEARTBEAT"
+        header = f"{'SIDECAR':<16} {'HEALTH':<8} {'HOST':<20} {'PID':>7} {'VERSION':<10} {'LISTEN':<22} "
+        header += f"{'HEARTBEAT':<12} AGENTS"
         print(header)
         for st in rows:
             s = st.sidecar
             print(
                 f"{s.sidecar_id:<16} {st.health.value:<8} {s.host[:20]:<20} {s.pid:>7} {s.version[:10]:<10} "
-                f"{s.listen[:22]:<22} {_ago(now, s.heartbeat_time)}"
+                f"{s.listen[:22]:<22} {_ago(now, s.heartbeat_time):<12} {len(attached.get(s.sidecar_id, []))}"
             )
         alive = sum(st.health is SidecarHealth.ALIVE for st in rows)
         print(f"{alive} alive of {len(rows)} listed (gone after {config.fleet.sidecar_timeout:g}s without a heartbeat)")

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from server.cli.policy_replay import add_replay_parser, run_replay
+from server.cli.policy_status import add_status_parser
 from server.cli.policy_suites import (
     SuiteError,
     as_json,
@@ -30,8 +31,10 @@ from server.services.clock import ManualClock
 from server.services.supervisor.explain import Explanation
 
 
-def add_policy_parser(sub: Any) -> None:
-    policy = sub.add_parser("policy", help="test, explain and lint a policy file (in process, no sidecar)")
+def add_policy_parser(sub: Any, add_config_flags: Callable[[argparse.ArgumentParser], object]) -> None:
+    policy = sub.add_parser(
+        "policy", help="test, explain and lint a policy file (in process, no sidecar); the fleet's policy status"
+    )
     psub = policy.add_subparsers(dest="policy_command", required=True)
     test = psub.add_parser("test", help="run policy test suites (*_test.yaml); exit 0 pass, 1 a case failed, 2 invalid")
     test.add_argument("paths", nargs="*", metavar="PATH", help="suite files or directories (default: .)")
@@ -47,6 +50,7 @@ def add_policy_parser(sub: Any) -> None:
     lint = psub.add_parser("lint", help="find mistakes in a valid policy; exit 1 on findings")
     lint.add_argument("file", metavar="FILE")
     add_replay_parser(psub)
+    add_status_parser(psub, add_config_flags)
 
 
 def run_policy(args: argparse.Namespace, out: Callable[[str], None] = print) -> int:

@@ -8,6 +8,7 @@ of everything but a-z and 0-9, then the pattern must occur in the key (`X-Api-Ke
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -21,6 +22,17 @@ def normalise_key(key: str) -> str:
 
 
 def _patterns(sensitive_keys: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(sensitive_keys, tuple):  # the configured keys: normalised once, not on every call
+        return _normalised(sensitive_keys)
+    return _normalise_all(sensitive_keys)
+
+
+@functools.lru_cache(maxsize=32)
+def _normalised(sensitive_keys: tuple[str, ...]) -> tuple[str, ...]:
+    return _normalise_all(sensitive_keys)
+
+
+def _normalise_all(sensitive_keys: Iterable[str]) -> tuple[str, ...]:
     # A pattern that normalises to "" would match every key: ignore it rather than mask everything.
     return tuple(p for p in (normalise_key(k) for k in sensitive_keys) if p)
 

@@ -40,9 +40,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         reviewer_for: Callable[[str], Reviewer],
         explain: ExplainService,
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
+        reload_policy: Callable[[str], tuple[int, str]] | None = None,
     ) -> None:
         self.limits = limits
         self.chain = chain
+        # ReloadPolicy: the fleet's one policy applies the file fleet-wide (server/services/fleet/policy.py).
+        self.reload_policy = reload_policy or chain.reload
         self.checks = checks
         self.agents = agents
         self.decisions = decisions
@@ -156,7 +159,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         return pb.ListGuardrailsResponse(guardrails=[convert.guardrail_to_pb(s) for s in self.chain.list_guardrails()])
 
     async def ReloadPolicy(self, request: pb.ReloadPolicyRequest, context: Ctx) -> pb.ReloadPolicyResponse:
-        count, source = await asyncio.to_thread(self.chain.reload, current_principal().label)
+        count, source = await asyncio.to_thread(self.reload_policy, current_principal().label)
         return pb.ReloadPolicyResponse(guardrail_count=count, source=source)
 
     async def ListDecisions(self, request: pb.ListDecisionsRequest, context: Ctx) -> pb.ListDecisionsResponse:

@@ -32,6 +32,7 @@ from opentelemetry.sdk.trace.sampling import (
 )
 
 from server.services.observability import NO_TRACER, RecoveryEventObserver, Tracer
+from server.telemetry.export_guard import CollectorGate, GuardedMetricExporter, GuardedSpanExporter, collector_address
 from server.telemetry.metrics import Metrics, observe_services
 from server.telemetry.prometheus import MetricsServer, render
 from server.telemetry.settings import TelemetrySettings
@@ -131,7 +132,9 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
             recent = RecentTraces(settings.recent_traces)
             tracer_provider.add_span_processor(recent)
         if settings.export_traces:
-            tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter(settings)))
+            # Behind a gate that drops batches while the collector is unreachable (`export_guard`).
+            gate = CollectorGate(collector_address(_traces_url(settings), _protocol(settings, "traces")))
+            tracer_provider.add_span_processor(BatchSpanProcessor(GuardedSpanExporter(span_exporter(settings), gate)))
         tracer = tracer_provider.get_tracer(INSTRUMENTATION, VERSION)
         log.info(
             "tracing on",
@@ -150,9 +153,9 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
             prometheus = InMemoryMetricReader()
             readers.append(prometheus)
         if settings.export_metrics:
-            readers.append(
-                PeriodicExportingMetricReader(metric_exporter(settings), int(settings.metrics_interval * 1000))
-            )
+            gate = CollectorGate(collector_address(_metrics_url(settings), _protocol(settings, "metrics")))
+            exporter = GuardedMetricExporter(metric_exporter(settings), gate)
+            readers.append(PeriodicExportingMetricReader(exporter, int(settings.metrics_interval * 1000)))
         # Exemplars (trace ids on measurements) cost every recording inside a span; on only when asked.
         exemplars = None if os.environ.get("OTEL_METRICS_EXEMPLAR_FILTER") else AlwaysOffExemplarFilter()
         meter_provider = MeterProvider(

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
+from server.domain.approvals.requests import Reviewer
 from server.domain.errors import ResourceExhausted
 from server.domain.guardrails.base import ActionCall, GuardrailSpec
 from server.domain.guardrails.hitl import Hitl
@@ -112,3 +113,93 @@ def test_a_duplicate_in_a_batch_costs_only_itself(engine: Engine) -> None:
     assert inserted == [True, False, True]
     assert {a.request_id for a in svc.pending()} == {"r-1", "r-2", "r-3"}
     assert svc.get(first.approval_id).request_id == "r-1"
+
+
+def test_the_attach_lookup_searches_the_index(engine: Engine) -> None:
+    """A retry's lookup is an index search, not a scan of every request stored (with only `request_id = ?`
+    the partial unique index looked unusable to SQLite, and each lookup read the whole table)."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's")
+    svc, _ = service(engine)
+    asyncio.run(burst(svc, [(call("agent-1", i), f"r-{i}") for i in range(20)]))
+    statements: list[str] = []
+
+    def capture(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM approvals" in statement:
+            statements.append(statement)
+
+    from sqlalchemy import event
+
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        again = asyncio.run(burst(svc, [(call("agent-1", 3), "r-3"), (call("agent-1", 99), "r-99")]))
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    assert again[0].approval_id in {a.approval_id for a in svc.pending()}  # type: ignore[attr-defined]
+    lookups = [s for s in statements if "request_id IN" in s]
+    assert lookups, statements
+    with engine.connect() as conn:
+        for sql in lookups:
+            params = ["agent-1"] + [f"r-{i}" for i in range(sql.count("?") - 1)]
+            plan = " ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, tuple(params)))
+            assert "uq_approvals_attach" in plan and "SCAN approvals" not in plan, plan
+
+
+def test_find_attach_many_is_find_attach_for_each_key(engine: Engine) -> None:
+    svc, _ = service(engine)
+    made = asyncio.run(burst(svc, [(call(f"agent-{i % 2}", i), f"r-{i}") for i in range(6)]))
+    repo = svc.repo
+    keys = [(a.agent_id, a.request_id, a.digest) for a in made]  # type: ignore[attr-defined]
+    keys += [("agent-0", "r-1", made[1].digest), ("agent-9", "r-0", made[0].digest), ("agent-0", "", "x")]  # type: ignore[attr-defined]
+    found = repo.find_attach_many(keys)
+    assert found == {k: a for k in keys if (a := repo.find_attach(*k)) is not None}
+    assert len(found) == 6
+
+
+def test_new_requests_do_not_wake_waiting_calls(engine: Engine) -> None:
+    """The poll (changes made by other processes) reads and wakes only requests that changed: a burst of new
+    requests elsewhere used to read and wake every waiting call on each batch."""
+    here, _ = service(engine)
+    there, _ = service(engine)  # another process on the same database
+    woken: list[int] = []
+
+    async def scenario() -> None:
+        mine = await here.request_async(call("agent-1", 0), HITL, "r-0", "", ())
+        here.subscribe(lambda: woken.append(1))  # called for each request `here` wakes its waiters for
+        waiting = asyncio.create_task(here.wait(mine.approval_id, mine))
+        await asyncio.sleep(0)
+        here.poll()  # reads the row it did not read itself: unchanged, so nobody is woken
+        await burst(there, [(call("agent-2", i), f"x-{i}") for i in range(30)])
+        here.poll()
+        await asyncio.sleep(0)
+        assert not woken and not waiting.done()
+        reviewer = Reviewer("rev", "approver")
+        there.decide(mine.approval_id, reviewer, True, "ok")
+        here.poll()
+        decided = await waiting
+        assert decided.state.name == "APPROVED" and len(woken) == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_change_just_before_a_waiter_registers_is_seen(engine: Engine) -> None:
+    """A waiter that registers on the request it just created (no read after registering) still wakes when
+    the request was decided in between, even when the poll had already seen that change counter."""
+    here, _ = service(engine)
+    there, _ = service(engine)
+
+    async def scenario() -> None:
+        other = await here.request_async(call("agent-1", 1), HITL, "r-1", "", ())
+        watcher = asyncio.create_task(here.wait(other.approval_id, other))
+        mine = await here.request_async(call("agent-1", 2), HITL, "r-2", "", ())
+        there.decide(mine.approval_id, Reviewer("rev", "approver"), False, "no")
+        here.poll()  # sees the new counter while only `other` is watched
+        waiting = asyncio.create_task(here.wait(mine.approval_id, mine))  # `mine` is stale: still PENDING
+        await asyncio.sleep(0)
+        here.poll()  # the counter did not move again, but the new waiter's row is read
+        decided = await waiting
+        assert decided.state.name == "REJECTED"
+        assert not watcher.done()
+        watcher.cancel()
+
+    asyncio.run(scenario())

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemoryRateWindows, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import (
+    MemoryBudgetLedger,
+    MemoryFleetPolicy,
+    MemoryJobClaims,
+    MemoryRateWindows,
+    MemorySidecars,
+    SilentChangeFeed,
+)
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -376,6 +383,7 @@ class MemoryApprovals:
         self.rows[approval.approval_id] = copy.deepcopy(approval)
         self.outbox.add(outbox)
         self.counters.bump("approvals")
+        self.counters.bump("approvals.updates")
         return True
 
     def mark_consumed(self, approval_id: str, when: Any) -> bool:
@@ -392,12 +400,21 @@ class MemoryApprovals:
         return {i: copy.deepcopy(self.rows[i]) for i in approval_ids if i in self.rows}
 
     def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None:
+        if not request_id:
+            return None  # only requests with an id are ever attached to (as in SQL: the partial index)
         found = [
             a
             for a in self.rows.values()
             if a.agent_id == agent_id and a.request_id == request_id and a.digest == digest
         ]
         return copy.deepcopy(max(found, key=lambda a: (a.attempt, a.create_time))) if found else None
+
+    def find_attach_many(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Approval]:
+        found = {key: self.find_attach(*key) for key in keys}
+        return {key: a for key, a in found.items() if a is not None}
+
+    def versions(self, approval_ids: Iterable[str]) -> dict[str, int]:
+        return {i: self.rows[i].version for i in approval_ids if i in self.rows}
 
     def count_pending(self, agent_id: str) -> int:
         return sum(1 for a in self.rows.values() if a.state is ApprovalState.PENDING and a.agent_id == agent_id)
@@ -419,6 +436,9 @@ class MemoryApprovals:
 
     def version(self) -> int:
         return self.counters.get("approvals")
+
+    def update_version(self) -> int:
+        return self.counters.get("approvals.updates")
 
     def list(self, flt: ApprovalFilter, page_size_: int, page_token: str) -> Page[Approval]:
         def ok(a: Approval) -> bool:
@@ -620,8 +640,11 @@ class MemoryKills:
     def load_substitutes(self) -> list[Substitute]:
         return [replace(s, position=0) for s in self.substitutes]
 
-    def add_substitute(self, sub: Substitute) -> None:
+    def add_substitute(self, sub: Substitute) -> bool:
+        if any((s.scope, s.scope_id, s.agent_id) == (sub.scope, sub.scope_id, sub.agent_id) for s in self.substitutes):
+            return False
         self.substitutes.append(copy.deepcopy(sub))
+        return True
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool:
         before = len(self.substitutes)
@@ -665,6 +688,7 @@ class MemoryStore:
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
     sidecars: MemorySidecars = field(default_factory=MemorySidecars)
+    fleet_policy: MemoryFleetPolicy = field(default_factory=MemoryFleetPolicy)
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
@@ -699,6 +723,8 @@ class MemoryStore:
             notifications=self.notifications,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
+            fleet_policy=self.fleet_policy,
+            job_claims=MemoryJobClaims(),
             rate_windows=self.rate_windows if fleet else None,
         )
 

@@ -7,9 +7,13 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from server.domain.errors import FailedPrecondition, NotFound, PermissionDenied
+from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.jobs import JobClaim
+from server.domain.fleet.policy import AppliedPolicy, FleetPolicy
 from server.domain.fleet.sidecars import Sidecar
 from server.domain.safeguards.budgets import (
     Allocation,
@@ -61,6 +65,79 @@ class MemorySidecars:
         for k in gone:
             del self.rows[k]
         return len(gone)
+
+
+class MemoryAttachments:
+    """Attachments of sidecars sharing `sidecars` (a MemorySidecars): present means fresh and not stopped."""
+
+    def __init__(self, sidecars: MemorySidecars | None = None) -> None:
+        self.rows: dict[str, Attachment] = {}
+        self.sidecars = sidecars or MemorySidecars()
+
+    def attach(self, attachment: Attachment) -> None:
+        self.rows[attachment.agent_id] = attachment
+
+    def detach(self, agent_id: str, attachment_id: str) -> bool:
+        a = self.rows.get(agent_id)
+        if a is None or a.attachment_id != attachment_id:
+            return False
+        del self.rows[agent_id]
+        return True
+
+    def seen(self, sidecar_id: str, last_seen: Mapping[str, datetime]) -> None:
+        for agent_id, t in last_seen.items():
+            a = self.rows.get(agent_id)
+            if a is not None and a.sidecar_id == sidecar_id:
+                self.rows[agent_id] = Attachment(a.agent_id, a.attachment_id, a.sidecar_id, a.connect_time, t)
+
+    def present(self, sidecar_id: str, gone_before: datetime) -> bool:
+        s = self.sidecars.rows.get(sidecar_id)
+        return s is not None and s.stop_time is None and s.heartbeat_time >= gone_before
+
+    def owner(self, agent_id: str, gone_before: datetime) -> tuple[Attachment, bool] | None:
+        a = self.rows.get(agent_id)
+        return None if a is None else (a, self.present(a.sidecar_id, gone_before))
+
+    def release_gone(self, gone_before: datetime) -> int:
+        gone = [k for k, a in self.rows.items() if not self.present(a.sidecar_id, gone_before)]
+        for k in gone:
+            del self.rows[k]
+        return len(gone)
+
+    def release_sidecar(self, sidecar_id: str) -> int:
+        mine = [k for k, a in self.rows.items() if a.sidecar_id == sidecar_id]
+        for k in mine:
+            del self.rows[k]
+        return len(mine)
+
+    def all(self) -> Sequence[Attachment]:
+        return [self.rows[k] for k in sorted(self.rows)]
+
+
+class MemoryJobClaims:
+    """`fleet_jobs` in memory: the same claims under one lock."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, JobClaim] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, job_id: str, owner: str, now: datetime, until: datetime, *, keep: bool = False) -> bool:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and not (row.due_time <= now or (keep and row.owner == owner)):
+                return False
+            self.rows[job_id] = JobClaim(job_id, owner, until, now)
+            return True
+
+    def release(self, job_id: str, owner: str) -> None:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and row.owner == owner:
+                self.rows[job_id] = JobClaim(job_id, owner, datetime.min.replace(tzinfo=row.due_time.tzinfo), None)
+
+    def all(self) -> Sequence[JobClaim]:
+        with self._lock:
+            return [self.rows[k] for k in sorted(self.rows)]
 
 
 def _no_allocation(agent_id: str) -> FailedPrecondition:
@@ -206,6 +283,31 @@ class MemoryBudgetLedger:
                 elif r.end_time is not None and r.end_time < now - keep_ended:
                     del self.reservations[rid]
         return expired, signals
+
+
+class MemoryFleetPolicy:
+    """The fleet's policy of one in-memory "database" (one process: nobody to serialise with)."""
+
+    def __init__(self) -> None:
+        self.policy: FleetPolicy | None = None
+        self.rows: dict[str, AppliedPolicy] = {}
+        self._lock = threading.Lock()
+
+    def get(self) -> FleetPolicy | None:
+        return self.policy
+
+    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+        with self._lock:
+            write()
+            stored = replace(policy, version=(self.policy.version if self.policy else 0) + 1)
+            self.policy = stored
+            return stored
+
+    def mark_applied(self, applied: AppliedPolicy) -> None:
+        self.rows[applied.sidecar_id] = applied
+
+    def applied(self) -> Sequence[AppliedPolicy]:
+        return [self.rows[k] for k in sorted(self.rows)]
 
 
 class MemoryRateWindows:

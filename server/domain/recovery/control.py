@@ -32,6 +32,9 @@ class Delivery(enum.Enum):
     ACKED = "acked"  # the agent answered (any outcome)
     NOT_CONNECTED = "not_connected"  # no Attach stream when the command was to be sent
     TIMEOUT = "timeout"  # no ack before the deadline
+    # Routed to another sidecar, which went away after sending it to the agent: whether the agent acted is
+    # unknown (never sent twice: at most once).
+    SIDECAR_LOST = "sidecar_lost"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,5 +66,7 @@ def failure_detail(result: CommandResult, what: str, timeout: float) -> str:
         return "not connected"
     if result.delivery is Delivery.TIMEOUT:
         return f"{what} ack timeout after {format_number(timeout)}s"
+    if result.delivery is Delivery.SIDECAR_LOST:
+        return f"{what} outcome unknown: {result.detail or 'the agent sidecar went away'}"
     outcome = result.outcome.name.lower() if result.outcome else "unspecified"
     return f"{what} {outcome}" + (f": {result.detail}" if result.detail else "")

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -74,13 +74,28 @@ class ApprovalRepository(Protocol):
 
     def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None: ...
 
+    def find_attach_many(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Approval]:
+        """`find_attach` for each (agent, request id, digest) key, in a few queries; keys without a match are
+        left out."""
+        ...
+
+    def versions(self, approval_ids: Iterable[str]) -> dict[str, int]:
+        """The row version of each request that exists."""
+        ...
+
     def pending(self, agent_id: str = "") -> list[Approval]: ...
 
     def count_pending(self, agent_id: str) -> int: ...
 
     def due(self, now: Any) -> list[Approval]: ...
 
-    def version(self) -> int: ...
+    def version(self) -> int:
+        """A counter every change moves, new requests included."""
+        ...
+
+    def update_version(self) -> int:
+        """A counter every change to an existing request moves (not new requests)."""
+        ...
 
     def list(self, flt: ApprovalFilter, page_size: int, page_token: str) -> Page[Approval]: ...
 
@@ -110,6 +125,10 @@ class ApprovalService:
         self.sensitive_keys = tuple(sensitive_keys)
         self._lock = threading.Lock()
         self._waiters: dict[str, set[asyncio.Future[Approval]]] = {}
+        # The version this process last saw of each watched request: `poll` reads only the rows' versions
+        # and fetches (and wakes) just the requests that changed, not every waiting one.
+        self._known: dict[str, int] = {}
+        self._unread: set[str] = set()  # see `_watch_unread`
         self._seen_version = -1
         self._listeners: list[Callable[[], None]] = []
         # Group commit of new requests (`request_async`): asks queued on the event loop, written by one
@@ -199,9 +218,13 @@ class ApprovalService:
         Per ask: one indexed lookup when it has a request id; per agent in the batch: one pending count
         (bounded by `max_pending_per_agent`); per batch: one insert transaction and one audit append."""
         fresh: list[_Ask] = []
+        # One query per agent for the whole batch: a lookup per ask cost a query each.
+        attach = self.repo.find_attach_many(
+            (ask.call.agent_id, ask.request_id, ask.digest) for ask in asks if ask.request_id
+        )
         for ask in asks:
             if ask.request_id:
-                existing = self.repo.find_attach(ask.call.agent_id, ask.request_id, ask.digest)
+                existing = attach.get((ask.call.agent_id, ask.request_id, ask.digest))
                 if existing is not None:
                     if not (existing.used and ask.guardrail.policy.on_reuse == "ask_again"):
                         ask.result = existing
@@ -309,21 +332,30 @@ class ApprovalService:
                 if found is not None:
                     ask.result = found
 
-    async def wait(self, approval_id: str) -> Approval:
-        """Until the request is closed. Holds no thread; a cancelled call leaves the request pending."""
+    async def wait(self, approval_id: str, current: Approval | None = None) -> Approval:
+        """Until the request is closed. Holds no thread; a cancelled call leaves the request pending.
+        `current`: the request as just created or read, which saves reading it again (a change made between
+        that read and the registration is seen by the next `poll`, within its 250 ms)."""
         while True:
-            approval = await self.wait_change(approval_id, -1)
+            approval = await self.wait_change(approval_id, -1, current)
+            current = None
             if approval.closed:
                 return approval
 
-    async def wait_change(self, approval_id: str, seen_version: int) -> Approval:
+    async def wait_change(self, approval_id: str, seen_version: int, current: Approval | None = None) -> Approval:
         """The request as soon as its version differs from `seen_version` (at once if it already does)."""
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
         with self._lock:
             self._waiters.setdefault(approval_id, set()).add(future)
+            if current is not None:
+                self._watch_unread(approval_id, current.version)
         try:
             # Registered first, read second: a change in between is never missed.
-            current = await asyncio.to_thread(self.get, approval_id)
+            if current is None:
+                current = await asyncio.to_thread(self.get, approval_id)
+                with self._lock:
+                    if approval_id in self._waiters:
+                        self._known[approval_id] = max(self._known.get(approval_id, -1), current.version)
             if current.version != seen_version and (seen_version != -1 or current.closed):
                 return current
             while True:
@@ -333,6 +365,7 @@ class ApprovalService:
                 future = asyncio.get_running_loop().create_future()
                 with self._lock:
                     self._waiters.setdefault(approval_id, set()).add(future)
+                    self._watch_unread(approval_id, approval.version)
         finally:
             with self._lock:
                 waiting = self._waiters.get(approval_id)
@@ -340,6 +373,16 @@ class ApprovalService:
                     waiting.discard(future)
                     if not waiting:
                         del self._waiters[approval_id]
+                if approval_id not in self._waiters:
+                    self._known.pop(approval_id, None)
+                    self._unread.discard(approval_id)
+
+    def _watch_unread(self, approval_id: str, version: int) -> None:
+        """A waiter registered on a version it did not read after registering (under `_lock`): the next
+        `poll` reads this row's version whatever the change counter says, so a change made just before the
+        registration is not missed."""
+        self._known[approval_id] = max(self._known.get(approval_id, -1), version)
+        self._unread.add(approval_id)
 
     def waiting_count(self) -> int:
         with self._lock:
@@ -350,6 +393,7 @@ class ApprovalService:
         self._changed()
         with self._lock:
             futures = list(self._waiters.pop(approval.approval_id, ()))
+            self._known.pop(approval.approval_id, None)
         for future in futures:
             # A closed loop means the sidecar is shutting down: nobody is left to wake.
             with contextlib.suppress(RuntimeError):
@@ -368,14 +412,25 @@ class ApprovalService:
     def poll(self) -> None:
         """See changes made by other processes (one tiny read when nothing changed)."""
         with self._lock:
-            watched = list(self._waiters)
+            watched = {i: self._known.get(i, -1) for i in self._waiters}
+            unread = self._unread & watched.keys()
         if not watched:
             return
-        version = self.repo.version()
-        if version == self._seen_version:
+        # New requests cannot wake a waiting call: only changes to existing ones move this counter.
+        version = self.repo.update_version()
+        if version != self._seen_version:
+            self._seen_version = version
+        elif not unread:
             return
-        self._seen_version = version
-        for approval in self.repo.get_many(watched).values():
+        else:
+            watched = {i: watched[i] for i in unread}
+        # Only the rows whose version moved: a burst of new requests bumps the counter on every batch, and
+        # reading and waking every waiting request each time cost work in proportion to all of them.
+        rows = self.repo.versions(watched)
+        changed = [i for i, v in rows.items() if v != watched[i]]
+        with self._lock:
+            self._unread -= unread
+        for approval in self.repo.get_many(changed).values():
             self._notify(approval)
 
     # ---- deciding --------------------------------------------------------------------------

@@ -94,6 +94,15 @@ class CascadeService:
             self._policy = policy
             log.info("cascade policy applied from the reloaded policy file")
 
+    def follow_file_policy(self, policy: CascadePolicy | None) -> None:
+        """Another sidecar applied the fleet's policy file (and stored its cascade policy): read it back."""
+        self.file_policy = policy
+        stored = self.repo.get_setting(_POLICY_KEY)
+        if stored and "policy" in stored:
+            loaded = from_json(CascadePolicy, stored["policy"])
+            assert isinstance(loaded, CascadePolicy)
+            self._policy = loaded
+
     def _store(self, policy: CascadePolicy, file_digest: str | None) -> None:
         self.repo.put_setting(_POLICY_KEY, {"policy": to_json(policy), "file_digest": file_digest}, self.clock.utcnow())
 

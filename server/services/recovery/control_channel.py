@@ -8,6 +8,10 @@ clock decides when an ack is late; other threads reach the loop through `run_syn
 - `request` sends a command and waits for its ack until the timeout; `send` does not wait (the ack is still
   recorded and can be read with `result_of`).
 - Acks for unknown or expired command ids are ignored.
+- In a fleet (`attachments` given), every stream is recorded in the database before the agent is told it
+  is accepted, and forgotten when it ends; the writes go through one thread, in order. With `commands`
+  too, a command for an agent attached to another sidecar is routed there (server/services/recovery/
+  routing.py); an agent attached here is served as before, without touching the database.
 """
 
 from __future__ import annotations
@@ -17,14 +21,18 @@ import itertools
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from server.domain.errors import Aborted, OutriderError, Unavailable
 from server.domain.recovery.control import CommandOutcome, CommandResult, CommandType, ControlCommand, Delivery
+from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.ports import ChangeFeed, CommandRepository
 from server.services.ports import Clock
+from server.services.recovery.routing import CommandRouter
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +58,17 @@ class Connection:
     number: int
     queue: asyncio.Queue[ControlCommand | StreamEnd] = field(default_factory=asyncio.Queue)
     closed: bool = False
+    attachment_id: str = field(default_factory=lambda: f"att-{uuid.uuid4().hex[:16]}")
 
     def end(self, error: OutriderError | None = None) -> None:
         if not self.closed:
             self.closed = True
             self.queue.put_nowait(StreamEnd(error))
+
+
+def _log_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("could not forget an attachment", extra={"error": str(future.exception())})
 
 
 @dataclass(eq=False)
@@ -65,8 +79,22 @@ class _Pending:
 
 
 class ControlChannelHub:
-    def __init__(self, clock: Clock) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        attachments: AttachmentService | None = None,
+        commands: CommandRepository | None = None,
+        changes: ChangeFeed | None = None,
+    ) -> None:
         self.clock = clock
+        self.attachments = attachments  # None: one sidecar alone (SQLite, tests): nothing to record
+        self.router: CommandRouter | None = None
+        if attachments is not None and commands is not None and changes is not None:
+            self.router = CommandRouter(self, commands, attachments, changes)
+        self._writer: ThreadPoolExecutor | None = None
+        self._writer_stopped = False
+        if attachments is not None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attachments")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._conns: dict[str, Connection] = {}
         self._pending: dict[str, _Pending] = {}
@@ -115,6 +143,9 @@ class ControlChannelHub:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if self._writer is not None:
+            self._writer_stopped = True
+            await asyncio.to_thread(self._writer.shutdown, True)  # the last detach writes
 
     # ---- connections -------------------------------------------------------------------------
 
@@ -132,11 +163,44 @@ class ControlChannelHub:
         log.info("agent attached", extra={"agent_id": agent_id, "instance_id": instance_id, "client": client})
         return conn
 
+    async def record_attach(self, conn: Connection) -> None:
+        """In a fleet: write the attachment (in order with this sidecar's other attachment writes)."""
+        if self.attachments is None:
+            return
+        try:
+            await self._in_order(self.attachments.attached, conn.agent_id, conn.attachment_id, conn.connect_time)
+        except Exception as exc:
+            log.warning("could not record an attachment", extra={"agent_id": conn.agent_id, "error": str(exc)})
+            raise Unavailable("the sidecar could not record the agent's attachment; attach again") from exc
+
+    def _in_order(self, fn: Callable[..., None], *args: object) -> asyncio.Future[None]:
+        assert self._writer is not None
+        return asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
+
     def disconnect(self, conn: Connection) -> None:
         conn.closed = True
         if self._conns.get(conn.agent_id) is conn:
             del self._conns[conn.agent_id]
             log.info("agent detached", extra={"agent_id": conn.agent_id})
+        if self.attachments is not None and self._writer is not None and not self._writer_stopped:
+            future = self._in_order(self.attachments.detached, conn.agent_id, conn.attachment_id)
+            future.add_done_callback(_log_failure)
+
+    def last_seen_of_attached(self) -> dict[str, datetime]:
+        """On the loop: the last sign of life of every agent attached here (for the attachments' stamp)."""
+        return {a: self._last_seen[a][1] for a in self._conns if a in self._last_seen}
+
+    def stamp_attachments(self) -> None:
+        """The fleet heartbeat job (scheduler thread): this sidecar's agents seen, dead sidecars' rows gone."""
+        if self.attachments is None:
+            return
+
+        async def snapshot() -> dict[str, datetime]:
+            return self.last_seen_of_attached()
+
+        self.attachments.heartbeat(self.run_sync(snapshot(), timeout=10.0))
+        if self.router is not None:
+            self.router.prune()
 
     def end_stream(self, agent_id: str, error: OutriderError | None = None) -> bool:
         conn = self._conns.pop(agent_id, None)
@@ -180,13 +244,28 @@ class ControlChannelHub:
         timeout: float,
         command_id: str | None = None,
     ) -> _Pending | None:
-        conn = self._conns.get(agent_id)
-        if conn is None:
+        if agent_id not in self._conns:
             return None
+        return self._issue_command(self._command(agent_id, kind, reason, payload, timeout, command_id), timeout)
+
+    def _command(
+        self,
+        agent_id: str,
+        kind: CommandType,
+        reason: str,
+        payload: object | None,
+        timeout: float,
+        command_id: str | None = None,
+    ) -> ControlCommand:
         now = self.clock.utcnow()
-        command = ControlCommand(
+        return ControlCommand(
             command_id or self.new_command_id(), agent_id, kind, reason, now, now + timedelta(seconds=timeout), payload
         )
+
+    def _issue_command(self, command: ControlCommand, timeout: float) -> _Pending | None:
+        conn = self._conns.get(command.agent_id)
+        if conn is None:
+            return None
         pending = _Pending(command, self.clock.monotonic() + timeout, asyncio.get_running_loop().create_future())
         self._pending[command.command_id] = pending
         conn.queue.put_nowait(command)
@@ -202,11 +281,59 @@ class ControlChannelHub:
         *,
         command_id: str | None = None,
     ) -> CommandResult:
-        """Send a command and wait for its ack, at most `timeout` seconds (on the clock)."""
+        """Send a command and wait for its ack, at most `timeout` seconds (on the clock); in a fleet, through
+        the sidecar holding the agent's channel when that is another one."""
         pending = self._issue(agent_id, kind, reason, payload, timeout, command_id)
-        if pending is None:
+        if pending is not None:
+            return await self._wait(pending)
+        if self.router is None:
             return CommandResult("", Delivery.NOT_CONNECTED, detail="not connected")
+        command = self._command(agent_id, kind, reason, payload, timeout, command_id)
+        result = await self.router.request(command, timeout)
+        self._remember(result)
+        return result
+
+    async def deliver(self, command: ControlCommand, timeout: float) -> CommandResult:
+        """A command routed here by another sidecar: sent on the agent's stream, its ack awaited."""
+        pending = self._issue_command(command, timeout)
+        if pending is None:
+            return CommandResult(command.command_id, Delivery.NOT_CONNECTED, detail="not connected")
         return await self._wait(pending)
+
+    async def post(
+        self, agent_id: str, kind: CommandType, reason: str, timeout: float, payload: object | None = None
+    ) -> str:
+        """`send`, wherever the agent is attached: returns the command id ("" when attached nowhere)."""
+        command_id = self.send(agent_id, kind, reason, timeout, payload)
+        if command_id or self.router is None:
+            return command_id
+        command = self._command(agent_id, kind, reason, payload, timeout)
+        deadline = self.clock.monotonic() + timeout
+        routed = await self.router.post(command)
+        if routed is None:
+            return ""
+
+        async def wait() -> None:
+            assert self.router is not None
+            self._remember(await self.router.outcome(routed, deadline))
+
+        self.spawn(wait())
+        return command.command_id
+
+    async def end_stream_anywhere(self, agent_id: str, error: OutriderError, timeout: float) -> bool:
+        """`end_stream`, on whichever sidecar holds the agent's stream (waits at most `timeout` for it)."""
+        if self.end_stream(agent_id, error):
+            return True
+        if self.router is None or not isinstance(error, Aborted):
+            return False
+        return await self.router.end_stream(agent_id, error, timeout)
+
+    async def attached_anywhere(self) -> list[str]:
+        """Agents attached here and, in a fleet, to the other present sidecars."""
+        here = self.connected()
+        if self.router is None:
+            return here
+        return here + [a for a in await self.router.attached_elsewhere() if a not in self._conns]
 
     def send(self, agent_id: str, kind: CommandType, reason: str, timeout: float, payload: object | None = None) -> str:
         """Send without waiting; returns the command id ("" when the agent is not connected)."""

@@ -123,6 +123,12 @@ class RecoveryFeature:
         self.recovery.reload_file_policies(settings.policies)
         self.cascade.reload_file_policy(settings.cascade)
 
+    def follow_policy_file(self, settings: RecoverySettings) -> None:
+        """Another sidecar applied the fleet's policy and stored its `recovery:` policies and cascade
+        settings: run them from storage here, writing nothing."""
+        self.recovery.follow_file_policies(settings.policies)
+        self.cascade.follow_file_policy(settings.cascade)
+
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """On the server's loop: bind the hub and complete kills a restart interrupted."""
         self.hub.bind_loop(loop)

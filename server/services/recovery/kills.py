@@ -355,7 +355,10 @@ class KillService:
 
     async def _finish(self, k: KillResult, terminated: bool, detail: str) -> KillResult:
         """Unregister the agent unconditionally, run the hooks, record the outcome."""
-        self.hub.end_stream(k.agent_id, Aborted(f"agent {k.agent_id!r} was killed", reason="AGENT_KILLED"))
+        # Wherever its stream is held (in a fleet, the holding sidecar ends it; bounded by the callback timeout).
+        await self.hub.end_stream_anywhere(
+            k.agent_id, Aborted(f"agent {k.agent_id!r} was killed", reason="AGENT_KILLED"), k.callback_timeout
+        )
         self.hub.forget(k.agent_id)
         await asyncio.to_thread(self._unregister, k.agent_id)
         notice = KillNotice(k.kill_id, k.agent_id, k.session_id, k.reason, k.requested_by)

@@ -142,6 +142,11 @@ class RecoveryService:
         with self._lock:
             self._policies = {p.group: p for p in self.repo.load_policies()}
 
+    def follow_file_policies(self, policies: Sequence[RecoveryPolicy]) -> None:
+        """Another sidecar applied the fleet's policy file and stored its policies: read them back."""
+        self.file_policies = tuple(policies)
+        self._reload_policies()
+
     # ---- policies -----------------------------------------------------------------------------
 
     def policy_for(self, group: str) -> RecoveryPolicy:
@@ -235,7 +240,7 @@ class RecoveryService:
     async def _execute(self, action: RecoveryAction, agent_id: str, group: str, reason: str, retries: int) -> _Outcome:
         if action in (RecoveryAction.RESTART, RecoveryAction.RESTART_CLEAN):
             kind = CommandType.RESTART if action is RecoveryAction.RESTART else CommandType.RESTART_CLEAN
-            command_id = self.hub.send(agent_id, kind, reason or "recovery", self.command_timeout)
+            command_id = await self.hub.post(agent_id, kind, reason or "recovery", self.command_timeout)
             word = action.name.lower().replace("_", " ")
             if not command_id:
                 return _Outcome(True, f"not connected: {word} not sent")

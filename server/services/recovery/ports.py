@@ -91,7 +91,8 @@ class KillRepository(Protocol):
 
     def load_substitutes(self) -> list[Substitute]: ...
 
-    def add_substitute(self, sub: Substitute) -> None: ...
+    def add_substitute(self, sub: Substitute) -> bool:
+        """False when the agent is in that list already (registered meanwhile, perhaps on another sidecar)."""
 
     def remove_substitute(self, scope: SubstituteScope, scope_id: str, agent_id: str) -> bool: ...
 

@@ -60,18 +60,23 @@ class SubstituteRegistry:
             raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
         with self._lock:
             current = self._lists.get(key, [])
-            for i, sub in enumerate(current):
-                if sub.agent_id == agent_id:
-                    if request_id and sub.request_id == request_id:  # a retry of the same request
-                        return replace(sub, position=i)
-                    raise AlreadyExists(
-                        f"agent {agent_id!r} is already a substitute of {scope.value} {key[1]!r}",
-                        reason="SUBSTITUTE_EXISTS",
-                        field="agent_id",
-                    )
             sub = Substitute(scope, key[1], agent_id, len(current), self.clock.utcnow(), request_id)
-            self.repo.add_substitute(sub)
-            self._lists[key] = [*current, sub]
+            added = not any(s.agent_id == agent_id for s in current) and self.repo.add_substitute(sub)
+            if added:
+                self._lists[key] = [*current, sub]
+        if not added:
+            if not any(s.agent_id == agent_id for s in current):
+                self.load()  # registered on another sidecar before its notification reached this one
+            for i, stored in enumerate(self._lists.get(key, [])):
+                if stored.agent_id == agent_id:
+                    if request_id and stored.request_id == request_id:  # a retry, on whichever sidecar
+                        return replace(stored, position=i)
+                    break
+            raise AlreadyExists(
+                f"agent {agent_id!r} is already a substitute of {scope.value} {key[1]!r}",
+                reason="SUBSTITUTE_EXISTS",
+                field="agent_id",
+            )
         self.audit.record(
             actor,
             "recovery.substitute.register",

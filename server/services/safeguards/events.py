@@ -68,18 +68,17 @@ class SafeguardEventBridge:
     def publish_budget_signal(self, agent_id: str, signal: BudgetSignal, detail: str) -> None:
         payload = signal_payload(signal)
         self.events.emit(RecoveryEventType.BUDGET_SIGNAL, agent_id, payload)
-        # A global signal concerns every attached agent; an agent's own, that agent.
-        targets = self.hub.connected() if signal.is_global else [agent_id]
-        self._command(targets, _COMMANDS[signal.type], detail, payload)
+        self._command(agent_id, signal.is_global, _COMMANDS[signal.type], detail, payload)
 
-    def _command(self, agents: list[str], kind: CommandType, detail: str, payload: dict[str, Any]) -> None:
+    def _command(self, agent_id: str, is_global: bool, kind: CommandType, detail: str, payload: dict[str, Any]) -> None:
         loop = self.hub.loop
         if loop is None or loop.is_closed():
             return  # the event stream still has it
 
         async def send() -> None:
-            for agent_id in agents:
-                if self.hub.is_connected(agent_id):  # one not attached reads the event stream instead
-                    self.hub.send(agent_id, kind, detail, SIGNAL_COMMAND_TIMEOUT, payload)
+            # A global signal concerns every attached agent (on any sidecar); an agent's own, that agent.
+            # One attached nowhere reads the event stream instead.
+            for target in await self.hub.attached_anywhere() if is_global else [agent_id]:
+                await self.hub.post(target, kind, detail, SIGNAL_COMMAND_TIMEOUT, payload)
 
         asyncio.run_coroutine_threadsafe(send(), loop)

@@ -63,26 +63,37 @@ class ChainStore:
         """The chain in stored (policy file) order."""
         return tuple(self._stored)
 
-    def load(self) -> None:
-        """At start-up: the stored chain, unless the policy file changed since it was applied."""
+    def load(self, *, audit: bool = True) -> bool:
+        """At start-up: the stored chain, unless the policy file changed since it was applied (True: the
+        file's chain replaced it; `audit=False` when the caller audits the whole policy it applies)."""
         specs, stored_digest = self.repo.load()
         if self.policy is not None:
             raw, file_digest = self.policy.read()
             if file_digest != stored_digest:
                 chain = self._parse_policy(raw)
                 self._swap(chain, policy_digest=file_digest)
-                self.audit.record(
-                    "system",
-                    "policy.apply",
-                    self.policy.path,
-                    {"digest": file_digest, "guardrails": [g.spec.as_dict() for g in chain]},
-                )
+                if audit:
+                    self.audit.record(
+                        "system",
+                        "policy.apply",
+                        self.policy.path,
+                        {"digest": file_digest, "guardrails": [g.spec.as_dict() for g in chain]},
+                    )
                 log.info("policy applied from file", extra={"path": self.policy.path, "guardrails": len(chain)})
-                return
+                return True
         with self._lock:
             self._stored = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
             self._order = evaluation_order(self._stored)
         log.info("guardrail chain loaded from storage", extra={"guardrails": len(specs)})
+        return False
+
+    def parse_policy(self, raw: Any) -> list[Guardrail]:
+        """A policy file's `guardrails:` built into a chain, nothing changed (errors name the file)."""
+        return self._parse_policy(raw)
+
+    def apply_policy(self, chain: list[Guardrail], policy_digest: str) -> None:
+        """Store and run a parsed policy's chain (the fleet policy service audits the whole policy)."""
+        self._swap(chain, policy_digest=policy_digest)
 
     def reload(self, actor: str = "system") -> tuple[int, str]:
         """Replace the chain with the policy file's; on any error the old chain stays."""

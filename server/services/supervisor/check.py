@@ -69,7 +69,7 @@ class Approvals(Protocol):
         """`request`, group-committed with the other requests arriving meanwhile (on the event loop)."""
         ...
 
-    async def wait(self, approval_id: str) -> Approval: ...
+    async def wait(self, approval_id: str, current: Approval | None = None) -> Approval: ...
 
     def mark_consumed(self, approval_id: str) -> bool: ...
 
@@ -454,7 +454,7 @@ class CheckActionService:
                 obs.approval_event(approval, "approval.pending")
                 pending = Verdict(False, rules.block_reason(approval), Severity.BLOCK, hitl.name, run.warnings)
                 return Asked(approval, pending=pending)
-            approval = await self.approvals.wait(approval.approval_id)
+            approval = await self.approvals.wait(approval.approval_id, approval)
             obs.approval_event(approval)
         if approval.state is not ApprovalState.APPROVED:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -24,7 +25,10 @@ from server.storage.rows import bump_counter
 from server.storage.supervisor.repository import utc
 from server.storage.tables import CounterRow
 
-_COUNTER = "approvals"
+_COUNTER = "approvals"  # every change, new requests included (the console's live lists)
+_UPDATES = "approvals.updates"  # changes to existing requests only (what waiting calls wait for)
+_HAS_REQUEST_ID = text("approvals.request_id != ''")
+_CHUNK = 500  # ids per IN (...): well below SQLite's and PostgreSQL's bound-parameter limits
 
 
 def _policy(raw: dict[str, Any]) -> ApprovalPolicy:
@@ -73,10 +77,18 @@ def _approval(r: ApprovalRow) -> Approval:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _policy_values(policy: ApprovalPolicy) -> dict[str, Any]:
+    # A guardrail's policy is one frozen value shared by all its requests: converted once, not per row
+    # (`asdict`'s deep copy was a tenth of a burst's intake).
+    values = asdict(policy)
+    values["approvers"], values["escalate_to"] = list(policy.approvers), list(policy.escalate_to)
+    values["notify"] = list(policy.notify)
+    return values
+
+
 def _values(a: Approval) -> dict[str, Any]:
-    policy = asdict(a.policy)
-    policy["approvers"], policy["escalate_to"] = list(a.policy.approvers), list(a.policy.escalate_to)
-    policy["notify"] = list(a.policy.notify)
+    policy = {k: list(v) if isinstance(v, list) else v for k, v in _policy_values(a.policy).items()}
     return {
         "agent_id": a.agent_id,
         "action": a.action,
@@ -145,8 +157,8 @@ class SqlApprovalRepository:
             return [self.insert(*items[0])]
         try:
             with Session(self.engine) as s, s.begin():
-                s.add_all(ApprovalRow(approval_id=a.approval_id, **_values(a)) for a, _ in items)
-                s.flush()
+                # One executemany through Core: building ORM instances cost ≈ 2 ms per row in a burst.
+                s.execute(insert(ApprovalRow), [{"approval_id": a.approval_id, **_values(a)} for a, _ in items])
                 for _, outbox in items:
                     add_to_outbox(s, outbox)
                 _bump(s)
@@ -170,6 +182,7 @@ class SqlApprovalRepository:
                 return False
             add_to_outbox(s, outbox)
             _bump(s)
+            _bump(s, _UPDATES)
             self._announce(s, approval.approval_id)
             return True
 
@@ -198,10 +211,15 @@ class SqlApprovalRepository:
             return {r.approval_id: _approval(r) for r in rows}
 
     def find_attach(self, agent_id: str, request_id: str, digest: str) -> Approval | None:
+        if not request_id:
+            return None  # only requests with an id are ever attached to
         stmt = (
             select(ApprovalRow)
             .where(col(ApprovalRow.agent_id) == agent_id)
             .where(col(ApprovalRow.request_id) == request_id)
+            # The literal predicate of the partial unique index: with only `request_id = ?` the planner
+            # cannot prove the row is in the index and scans the table (≈ 5 ms per lookup at 3,000 rows).
+            .where(_HAS_REQUEST_ID)
             .where(col(ApprovalRow.digest) == digest)
             .order_by(col(ApprovalRow.attempt).desc(), col(ApprovalRow.create_time).desc())
             .limit(1)
@@ -209,6 +227,47 @@ class SqlApprovalRepository:
         with Session(self.engine) as s:
             row = s.execute(stmt).scalars().first()
             return _approval(row) if row else None
+
+    def find_attach_many(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Approval]:
+        """`find_attach` for many (agent, request id, digest) keys: one indexed query per agent and chunk of
+        request ids, whatever the number of requests already stored."""
+        by_agent: dict[str, set[str]] = {}
+        wanted = set()
+        for agent_id, request_id, digest in keys:
+            if request_id:
+                by_agent.setdefault(agent_id, set()).add(request_id)
+                wanted.add((agent_id, request_id, digest))
+        found: dict[tuple[str, str, str], Approval] = {}
+        with Session(self.engine) as s:
+            for agent_id, request_ids in by_agent.items():
+                ids = sorted(request_ids)
+                for start in range(0, len(ids), _CHUNK):
+                    stmt = (
+                        select(ApprovalRow)
+                        .where(col(ApprovalRow.agent_id) == agent_id)
+                        .where(col(ApprovalRow.request_id).in_(ids[start : start + _CHUNK]))
+                        .where(_HAS_REQUEST_ID)
+                    )
+                    for row in s.execute(stmt).scalars():
+                        key = (row.agent_id, row.request_id, row.digest)
+                        if key not in wanted:
+                            continue
+                        best = found.get(key)
+                        if best is None or (row.attempt, utc(row.create_time)) > (best.attempt, best.create_time):
+                            found[key] = _approval(row)
+        return found
+
+    def versions(self, approval_ids: Iterable[str]) -> dict[str, int]:
+        """Each request's row version, nothing else read (the poll compares them with what it has seen)."""
+        ids = list(approval_ids)
+        out: dict[str, int] = {}
+        with self.engine.connect() as conn:
+            for start in range(0, len(ids), _CHUNK):
+                stmt = select(col(ApprovalRow.approval_id), col(ApprovalRow.version)).where(
+                    col(ApprovalRow.approval_id).in_(ids[start : start + _CHUNK])
+                )
+                out.update({approval_id: version for approval_id, version in conn.execute(stmt)})
+        return out
 
     def count_pending(self, agent_id: str) -> int:
         """One COUNT on the (state, agent) rows: no context is read."""
@@ -239,6 +298,11 @@ class SqlApprovalRepository:
     def version(self) -> int:
         with Session(self.engine) as s:
             row = s.get(CounterRow, _COUNTER)
+            return row.value if row else 0
+
+    def update_version(self) -> int:
+        with Session(self.engine) as s:
+            row = s.get(CounterRow, _UPDATES)
             return row.value if row else 0
 
     def list(self, flt: ApprovalFilter, page_size: int, page_token: str) -> Page[Approval]:
@@ -274,5 +338,5 @@ class SqlApprovalRepository:
         return Page([_approval(r) for r in rows[:size]], token)
 
 
-def _bump(s: Session) -> None:
-    bump_counter(s, _COUNTER)  # one statement: two first-ever bumps cannot collide
+def _bump(s: Session, name: str = _COUNTER) -> None:
+    bump_counter(s, name)  # one statement: two first-ever bumps cannot collide

@@ -21,7 +21,9 @@ port in server/services/fleet/ports.py, where the topic names live); `start()`, 
 `wait_connected(timeout)`, `stats`. Topics so far (key in parentheses): `budgets` (agent id or
 `global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
 certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
-`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version). A new topic needs
+`health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `policy` (the
+fleet policy version, server/services/fleet/policy.py), `recovery_events` (agent id; its counter is the
+event sequence, see SqlRecoveryEventRepository), `commands` (routed commands). A new topic needs
 no schema change: its counter row appears on the first bump.
 
 On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
@@ -49,8 +51,15 @@ _BUMP = text(
     "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1 RETURNING version"
 )
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+LISTENER_PREFIX = "outrider-listener "  # the listener session's application name, before the sidecar id
 _WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requests, new topics)
 _LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
+
+
+def listener_name(origin: str) -> str:
+    """The application name of a sidecar's listener session: while it shows in `pg_stat_activity`, the
+    sidecar is running (server/storage/fleet/attachments.py reads it to route commands)."""
+    return LISTENER_PREFIX + origin
 
 
 @dataclass
@@ -131,7 +140,9 @@ class ChangeLog:
         backoff = 0.1
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self._dsn, autocommit=True, connect_timeout=5) as conn:
+                with psycopg.connect(
+                    self._dsn, autocommit=True, connect_timeout=5, application_name=listener_name(self.origin)
+                ) as conn:
                     self.stats.connections += 1
                     self.stats.backend_pid = conn.info.backend_pid
                     self._listen(conn)
