@@ -117,7 +117,7 @@ def sql_repositories(
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
-        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
+        rate_windows=SqlRateWindowRepository(engine) if fleet else None,
     )
 
 
