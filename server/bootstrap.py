@@ -14,7 +14,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
-from server.adapters.memory.fleet import MemoryFleetPolicy
+from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
@@ -28,6 +28,7 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
 from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService, start_policy
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
@@ -54,6 +55,7 @@ from server.services.supervisor.check import CheckActionService
 from server.services.supervisor.decision_log import DecisionLog
 from server.services.supervisor.explain import ExplainService
 from server.services.supervisor.plugins import PluginModules
+from server.services.supervisor.rates import RateWindows
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.approvals.repository import SqlApprovalRepository
@@ -62,7 +64,9 @@ from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.commands import SqlCommandRepository
+from server.storage.fleet.jobs import SqlJobClaims
 from server.storage.fleet.policy import SqlFleetPolicyRepository
+from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
@@ -97,19 +101,23 @@ def sql_repositories(
         approvals=SqlApprovalRepository(engine, changes),
         audit=SqlAuditRepository(engine),
         recovery=SqlRecoveryRepository(engine, changes),
-        recovery_events=SqlRecoveryEventRepository(engine, notices=planner.for_recovery_event if planner else None),
+        recovery_events=SqlRecoveryEventRepository(
+            engine, notices=planner.for_recovery_event if planner else None, changes=changes
+        ),
         kills=SqlKillRepository(engine, notices=planner.for_kill if planner else None, changes=changes),
         breakers=SqlBreakerRepository(engine, changes),
         budgets=SqlBudgetLedger(engine, changes),
         episodes=safeguards,
         leases=SqlLeaseRepository(engine, changes),
         idempotency=SqlIdempotencyRepository(engine),
+        job_claims=SqlJobClaims(engine),
         notifications=SqlNotificationRepository(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
+        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
     )
 
 
@@ -218,7 +226,8 @@ def build_services(
         loadable.load()
     plugin_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="plugin-guardrail")
     chain_pool = ThreadPoolExecutor(max_workers=config.chain_workers, thread_name_prefix="chain")
-    deps = GuardrailDeps(breakers=breakers, budgets=budgets)
+    rates = RateWindows(repos.rate_windows, clock) if repos.rate_windows is not None else None
+    deps = GuardrailDeps(breakers=breakers, budgets=budgets, rates=rates)
     chain = ChainStore(
         repos.guardrails, policy, audit, PluginModules(config.plugin_modules), deps, changes=repos.changes
     )
@@ -252,6 +261,7 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -262,6 +272,7 @@ def build_services(
         pending_approvals=approvals.pending,
         single_process=single_process,
         metrics=telemetry.metrics,
+        claim=jobs.due,
     )
     # Wake the delivery worker when this process commits a change that may have written to the outbox;
     # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).
@@ -307,6 +318,7 @@ def build_services(
         policy=fleet_policy,
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
+        jobs=jobs,
     )
     observe(telemetry, services)
     return services
@@ -329,7 +341,7 @@ def _build_recovery(
     """The recovery feature: control channel, events, health checks, substitutes, the ladder, kills, cascades."""
     settings = config.recovery
     hub = ControlChannelHub(clock, attachments, repos.commands, repos.changes)
-    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows)
+    events = RecoveryEventLog(repos.recovery_events, repos.recovery, clock, settings.event_max_rows, repos.changes)
     emitter = EventAuditor(events, audit)
     health = HealthCheckService(repos.recovery, hub, agents, clock, audit, probes or NetworkProbes(), repos.changes)
     substitutes = SubstituteRegistry(repos.kills, agents, clock, audit, repos.changes)

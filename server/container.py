@@ -13,19 +13,27 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService
 from server.services.fleet.ports import (
     AttachmentRepository,
     ChangeFeed,
     CommandRepository,
     FleetPolicyRepository,
+    JobClaimRepository,
     SidecarRepository,
 )
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.ports import NotificationRepository
-from server.services.ports import AgentRepository, DecisionRepository, GuardrailRepository, TokenRepository
+from server.services.ports import (
+    AgentRepository,
+    DecisionRepository,
+    GuardrailRepository,
+    RateWindowRepository,
+    TokenRepository,
+)
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
@@ -75,6 +83,11 @@ class Repositories:
     attachments: AttachmentRepository | None = None
     # Control commands routed to the sidecar holding the agent's channel; None: nothing to route.
     commands: CommandRepository | None = None
+    # Claims of periodic work done once fleet-wide (`fleet_jobs`); None: this process alone claims in memory.
+    job_claims: JobClaimRepository | None = None
+    # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
+    # (SQLite, one process): every rate_limit then counts in this process, as before.
+    rate_windows: RateWindowRepository | None = None
 
 
 @dataclass
@@ -103,6 +116,8 @@ class Services:
     policy: FleetPolicyService  # the fleet's one policy: start-up rule, ReloadPolicy/SIGHUP, status
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None
+    # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.
+    jobs: FleetJobs | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -181,26 +181,9 @@ async def build_server(
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
 
     if with_scheduler:
-        from server.jobs.scheduler import (
-            add_audit_jobs,
-            add_fleet_jobs,
-            add_recovery_jobs,
-            add_safeguard_jobs,
-            build_scheduler,
-        )
+        from server.jobs.scheduler import build_sidecar_scheduler
 
-        scheduler = build_scheduler(
-            services.decisions,
-            services.access,
-            services.approvals,
-            services.chain,
-            agents=services.agents,
-            idempotency=services.idempotency,
-        )
-        add_recovery_jobs(scheduler, services.recovery)
-        add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases)
-        add_fleet_jobs(scheduler, services.fleet, services.recovery.kills)
-        add_audit_jobs(scheduler, services.audit)
+        scheduler = build_sidecar_scheduler(services)
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=True))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)

@@ -1,4 +1,10 @@
-"""The background scheduler: periodic jobs that each call one service method."""
+"""The background scheduler: periodic jobs that each call one service method.
+
+In a fleet every sidecar runs this scheduler. What each job does fleet-wide (docs/fleet.md, "Scheduled
+work"): retention jobs are claimed per period (`FleetJobs.once`: one sidecar per period); approval
+expiry, breaker timers, lease and reservation expiry and kill take-over claim each due item in storage
+(a compare-and-set or `SKIP LOCKED`), so every scheduler may tick them; cache refreshes and the
+heartbeat are this sidecar's own."""
 
 from __future__ import annotations
 
@@ -8,21 +14,36 @@ from datetime import datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from server.container import Services
 from server.services.access.credentials import AccessService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
-from server.services.fleet.sidecars import SidecarService
+from server.services.fleet.jobs import FleetJobs
+from server.services.fleet.sidecars import FORGET_EVERY, SidecarService
 from server.services.idempotency import IdempotencyService
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.kills import KillService
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
-from server.services.safeguards.leases import LeaseService
+from server.services.safeguards.leases import PRUNE_EVERY, LeaseService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.decision_log import DecisionLog
 
 log = logging.getLogger(__name__)
+
+EVENTS_PRUNE_EVERY = 300.0
+
+
+def add_once(
+    scheduler: BackgroundScheduler, jobs: FleetJobs | None, job_id: str, every: float, run: Callable[[], object]
+) -> None:
+    """A job done once per `every` seconds fleet-wide: each sidecar ticks it a few times a period and the
+    tick that claims the period (in `fleet_jobs`) runs it. Without `jobs`, this process alone runs it."""
+    if jobs is None:
+        scheduler.add_job(run, "interval", seconds=every, id=job_id)
+    else:
+        scheduler.add_job(jobs.once(job_id, every, run), "interval", seconds=jobs.tick_interval(every), id=job_id)
 
 
 def build_scheduler(
@@ -33,17 +54,19 @@ def build_scheduler(
     prune_interval: float = 60.0,
     agents: AgentService | None = None,
     idempotency: IdempotencyService | None = None,
+    jobs: FleetJobs | None = None,
 ) -> BackgroundScheduler:
     scheduler = BackgroundScheduler(timezone="UTC", job_defaults={"coalesce": True, "max_instances": 1})
-    scheduler.add_job(decisions.prune, "interval", seconds=prune_interval, id="decision-log-prune")
+    add_once(scheduler, jobs, "decision-log-prune", prune_interval, decisions.prune)
     # Token revocations made by other processes (CLI, other sidecars) take effect within this interval.
     scheduler.add_job(access.refresh, "interval", seconds=0.25, id="token-refresh")
-    # Approval timeouts and escalations, and decisions taken by other processes (a separate console).
+    # Approval timeouts and escalations (each a compare-and-set on the request's version: one sidecar
+    # closes or escalates it), and decisions taken by other processes (a separate console).
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
     if idempotency is not None:
         # Remembered answers past the retention (server.idempotency_retention, default 24 h).
-        scheduler.add_job(idempotency.prune, "interval", seconds=prune_interval, id="idempotency-prune")
+        add_once(scheduler, jobs, "idempotency-prune", prune_interval, idempotency.prune)
     if agents is not None:
         # Kills, quarantines and reinstatements made by other processes (CLI, other sidecars).
         scheduler.add_job(agents.refresh, "interval", seconds=0.25, id="containment-refresh")
@@ -81,16 +104,22 @@ class HealthMonitorJob:
         return job.next_run_time if job is not None else None
 
 
-def add_recovery_jobs(scheduler: BackgroundScheduler, recovery: RecoveryFeature) -> HealthMonitorJob:
+def add_recovery_jobs(
+    scheduler: BackgroundScheduler, recovery: RecoveryFeature, jobs: FleetJobs | None = None
+) -> HealthMonitorJob:
     """The recovery event log's retention, and the monitoring job (handed to the recovery feature)."""
-    scheduler.add_job(recovery.events.prune, "interval", seconds=300, id="recovery-events-prune")
+    add_once(scheduler, jobs, "recovery-events-prune", EVENTS_PRUNE_EVERY, recovery.events.prune)
     monitor = HealthMonitorJob(scheduler)
     recovery.attach_monitor(monitor)
     return monitor
 
 
 def add_safeguard_jobs(
-    scheduler: BackgroundScheduler, breakers: BreakerService, budgets: BudgetService, leases: LeaseService
+    scheduler: BackgroundScheduler,
+    breakers: BreakerService,
+    budgets: BudgetService,
+    leases: LeaseService,
+    jobs: FleetJobs | None = None,
 ) -> None:
     """Timers of the safeguards. Every 50 ms: OPEN breakers become HALF_OPEN on time (within 100 ms of
     the recovery timeout, without traffic) and unsettled permits expire as failures; expired leases are
@@ -98,14 +127,41 @@ def add_safeguard_jobs(
     scheduler.add_job(breakers.tick, "interval", seconds=0.05, id="breaker-timers")
     scheduler.add_job(leases.reap, "interval", seconds=0.05, id="lease-expiry")
     scheduler.add_job(budgets.expire_reservations, "interval", seconds=0.25, id="reservation-expiry")
+    # Ended leases older than a day are forgotten.
+    add_once(scheduler, jobs, "lease-prune", PRUNE_EVERY, leases.prune_ended)
 
 
-def add_fleet_jobs(scheduler: BackgroundScheduler, fleet: SidecarService, kills: KillService | None = None) -> None:
-    """This sidecar's heartbeat in `sidecars`: silent for fleet.sidecar_timeout, it counts as gone; and the
-    take-over of running kills whose owning sidecar is gone (each claimed by one sidecar)."""
+def add_fleet_jobs(
+    scheduler: BackgroundScheduler,
+    fleet: SidecarService,
+    kills: KillService | None = None,
+    jobs: FleetJobs | None = None,
+) -> None:
+    """This sidecar's heartbeat in `sidecars`: silent for fleet.sidecar_timeout, it counts as gone; the
+    take-over of running kills whose owning sidecar is gone (each claimed by one sidecar); and forgetting
+    sidecars gone for a week (once fleet-wide)."""
     every = fleet.settings.heartbeat_interval
     scheduler.add_job(fleet.heartbeat, "interval", seconds=every, id="fleet-heartbeat")
+    add_once(scheduler, jobs, "fleet-forget", FORGET_EVERY, fleet.forget_gone)
     if kills is not None:
         scheduler.add_job(kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover")
         if kills.hub.attachments is not None:  # the agents attached here seen; dead sidecars' rows released
             scheduler.add_job(kills.hub.stamp_attachments, "interval", seconds=every, id="fleet-attachments")
+
+
+def build_sidecar_scheduler(services: Services) -> BackgroundScheduler:
+    """Every periodic job of a sidecar (not started)."""
+    scheduler = build_scheduler(
+        services.decisions,
+        services.access,
+        services.approvals,
+        services.chain,
+        agents=services.agents,
+        idempotency=services.idempotency,
+        jobs=services.jobs,
+    )
+    add_recovery_jobs(scheduler, services.recovery, services.jobs)
+    add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases, services.jobs)
+    add_fleet_jobs(scheduler, services.fleet, services.recovery.kills, services.jobs)
+    add_audit_jobs(scheduler, services.audit)
+    return scheduler

@@ -356,10 +356,13 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             validate_id(request.agent_id, "agent_id")
         flt = EventFilter(types=rc.event_types(request.types), agent_id=request.agent_id)
         events = self.f.events
+        # Caught up first (a database read, off the loop), the snapshot is the newest sequence stored
+        # fleet-wide: a cursor another sidecar handed out is never "ahead" here.
+        await asyncio.to_thread(events.catch_up)
         sub = events.subscribe()
         try:
             if request.HasField("start_cursor"):
-                events.check_cursor(request.start_cursor, sub.snapshot)
+                await asyncio.to_thread(events.check_cursor, request.start_cursor, sub.snapshot)
                 cursor = request.start_cursor
                 while True:
                     batch = await asyncio.to_thread(events.stored_after, cursor, sub.snapshot, flt, _WATCH_BATCH)
@@ -384,7 +387,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             start_time=rc.time_or_none(request, "start_time"),
             end_time=rc.time_or_none(request, "end_time"),
         )
-        latest = self.f.events.latest_sequence
+        latest = await asyncio.to_thread(self.f.events.stored_latest)
         page = await asyncio.to_thread(self.f.events.list, flt, request.page_size, request.page_token)
         return pb.ListRecoveryEventsResponse(
             events=[rc.event_to_pb(e) for e in page.items], next_page_token=page.next_page_token, latest_sequence=latest

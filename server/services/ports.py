@@ -74,6 +74,16 @@ class GuardrailRepository(Protocol):
         ...
 
 
+class RateWindowRepository(Protocol):
+    """The fleet's shared `rate_limit` windows (scope: fleet), one row per guardrail and agent."""
+
+    def take(self, key: str, agent_id: str, index: int, want: int, cap: int) -> tuple[int, int]:
+        """Atomically take up to `want` of window `index`'s `cap` admissions for (`key`, `agent_id`); a
+        window newer than the stored one starts at 0, an older one (a caller whose clock lags) gets
+        nothing. Returns (taken, the total taken for the window)."""
+        ...
+
+
 class DecisionRepository(Protocol):
     def insert_many(self, rows: Sequence[Decision]) -> None: ...
 

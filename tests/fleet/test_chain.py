@@ -45,7 +45,7 @@ def test_a_chain_change_on_a_reaches_b_at_once(shared_fleet: Fleet) -> None:
 
 def test_an_unrelated_change_on_a_keeps_b_rate_window(shared_fleet: Fleet) -> None:
     a, b, _ = shared_fleet.sidecars
-    a.supervisor.AddGuardrail(guardrail("cas-pace", "rate_limit", max=3, window="600s"))
+    a.supervisor.AddGuardrail(guardrail("cas-pace", "rate_limit", max=3, window="86400s"))
     wait_until(lambda: "cas-pace" in _names(b), "the rate limit on B")
     results = [b.supervisor.CheckAction(check("cas-pace-agent", "chat")).allowed for _ in range(4)]
     assert results == [True, True, True, False]

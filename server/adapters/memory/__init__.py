@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from server.adapters.memory.fleet import MemoryBudgetLedger, MemoryFleetPolicy, MemorySidecars, SilentChangeFeed
+from server.adapters.memory.fleet import (
+    MemoryBudgetLedger,
+    MemoryFleetPolicy,
+    MemoryJobClaims,
+    MemoryRateWindows,
+    MemorySidecars,
+    SilentChangeFeed,
+)
 from server.adapters.memory.notifications import MemoryNotifications
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
@@ -685,6 +692,7 @@ class MemoryStore:
     guardrails: MemoryGuardrails = field(init=False)
     tokens: MemoryTokens = field(init=False)
     approvals: MemoryApprovals = field(init=False)
+    rate_windows: MemoryRateWindows = field(default_factory=MemoryRateWindows)
 
     def __post_init__(self) -> None:
         self.guardrails = MemoryGuardrails(self.counters)
@@ -692,7 +700,9 @@ class MemoryStore:
         self.approvals = MemoryApprovals(self.counters, self.notifications)
         self.kills = MemoryKills(self.agents)
 
-    def repositories(self) -> Repositories:
+    def repositories(self, *, fleet: bool = False) -> Repositories:
+        """`fleet`: behave like PostgreSQL shared by several sidecars (rate_limit windows counted fleet-wide,
+        `scope: fleet` by default); otherwise like SQLite, where the one sidecar counts alone."""
         return Repositories(
             agents=self.agents,
             guardrails=self.guardrails,
@@ -714,6 +724,8 @@ class MemoryStore:
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
             fleet_policy=self.fleet_policy,
+            job_claims=MemoryJobClaims(),
+            rate_windows=self.rate_windows if fleet else None,
         )
 
 

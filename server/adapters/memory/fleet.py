@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 from server.domain.errors import FailedPrecondition, NotFound, PermissionDenied
 from server.domain.fleet.attachments import Attachment
+from server.domain.fleet.jobs import JobClaim
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy
 from server.domain.fleet.sidecars import Sidecar
 from server.domain.safeguards.budgets import (
@@ -111,6 +112,32 @@ class MemoryAttachments:
 
     def all(self) -> Sequence[Attachment]:
         return [self.rows[k] for k in sorted(self.rows)]
+
+
+class MemoryJobClaims:
+    """`fleet_jobs` in memory: the same claims under one lock."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, JobClaim] = {}
+        self._lock = threading.Lock()
+
+    def claim(self, job_id: str, owner: str, now: datetime, until: datetime, *, keep: bool = False) -> bool:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and not (row.due_time <= now or (keep and row.owner == owner)):
+                return False
+            self.rows[job_id] = JobClaim(job_id, owner, until, now)
+            return True
+
+    def release(self, job_id: str, owner: str) -> None:
+        with self._lock:
+            row = self.rows.get(job_id)
+            if row is not None and row.owner == owner:
+                self.rows[job_id] = JobClaim(job_id, owner, datetime.min.replace(tzinfo=row.due_time.tzinfo), None)
+
+    def all(self) -> Sequence[JobClaim]:
+        with self._lock:
+            return [self.rows[k] for k in sorted(self.rows)]
 
 
 def _no_allocation(agent_id: str) -> FailedPrecondition:
@@ -285,3 +312,24 @@ class MemoryFleetPolicy:
 
     def applied(self) -> Sequence[AppliedPolicy]:
         return [self.rows[k] for k in sorted(self.rows)]
+
+
+class MemoryRateWindows:
+    """The fleet's `rate_limit` windows in memory: one lock stands for the row lock of the SQL version."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.rows: dict[tuple[str, str], tuple[int, int]] = {}  # (key, agent) -> (window index, taken)
+        self.takes = 0  # how many slices were asked for (tests: no round trip per check)
+
+    def take(self, key: str, agent_id: str, index: int, want: int, cap: int) -> tuple[int, int]:
+        with self._lock:
+            self.takes += 1
+            stored, taken = self.rows.get((key, agent_id), (index, 0))
+            if stored > index:
+                return 0, cap
+            if stored < index:
+                taken = 0
+            got = max(0, min(want, cap - taken))
+            self.rows[(key, agent_id)] = (index, taken + got)
+            return got, taken + got

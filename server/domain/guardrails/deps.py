@@ -43,7 +43,22 @@ class BudgetGate(Protocol):
         ...
 
 
+class SliceSource(Protocol):
+    """The fleet's shared rate windows (server/services/supervisor/rates.py): `rate_limit` with `scope: fleet`
+    admits from slices of a window's allowance taken from the database, never a round trip per check."""
+
+    def window_index(self, window: float) -> int:
+        """The fleet-wide window `now` falls in: floor(wall-clock seconds / window) (no I/O)."""
+        ...
+
+    async def take_slice(self, key: str, agent_id: str, index: int, want: int, cap: int) -> tuple[int, int]:
+        """Take up to `want` of the `cap` admissions of window `index` for (`key`, `agent_id`), atomically in
+        the database (storage work off the event loop). Returns (taken, the fleet's total taken so far)."""
+        ...
+
+
 @dataclass(frozen=True)
 class GuardrailDeps:
     breakers: PermitSource | None = None
     budgets: BudgetGate | None = None
+    rates: SliceSource | None = None  # None (SQLite, one sidecar): every rate_limit counts in this process

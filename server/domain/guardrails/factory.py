@@ -11,10 +11,10 @@ from server.domain.guardrails.base import Guardrail, GuardrailSpec
 from server.domain.guardrails.breaker import BreakerGuardrail
 from server.domain.guardrails.budget import BudgetGuardrail
 from server.domain.guardrails.cost_cap import CostCap
-from server.domain.guardrails.deps import GuardrailDeps
+from server.domain.guardrails.deps import GuardrailDeps, SliceSource
 from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.plugin import Plugin, PluginLoader
-from server.domain.guardrails.rate_limit import RateLimit
+from server.domain.guardrails.rate_limit import FleetRateLimit, RateLimit
 from server.domain.guardrails.trust_root import TrustRoot
 
 _SIMPLE: dict[str, type[Guardrail]] = {
@@ -48,6 +48,8 @@ def spec_from_mapping(raw: Mapping[str, Any], source: str) -> GuardrailSpec:
 def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader, *, deps: GuardrailDeps | None = None) -> Guardrail:
     if not spec.name or len(spec.name) > MAX_NAME:
         raise InvalidArgument(f"guardrail name must be 1-{MAX_NAME} characters, got {spec.name!r}", field="name")
+    if spec.kind == RateLimit.kind:
+        return _rate_limit(spec, deps.rates if deps else None)
     if spec.kind in _SIMPLE:
         return _SIMPLE[spec.kind](spec)
     if spec.kind == Plugin.kind:
@@ -61,3 +63,12 @@ def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader, *, deps: Gua
             f"guardrail kind {spec.kind!r} ({RESERVED[spec.kind]}) is reserved and not available in this version"
         )
     raise InvalidArgument(f"unknown guardrail kind {spec.kind!r}; known kinds: {', '.join(KINDS)}", field="kind")
+
+
+def _rate_limit(spec: GuardrailSpec, rates: SliceSource | None) -> RateLimit:
+    """`scope: fleet` is the default where the sidecar shares its database with others (`rates` given: on
+    PostgreSQL); on SQLite the one sidecar is the whole fleet, so both scopes count in this process."""
+    plain = RateLimit(spec)  # validates every option, `scope` included
+    if rates is None or plain.scope == "sidecar":
+        return plain
+    return FleetRateLimit(spec, rates)

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from server.domain.fleet.attachments import Attachment
 from server.domain.fleet.commands import RoutedCommand
+from server.domain.fleet.jobs import JobClaim
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument
 from server.domain.fleet.sidecars import Sidecar
 
@@ -22,6 +23,9 @@ GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was r
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
 POLICY_TOPIC = "policy"  # (the fleet policy version) a policy file was applied fleet-wide
 COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <command id>") a routed command
+# (agent id) a recovery or safeguard event was appended; the counter IS the event sequence (see
+# SqlRecoveryEventRepository), so its version is the newest committed sequence.
+EVENTS_TOPIC = "recovery_events"
 
 
 class ChangeFeed(Protocol):
@@ -133,3 +137,18 @@ class CommandRepository(Protocol):
         """The command and whether its target sidecar is present."""
 
     def prune(self, settled_before: datetime) -> int: ...
+
+
+class JobClaimRepository(Protocol):
+    """Claims of periodic work (`fleet_jobs`): of any number of concurrent callers, one wins."""
+
+    def claim(self, job_id: str, owner: str, now: datetime, until: datetime, *, keep: bool = False) -> bool:
+        """Take the job (or role) until `until` when it is free at `now` (never claimed, or its due time
+        passed); with `keep`, also when `owner` already holds it (a leader renewing its lease)."""
+        ...
+
+    def release(self, job_id: str, owner: str) -> None:
+        """Free a role `owner` holds (a clean shutdown): another sidecar takes it on its next tick."""
+        ...
+
+    def all(self) -> Sequence[JobClaim]: ...

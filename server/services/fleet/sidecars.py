@@ -19,6 +19,7 @@ from server.services.ports import Clock
 log = logging.getLogger(__name__)
 
 _FORGET_AFTER = timedelta(days=7)  # stopped or gone sidecars stay listed this long
+FORGET_EVERY = 3600.0
 
 
 def new_sidecar_id() -> str:
@@ -56,12 +57,15 @@ class SidecarService:
         return me
 
     def heartbeat(self) -> None:
-        """The scheduler's job, every fleet.heartbeat_interval; also forgets long-dead sidecars."""
+        """The scheduler's job, every fleet.heartbeat_interval."""
         if not self._registered:
             return
-        now = self.clock.utcnow()
-        self.repo.heartbeat(self.sidecar_id, now)
-        self.repo.prune(now - _FORGET_AFTER)
+        self.repo.heartbeat(self.sidecar_id, self.clock.utcnow())
+
+    def forget_gone(self) -> int:
+        """Drop the rows of sidecars stopped or gone for seven days (the `fleet-forget` job, once
+        fleet-wide every FORGET_EVERY seconds)."""
+        return self.repo.prune(self.clock.utcnow() - _FORGET_AFTER)
 
     def stop(self) -> None:
         if self._registered:

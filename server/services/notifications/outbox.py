@@ -42,6 +42,7 @@ BATCH = 50
 SEND_THREADS = 4
 EXPIRY_SCAN_INTERVAL = 10.0  # seconds between looks for requests about to expire
 PRUNE_INTERVAL = 3600.0
+PRUNE_JOB = "notifications-prune"
 
 
 class NotificationService:
@@ -58,8 +59,12 @@ class NotificationService:
         single_process: bool = False,
         metrics: Metrics | None = None,
         jitter: Callable[[], float] = random.random,
+        claim: Callable[[str, float], bool] | None = None,
     ) -> None:
         self.repo = repo
+        # `claim(job_id, every)`: True when this sidecar claimed the period of a job done once fleet-wide
+        # (FleetJobs.due); None: this process alone does it.
+        self.claim = claim
         self.clock = clock
         self.settings = settings
         self.senders = dict(senders)
@@ -174,6 +179,8 @@ class NotificationService:
 
     def _run(self) -> None:
         last_scan = last_prune = float("-inf")
+        # Claimed, the prune is tried a few times a period so whichever sidecar comes first does it.
+        prune_every = PRUNE_INTERVAL if self.claim is None else PRUNE_INTERVAL / 4
         while not self._stop.is_set():
             self._wake.clear()
             try:
@@ -182,9 +189,10 @@ class NotificationService:
                 if now - last_scan >= EXPIRY_SCAN_INTERVAL:
                     last_scan = now
                     self.warn_expiring()
-                if now - last_prune >= PRUNE_INTERVAL:
+                if now - last_prune >= prune_every:
                     last_prune = now
-                    self.prune()
+                    if self.claim is None or self.claim(PRUNE_JOB, PRUNE_INTERVAL):
+                        self.prune()
                 while self.deliver_due() == BATCH and not self._stop.is_set():
                     pass
             except Exception:

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 TOPIC = "leases"  # the change-feed topic; keys are `IsolationKey.text` of a key whose lease ended
 _MAX_TTL = 86400.0
 _KEEP_ENDED = timedelta(days=1)  # ended leases older than this are pruned from storage
-_PRUNE_EVERY = 3600.0
+PRUNE_EVERY = 3600.0
 _SWEEP_EVERY = 5.0  # the fleet-wide expiry sweep (leases of sidecars that are gone; grants expire their own key)
 
 
@@ -118,13 +118,11 @@ class LeaseService:
         self._due: list[tuple[datetime, str]] = []  # (expire time, lease id) of leases granted or renewed here
         self._watched: dict[str, datetime] = {}  # lease id -> its expiry, while this process knows it ACTIVE
         self._next_sweep = 0.0
-        self._next_prune = 0.0
 
     # ---- lifecycle -------------------------------------------------------------------------
 
     def load(self) -> None:
         """Nothing to load: the database holds every lease and waiter."""
-        self._next_prune = self.clock.monotonic() + 600  # not at start-up: the reaper must stay cheap
 
     def attach(self, feed: ChangeFeed) -> None:
         """Wake this process's waiters when another sidecar ends a lease of their key."""
@@ -324,12 +322,14 @@ class LeaseService:
         self._next_sweep = now + _SWEEP_EVERY
         expired = self.repo.reap(wall)
         self._ended(expired)
-        if now >= self._next_prune:
-            self._next_prune = now + _PRUNE_EVERY
-            self.repo.prune_leases(wall - _KEEP_ENDED)
         if expired:
             log.info("leases expired", extra={"count": len(expired)})
         return len(expired)
+
+    def prune_ended(self) -> int:
+        """Forget leases that ended over a day ago (the scheduler's `lease-prune` job, once fleet-wide
+        every `PRUNE_EVERY` seconds)."""
+        return self.repo.prune_leases(self.clock.utcnow() - _KEEP_ENDED)
 
     def revoke_agent_leases(self, agent_id: str, actor: str = "system") -> int:
         """The kill switch: every active lease of the agent, wherever it was granted, is REVOKED and its

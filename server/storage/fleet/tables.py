@@ -1,4 +1,5 @@
-"""SQLModel tables of the fleet (migrations 0040 and 0080, their own Alembic branch from 0002)."""
+"""SQLModel tables of the fleet (migrations 0040, 0080 and 0100-0111, their own Alembic branch from 0002;
+rate windows, 0013)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,29 @@ class RoutedCommandRow(SQLModel, table=True):
     detail: str = Field(default="", max_length=1024)
     claim_time: datetime | None = _utc(nullable=True)
     settle_time: datetime | None = _utc(nullable=True)
+
+
+class FleetJobRow(SQLModel, table=True):
+    """A piece of periodic work done once fleet-wide (migration 0111): a period of a job (claimed by the
+    sidecar that moves `due_time` on) or a role's lease (held while its owner renews it)."""
+
+    __tablename__ = "fleet_jobs"
+
+    job_id: str = Field(primary_key=True, max_length=64)
+    owner: str = Field(default="", max_length=32)
+    due_time: datetime = _utc()  # the period's end, or the lease's expiry: claimable from then on
+    run_time: datetime | None = _utc(nullable=True)  # the last claim
+
+
+class RateWindowRow(SQLModel, table=True):
+    """A `rate_limit` guardrail's fleet window for one agent (migration 0013): how much of window
+    `window_index`'s allowance the sidecars have taken as slices. One row per (guardrail spec, agent),
+    moved on to the next window in place."""
+
+    __tablename__ = "fleet_rate_windows"
+
+    guardrail_key: str = Field(primary_key=True, max_length=32)
+    agent_id: str = Field(primary_key=True, max_length=128)
+    window_index: int = Field(sa_column=Column(BigInteger, nullable=False))
+    taken: int = Field(sa_column=Column(BigInteger, nullable=False))
+    update_time: datetime = _utc()

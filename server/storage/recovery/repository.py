@@ -33,7 +33,13 @@ from server.domain.recovery.ladder import (
     RecoveryResult,
     RecoveryState,
 )
-from server.services.fleet.ports import CHECKS_TOPIC, POLICIES_TOPIC, STATES_TOPIC, SUBSTITUTES_TOPIC
+from server.services.fleet.ports import (
+    CHECKS_TOPIC,
+    EVENTS_TOPIC,
+    POLICIES_TOPIC,
+    STATES_TOPIC,
+    SUBSTITUTES_TOPIC,
+)
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.tables import SidecarRow
@@ -272,21 +278,42 @@ def _event(row: RecoveryEventRow) -> RecoveryEvent:
 
 
 class SqlRecoveryEventRepository:
-    def __init__(self, engine: Engine, notices: EventNotices | None = None) -> None:
+    """The event log. On PostgreSQL each event's sequence is the `recovery_events` change counter
+    (`fleet_changes`, seeded by migration 0110), taken with `ChangeLog.bump` in the appending
+    transaction: the counter row stays locked until that transaction commits, so sequence N+1 is only
+    handed out once N is committed (or rolled back, and then reused). Committed sequences are therefore
+    contiguous in commit order: a reader that asks for "after cursor" never sees N+1 while N is still
+    to come, the gap a plain `bigserial` leaves when a transaction that took N commits after the one
+    that took N+1. The bump's NOTIFY wakes every sidecar's watchers. The price: event appends are
+    serialised fleet-wide (one short transaction each). On SQLite (one sidecar, one writer at a time)
+    the autoincrement key already commits in order."""
+
+    def __init__(self, engine: Engine, notices: EventNotices | None = None, changes: ChangeLog | None = None) -> None:
         self.engine = engine
         self.notices = notices  # the notifications an event causes, written in its transaction
+        self.changes = changes
 
     def append(self, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any) -> RecoveryEvent:
-        data = encode_payload(event_type, payload)
         with Session(self.engine) as s, s.begin():
-            row = RecoveryEventRow(event_type=event_type.name, agent_id=agent_id, event_time=event_time, payload=data)
-            s.add(row)
-            s.flush()
-            assert row.seq is not None
-            event = RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
-            if self.notices is not None:
-                add_to_outbox(s, self.notices(event))
-            return event
+            return self.append_in(s, event_type, agent_id, event_time, payload)
+
+    def append_in(
+        self, s: Session, event_type: RecoveryEventType, agent_id: str, event_time: datetime, payload: Any
+    ) -> RecoveryEvent:
+        """Append inside the caller's transaction (the sequence stays reserved, and later appends wait,
+        until it ends)."""
+        data = encode_payload(event_type, payload)
+        seq = self.changes.bump(s.connection(), EVENTS_TOPIC, agent_id) if self.changes is not None else 0
+        row = RecoveryEventRow(event_type=event_type.name, agent_id=agent_id, event_time=event_time, payload=data)
+        if seq:
+            row.seq = seq
+        s.add(row)
+        s.flush()
+        assert row.seq is not None
+        event = RecoveryEvent(row.seq, event_type, agent_id, event_time, payload)
+        if self.notices is not None:
+            add_to_outbox(s, self.notices(event))
+        return event
 
     def latest_sequence(self) -> int:
         with Session(self.engine) as s:

@@ -2881,8 +2881,10 @@ func (x *AttachAccepted) GetServerTime() *timestamppb.Timestamp {
 // One durable event. `type` always agrees with the payload set.
 type RecoveryEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The resume cursor: strictly increasing over the whole log and stable
-	// across restarts (not necessarily gap-free).
+	// The resume cursor: strictly increasing over the whole log, stable across
+	// restarts and fleet-wide (one sequence for every sidecar sharing the
+	// database). Sequences are committed in order, so a later one is never
+	// visible before an earlier one (gaps only where retention pruned).
 	Sequence int64             `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	Type     RecoveryEventType `protobuf:"varint,2,opt,name=type,proto3,enum=outrider.v1.RecoveryEventType" json:"type,omitempty"`
 	// The agent concerned (for breaker events the agent part of the key; for a

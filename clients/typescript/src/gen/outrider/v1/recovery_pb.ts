@@ -1327,8 +1327,10 @@ export const AttachAcceptedSchema: GenMessage<AttachAccepted> = /*@__PURE__*/
  */
 export type RecoveryEvent = Message<"outrider.v1.RecoveryEvent"> & {
   /**
-   * The resume cursor: strictly increasing over the whole log and stable
-   * across restarts (not necessarily gap-free).
+   * The resume cursor: strictly increasing over the whole log, stable across
+   * restarts and fleet-wide (one sequence for every sidecar sharing the
+   * database). Sequences are committed in order, so a later one is never
+   * visible before an earlier one (gaps only where retention pruned).
    *
    * @generated from field: int64 sequence = 1;
    */

@@ -1844,6 +1844,9 @@ export const RecoveryService: GenService<{
    * Events.
    * Streams recovery events in sequence order: the stored ones after
    * start_cursor, then new ones as they happen, until the client cancels.
+   * In a fleet, every sidecar's events (recovery, breaker and budget), on
+   * whichever sidecar the stream is opened; a cursor from any sidecar is
+   * valid on every other.
    * Without start_cursor only new events are sent. A listener that
    * reconnects with the last sequence it saw misses nothing.
    * OUT_OF_RANGE: start_cursor is above the latest sequence, or events after

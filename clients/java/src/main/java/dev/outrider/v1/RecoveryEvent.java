@@ -113,8 +113,10 @@ private static final long serialVersionUID = 0L;
   private long sequence_ = 0L;
   /**
    * <pre>
-   * The resume cursor: strictly increasing over the whole log and stable
-   * across restarts (not necessarily gap-free).
+   * The resume cursor: strictly increasing over the whole log, stable across
+   * restarts and fleet-wide (one sequence for every sidecar sharing the
+   * database). Sequences are committed in order, so a later one is never
+   * visible before an earlier one (gaps only where retention pruned).
    * </pre>
    *
    * <code>int64 sequence = 1 [json_name = "sequence"];</code>
@@ -1163,8 +1165,10 @@ private static final long serialVersionUID = 0L;
     private long sequence_ ;
     /**
      * <pre>
-     * The resume cursor: strictly increasing over the whole log and stable
-     * across restarts (not necessarily gap-free).
+     * The resume cursor: strictly increasing over the whole log, stable across
+     * restarts and fleet-wide (one sequence for every sidecar sharing the
+     * database). Sequences are committed in order, so a later one is never
+     * visible before an earlier one (gaps only where retention pruned).
      * </pre>
      *
      * <code>int64 sequence = 1 [json_name = "sequence"];</code>
@@ -1176,8 +1180,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The resume cursor: strictly increasing over the whole log and stable
-     * across restarts (not necessarily gap-free).
+     * The resume cursor: strictly increasing over the whole log, stable across
+     * restarts and fleet-wide (one sequence for every sidecar sharing the
+     * database). Sequences are committed in order, so a later one is never
+     * visible before an earlier one (gaps only where retention pruned).
      * </pre>
      *
      * <code>int64 sequence = 1 [json_name = "sequence"];</code>
@@ -1193,8 +1199,10 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The resume cursor: strictly increasing over the whole log and stable
-     * across restarts (not necessarily gap-free).
+     * The resume cursor: strictly increasing over the whole log, stable across
+     * restarts and fleet-wide (one sequence for every sidecar sharing the
+     * database). Sequences are committed in order, so a later one is never
+     * visible before an earlier one (gaps only where retention pruned).
      * </pre>
      *
      * <code>int64 sequence = 1 [json_name = "sequence"];</code>

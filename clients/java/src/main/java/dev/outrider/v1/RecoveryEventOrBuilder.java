@@ -12,8 +12,10 @@ public interface RecoveryEventOrBuilder extends
 
   /**
    * <pre>
-   * The resume cursor: strictly increasing over the whole log and stable
-   * across restarts (not necessarily gap-free).
+   * The resume cursor: strictly increasing over the whole log, stable across
+   * restarts and fleet-wide (one sequence for every sidecar sharing the
+   * database). Sequences are committed in order, so a later one is never
+   * visible before an earlier one (gaps only where retention pruned).
    * </pre>
    *
    * <code>int64 sequence = 1 [json_name = "sequence"];</code>

@@ -1366,6 +1366,9 @@ public final class RecoveryServiceGrpc {
      * Events.
      * Streams recovery events in sequence order: the stored ones after
      * start_cursor, then new ones as they happen, until the client cancels.
+     * In a fleet, every sidecar's events (recovery, breaker and budget), on
+     * whichever sidecar the stream is opened; a cursor from any sidecar is
+     * valid on every other.
      * Without start_cursor only new events are sent. A listener that
      * reconnects with the last sequence it saw misses nothing.
      * OUT_OF_RANGE: start_cursor is above the latest sequence, or events after
@@ -1835,6 +1838,9 @@ public final class RecoveryServiceGrpc {
      * Events.
      * Streams recovery events in sequence order: the stored ones after
      * start_cursor, then new ones as they happen, until the client cancels.
+     * In a fleet, every sidecar's events (recovery, breaker and budget), on
+     * whichever sidecar the stream is opened; a cursor from any sidecar is
+     * valid on every other.
      * Without start_cursor only new events are sent. A listener that
      * reconnects with the last sequence it saw misses nothing.
      * OUT_OF_RANGE: start_cursor is above the latest sequence, or events after
@@ -2256,6 +2262,9 @@ public final class RecoveryServiceGrpc {
      * Events.
      * Streams recovery events in sequence order: the stored ones after
      * start_cursor, then new ones as they happen, until the client cancels.
+     * In a fleet, every sidecar's events (recovery, breaker and budget), on
+     * whichever sidecar the stream is opened; a cursor from any sidecar is
+     * valid on every other.
      * Without start_cursor only new events are sent. A listener that
      * reconnects with the last sequence it saw misses nothing.
      * OUT_OF_RANGE: start_cursor is above the latest sequence, or events after
@@ -2653,6 +2662,9 @@ public final class RecoveryServiceGrpc {
      * Events.
      * Streams recovery events in sequence order: the stored ones after
      * start_cursor, then new ones as they happen, until the client cancels.
+     * In a fleet, every sidecar's events (recovery, breaker and budget), on
+     * whichever sidecar the stream is opened; a cursor from any sidecar is
+     * valid on every other.
      * Without start_cursor only new events are sent. A listener that
      * reconnects with the last sequence it saw misses nothing.
      * OUT_OF_RANGE: start_cursor is above the latest sequence, or events after
