@@ -1,26 +1,31 @@
 """One fleet policy across three sidecar processes, each with its own copy of the policy file: a reload on
-one (ReloadPolicy or a real SIGHUP) reaches the others in every section (chain, recovery policies,
-reversibility rules), a sidecar whose file differs refuses to start unless `--apply-policy`, and an invalid
-reload changes nothing anywhere."""
+one (ReloadPolicy or a real SIGHUP) reaches the others in every section (chain, recovery policies and
+cascade, reversibility rules, agent records), a sidecar whose file differs refuses to start unless
+`--apply-policy`, and an invalid reload changes nothing anywhere."""
 
 from __future__ import annotations
 
-import json
 import signal
 import time
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import grpc
 import pytest
+from sqlalchemy import select
+from sqlmodel import Session, col
 
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_service_pb2 as gpb
 from outrider.v1 import supervisor_service_pb2 as spb
+from server.storage.db import create_db_engine
+from server.storage.fleet.policy import SqlFleetPolicyRepository
+from server.storage.tables import AuditRow
 from tests.integration.rpc import check
 
 from .conftest import _pg
-from .harness import SidecarProc, cli, operator_token, wait_until
+from .harness import SidecarProc, operator_token, wait_until
 
 _BOUND = 2.0  # seconds: NOTIFY gets there in milliseconds, the counter poll within fleet.resync_interval
 
@@ -31,8 +36,11 @@ def _policy(tag: str, retries: int, level: str = "irreversible") -> str:
         f"  - {{name: deny-{tag}, kind: action_list, deny: ['{tag}.*']}}\n"
         "recovery:\n"
         f"  policies:\n    - {{group: pol, max_retries: {retries}, escalate_after: {retries}, cooldown: 1s}}\n"
+        f"  cascade: {{window: 60s, threshold: {retries + 1}, action: none}}\n"
         "reversibility:\n"
         f"  - {{action: 'rv_{tag}_*', level: {level}, reason: 'policy {tag}'}}\n"
+        "agents:\n"
+        f"  records:\n    - {{id: pol-record, group: g-{tag}}}\n"
     )
 
 
@@ -45,18 +53,38 @@ def _observed(s: SidecarProc, tag: str) -> tuple[bool, int, str]:
 
 
 def _runs(s: SidecarProc, tag: str, retries: int) -> bool:
+    """Every section of policy `tag`: the chain, recovery policies and cascade, reversibility, records."""
     blocked, got_retries, level = _observed(s, tag)
-    return blocked and got_retries == retries and level == str(_IRREVERSIBLE)
+    cascade = s.recovery.GetCascadePolicy(rpb.GetCascadePolicyRequest()).policy.threshold
+    group = s.supervisor.GetAgent(spb.GetAgentRequest(agent_id="pol-record")).agent.group
+    return (blocked, got_retries, level, cascade, group) == (True, retries, str(_IRREVERSIBLE), retries + 1, f"g-{tag}")
 
 
 _IRREVERSIBLE = 3  # ReversibilityLevel.REVERSIBILITY_LEVEL_IRREVERSIBLE
 
 
 def _status(tmp: Path, db_url: str) -> dict[str, object]:
-    r = cli(tmp, db_url, "policy", "status", "--json")
-    assert r.returncode in (0, 1), r.stderr
-    result: dict[str, object] = json.loads(r.stdout)
-    return result
+    """What `outrider policy status --json` reports, read straight from the database (a CLI process per
+    look is slow on a shared machine; tests/integration/test_fleet_policy_storage.py runs the command)."""
+    engine = create_db_engine(db_url)
+    try:
+        repo = SqlFleetPolicyRepository(engine)
+        fleet, applied = repo.get(), repo.applied()
+    finally:
+        engine.dispose()
+    policy = None if fleet is None else {**asdict(fleet), "apply_time": fleet.apply_time.isoformat()}
+    return {"policy": policy, "sidecars": [{"sidecar_id": a.sidecar_id, "policy_version": a.version} for a in applied]}
+
+
+def _audit(db_url: str, action: str) -> list[tuple[str, dict[str, object]]]:
+    """The audit records of `action` (actor, details), read straight from the chain's table."""
+    engine = create_db_engine(db_url)
+    try:
+        with Session(engine) as s:
+            rows = s.execute(select(AuditRow).where(col(AuditRow.action) == action)).scalars()
+            return [(r.actor, dict(r.details)) for r in rows]
+    finally:
+        engine.dispose()
 
 
 class PolicyFleet:
@@ -69,13 +97,16 @@ class PolicyFleet:
         for f in self.files.values():
             f.write_text(_policy("one", 2))
         procs = [SidecarProc(tmp, db_url, self.token, n, config=self.files[n]) for n in "ABC"]
-        self.sidecars = [p.wait_serving() for p in procs]
+        self.sidecars = [p.wait_serving(timeout=180) for p in procs]
         self.extra: list[SidecarProc] = []
 
     def close(self) -> None:
-        for p in [*self.sidecars, *self.extra]:
+        procs = [*self.sidecars, *self.extra]
+        for p in procs:  # all told at once: their shutdowns overlap
             if p.p.poll() is None:
-                p.close()
+                p.p.send_signal(signal.SIGTERM)
+        for p in procs:
+            p.close()
 
 
 @pytest.fixture(scope="module")
@@ -160,36 +191,38 @@ def test_a_real_sighup_to_one_sidecar_applies_fleet_wide(pfleet: PolicyFleet) ->
     assert isinstance(policy, dict) and policy["actor"] == "SIGHUP" and policy["path"] == str(pfleet.files["B"])
 
 
-@pytest.mark.timeout(300)  # two sidecar processes start one after the other, then an audit export, on a shared machine
+@pytest.mark.timeout(600)  # two sidecar processes start one after the other, on a shared machine
 def test_a_sidecar_with_another_file_refuses_to_start_then_applies_it_with_the_flag(pfleet: PolicyFleet) -> None:
     a, b, c = pfleet.sidecars
     fleet_digest = _status(pfleet.tmp, pfleet.db_url)["policy"]["digest"]  # type: ignore[index]
     other = pfleet.tmp / "policy-D.yaml"
     other.write_text(_policy("five", 9))
     d = SidecarProc(pfleet.tmp, pfleet.db_url, pfleet.token, "D", config=other)
-    assert d.p.wait(60) == 2
+    assert d.p.wait(180) == 2
     d.log.close()
     message = d.log_path.read_text()
     assert "differs from the fleet's policy" in message and "--apply-policy" in message, message
     assert str(fleet_digest)[:12] in message
     assert [_observed(s, "five")[0] for s in (a, b, c)] == [False, False, False]  # the refusal changed nothing
 
-    d = SidecarProc(pfleet.tmp, pfleet.db_url, pfleet.token, "D2", "--apply-policy", config=other).wait_serving()
+    d = SidecarProc(pfleet.tmp, pfleet.db_url, pfleet.token, "D2", "--apply-policy", config=other).wait_serving(
+        timeout=180
+    )
     pfleet.extra.append(d)
     for s in (a, b, c, d):
         wait_until(lambda s=s: _runs(s, "five", 9), f"{s.name} runs D's applied policy", timeout=_BOUND)
     policy = _status(pfleet.tmp, pfleet.db_url)["policy"]
     assert isinstance(policy, dict) and "(--apply-policy)" in str(policy["actor"])
     # Audited once: one policy.apply record naming the digest and the one who applied it.
-    r = cli(pfleet.tmp, pfleet.db_url, "audit", "export")
-    assert r.returncode == 0, r.stderr
-    records = [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
-    applied = [x for x in records if x.get("action") == "policy.apply" and "--apply-policy" in str(x.get("actor"))]
+    applied = [
+        (actor, details) for actor, details in _audit(pfleet.db_url, "policy.apply") if "--apply-policy" in actor
+    ]
     assert len(applied) == 1, applied
-    assert json.dumps(applied[0]).count(str(policy["digest"])) >= 1
+    assert applied[0][1]["digest"] == policy["digest"] and applied[0][1]["previous_digest"] == fleet_digest
 
 
+@pytest.mark.timeout(300)  # a sidecar starts, then the module's five stop (teardown), on a shared machine
 def test_a_sidecar_without_a_policy_file_follows_the_fleet(pfleet: PolicyFleet) -> None:
-    e = SidecarProc(pfleet.tmp, pfleet.db_url, pfleet.token, "E").wait_serving()
+    e = SidecarProc(pfleet.tmp, pfleet.db_url, pfleet.token, "E").wait_serving(timeout=180)
     pfleet.extra.append(e)
     assert _runs(e, "five", 9)
