@@ -13,10 +13,15 @@ Measures, over loopback, with real `outrider serve` processes (console off, auth
 - ForceOpen propagation: ForceOpen on A until B refuses a permit (NOTIFY invalidation of B's cache);
 - lease hand-over across sidecars: a waiter on B for a 1-slot key held on A, released on C; from the
   release's answer to B's AcquireLease answer;
+- kill-to-ack latency: Kill on A for an agent attached to B (the KILL routed through `fleet_commands`,
+  the ack written back) beside the same for an agent attached to A (the in-memory path);
 - audit-lock waits under three writers: while the three sidecars serve CheckActions (each writes its
   decision log's batches into the one audit chain, under one transaction-level advisory lock), a probe
   connection takes that lock every 20 ms and times how long it waited, and a sampler counts the backends
   waiting on it in `pg_stat_activity`;
+- event fan-out to a watcher on another sidecar: a WatchRecoveryEvents stream open on C, ForceOpen on A
+  of a fresh key; from ForceOpen's answer to the watcher receiving its BREAKER_STATE_CHANGE event (the
+  event counter's NOTIFY wakes C, which reads the rows after its last sequence);
 - idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads).
 
 Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import re
 import statistics
 import subprocess
@@ -35,7 +41,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,6 +55,9 @@ from google.protobuf.duration_pb2 import Duration
 
 from bench.checkaction import bearer, percentile
 from bench.safeguards import machine
+from outrider.v1 import common_pb2, recovery_pb2
+from outrider.v1 import recovery_service_pb2 as rpb
+from outrider.v1 import recovery_service_pb2_grpc as rc_grpc
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as sgpb
 from outrider.v1 import safeguard_service_pb2_grpc as sg_grpc
@@ -90,6 +99,7 @@ class Sidecar:
         self.md = bearer(self.token)
         self.sv = sv_grpc.SupervisorServiceStub(self.channel)
         self.sg = sg_grpc.SafeguardServiceStub(self.channel)
+        self.rc = rc_grpc.RecoveryServiceStub(self.channel)
         return self
 
     def stop(self) -> None:
@@ -142,6 +152,41 @@ def force_open_latency(a: Sidecar, b: Sidecar, key: str) -> float:
     return time.monotonic() - opened
 
 
+def event_fanout(a: Sidecar, c: Sidecar, rounds: int) -> list[float]:
+    """ForceOpen on A, `rounds` times; the time from each answer until a watcher on C has the event."""
+    seen: dict[str, float] = {}
+    cond = threading.Condition()
+    call = c.rc.WatchRecoveryEvents(rpb.WatchRecoveryEventsRequest(), metadata=c.md)
+
+    def read() -> None:
+        try:
+            for r in call:
+                with cond:
+                    seen[r.event.breaker_state_change.key] = time.monotonic()
+                    cond.notify_all()
+        except grpc.RpcError:
+            pass
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    time.sleep(0.5)  # the watcher is subscribed
+    out: list[float] = []
+    try:
+        for i in range(rounds):
+            key = f"fanout-{i}:db"
+            a.sg.ForceOpen(sgpb.ForceOpenRequest(key=key, reason="bench"), metadata=a.md)
+            opened = time.monotonic()
+            with cond:
+                if cond.wait_for(lambda key=key: key in seen, 5):
+                    out.append(seen[key] - opened)
+                else:
+                    print(f"bench: the watcher on C did not get {key!r} within 5 s", file=sys.stderr)
+    finally:
+        call.cancel()
+        reader.join(5)
+    return out
+
+
 def lease_handover(a: Sidecar, b: Sidecar, c: Sidecar, name: str) -> float:
     """A 1-slot key held on A, a waiter on B, the release on C: release answer → B's grant."""
     key = sg.IsolationKey(scope=sg.ISOLATION_SCOPE_SESSION, id=name)
@@ -161,6 +206,50 @@ def lease_handover(a: Sidecar, b: Sidecar, c: Sidecar, name: str) -> float:
     released = time.monotonic()
     t.join(30)
     return granted["t"] - released
+
+
+def kill_to_ack(issuer: Sidecar, holder: Sidecar, agent_id: str) -> float:
+    """An agent attached to `holder` that acks every command; Kill on `issuer`: call → answer (terminated)."""
+    # Registered where it attaches (the issuer learns of it through NOTIFY; the kill needs no registration).
+    holder.sv.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent_id)), metadata=holder.md)
+    out: queue.Queue[rpb.AttachRequest | None] = queue.Queue()
+    out.put(rpb.AttachRequest(hello=recovery_pb2.AttachHello(agent_id=agent_id, instance_id="bench")))
+    accepted = threading.Event()
+
+    def requests() -> Iterator[rpb.AttachRequest]:
+        while (item := out.get()) is not None:
+            yield item
+
+    call = holder.rc.Attach(requests(), metadata=holder.md)
+
+    def serve() -> None:
+        try:
+            for response in call:
+                if response.HasField("accepted"):
+                    accepted.set()
+                elif response.HasField("command"):
+                    ack = recovery_pb2.CommandAck(
+                        command_id=response.command.command_id, outcome=recovery_pb2.COMMAND_OUTCOME_SUCCESS
+                    )
+                    out.put(rpb.AttachRequest(ack=ack))
+        except grpc.RpcError as err:
+            failed.append(err)  # after the kill: ABORTED AGENT_KILLED
+            accepted.set()
+
+    failed: list[grpc.RpcError] = []
+    reader = threading.Thread(target=serve, daemon=True)
+    reader.start()
+    if not accepted.wait(30) or failed:
+        raise SystemExit(f"{agent_id} was not accepted: {failed}")
+    req = rpb.KillRequest(agent_id=agent_id, reason=recovery_pb2.KILL_REASON_MANUAL)
+    start = time.monotonic()
+    result = issuer.rc.Kill(req, timeout=30, metadata=issuer.md).result
+    took = time.monotonic() - start
+    out.put(None)
+    reader.join(10)
+    if not result.terminated:
+        raise SystemExit(f"the kill of {agent_id} was not acked: {result.detail}")
+    return took
 
 
 class AuditLockProbe:
@@ -270,6 +359,9 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         latencies = [wake_latency(b, c, f"waiter-{i}") for i in range(rounds)]
         opens = sorted(round(force_open_latency(a, b, f"open-{i}") * 1_000_000) for i in range(rounds))
         handovers = sorted(round(lease_handover(a, b, c, f"lease-{i}") * 1_000_000) for i in range(rounds))
+        routed = sorted(round(kill_to_ack(a, b, f"kill-routed-{i}") * 1_000_000) for i in range(rounds))
+        local = sorted(round(kill_to_ack(a, a, f"kill-local-{i}") * 1_000_000) for i in range(rounds))
+        fanout = sorted(round(x * 1_000_000) for x in event_fanout(a, c, rounds)) or [0]
         name = admin.rpartition("/")[2]
         time.sleep(2)  # let the schedulers settle after the load
         before, start = commits(admin, name), time.monotonic()
@@ -298,6 +390,12 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         f"/ {opens[-1] / 1000:.1f} ms |",
         f"| lease hand-over across sidecars (held on A, released on C, granted on B), p50 / p99 of {rounds} "
         f"| {percentile(handovers, 0.5) / 1000:.1f} ms / {percentile(handovers, 0.99) / 1000:.1f} ms |",
+        f"| kill-to-ack, agent attached to another sidecar (Kill on A, agent on B), p50 / p99 of {rounds} "
+        f"| {percentile(routed, 0.5) / 1000:.1f} ms / {percentile(routed, 0.99) / 1000:.1f} ms |",
+        f"| kill-to-ack, agent attached to the issuing sidecar (Kill and agent on A), p50 / p99 of {rounds} "
+        f"| {percentile(local, 0.5) / 1000:.1f} ms / {percentile(local, 0.99) / 1000:.1f} ms |",
+        f"| event fan-out to a watcher on another sidecar (ForceOpen on A, watched on C), p50 / p99 of "
+        f"{len(fanout)} | {percentile(fanout, 0.5) / 1000:.1f} ms / {percentile(fanout, 0.99) / 1000:.1f} ms |",
         f"| audit records appended per second, three writers (during the three-sidecar CheckAction run) "
         f"| {audit_lock.records / audit_lock.elapsed:,.0f} |",
         f"| audit-lock wait of a fourth writer (probe every 20 ms), p50 / p99 / max of {len(lock_us)} "

@@ -29,15 +29,28 @@ from server.sidecar import Sidecar, build_server
 
 ECHO_SERVICE = "outrider.bench.Echo"
 ECHO_METHOD = f"/{ECHO_SERVICE}/Echo"
+ECHO_STREAM_METHOD = f"/{ECHO_SERVICE}/EchoStream"
 
 
 async def _echo(request: bytes, context: Any) -> bytes:
     return request
 
 
+async def _echo_stream(requests: Any, context: Any) -> Any:
+    async for request in requests:
+        yield request
+
+
 def echo_handler() -> grpc.GenericRpcHandler:
-    """Raw bytes in, the same bytes out: no (de)serialization, no work."""
-    return grpc.method_handlers_generic_handler(ECHO_SERVICE, {"Echo": grpc.unary_unary_rpc_method_handler(_echo)})
+    """Raw bytes in, the same bytes out: no (de)serialization, no work. `EchoStream` does the same per
+    message on one bidirectional stream (`bench/streaming.py`: what a stream saves per message)."""
+    return grpc.method_handlers_generic_handler(
+        ECHO_SERVICE,
+        {
+            "Echo": grpc.unary_unary_rpc_method_handler(_echo),
+            "EchoStream": grpc.stream_stream_rpc_method_handler(_echo_stream),
+        },
+    )
 
 
 def _serve_echo_like_any_rpc() -> None:
@@ -49,6 +62,7 @@ def _serve_echo_like_any_rpc() -> None:
     except ImportError:  # a sidecar without access control
         return
     RULES[ECHO_METHOD] = Rule(Scope.ANY)
+    RULES[ECHO_STREAM_METHOD] = Rule(Scope.ANY)
 
 
 def _issue_tokens(sidecar: Sidecar, agent_id: str, others: list[str]) -> dict[str, Any]:

@@ -117,7 +117,7 @@ def sql_repositories(
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
-        rate_windows=SqlRateWindowRepository(engine) if fleet else None,
+        rate_windows=SqlRateWindowRepository(engine) if engine.dialect.name == "postgresql" else None,
     )
 
 
@@ -190,6 +190,7 @@ def build_services(
     leases = LeaseService(repos.leases, clock, sg.leases, audit)
     leases.attach(repos.changes)  # a lease ended on another sidecar wakes the waiters here
     reversibility = ReversibilityService(clock, sections.reversibility, agents.get)
+    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     attachments = AttachmentService(repos.attachments, clock, config.fleet, sidecar_id) if repos.attachments else None
     recovery = _build_recovery(
         replace(
@@ -197,6 +198,8 @@ def build_services(
             recovery=replace(config.recovery, policies=sections.recovery.policies, cascade=sections.recovery.cascade),
         ),
         repos,
+        jobs=jobs,
+        fleet=not single_process,
         attachments=attachments,
         agents=agents,
         audit=audit,
@@ -235,7 +238,11 @@ def build_services(
     fleet_policy = FleetPolicyService(
         fleet_policies, policy, chain, prepare, follow, audit, clock, sidecar_id, changes=repos.changes
     )
-    fleet_policy.start(start, actor=_apply_actor() if config.apply_policy else "system")
+    fleet_policy.start(
+        start,
+        lambda: start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process),
+        actor=_apply_actor() if config.apply_policy else "system",
+    )
     # After the chain: a policy that does not load changes no record either. The file's records win.
     agents.apply_declared(sections.agents.records, source=str(config.config_path))
     checks = CheckActionService(
@@ -257,7 +264,6 @@ def build_services(
         max_inflight_per_agent=config.max_inflight_per_agent,
     )
     recovery.load()
-    jobs = FleetJobs(repos.job_claims or MemoryJobClaims(), clock, sidecar_id)
     notifications = NotificationService(
         repos.notifications,
         clock,
@@ -324,6 +330,8 @@ def _build_recovery(
     config: Config,
     repos: Repositories,
     *,
+    jobs: FleetJobs,
+    fleet: bool,
     attachments: AttachmentService | None,
     agents: AgentService,
     audit: AuditSink,
@@ -355,6 +363,8 @@ def _build_recovery(
         # The kill switch is built next and needs the ladder: resolved at call time.
         is_being_killed=lambda agent_id: kills.is_being_killed(agent_id),
         changes=repos.changes,
+        jobs=jobs,
+        fleet=fleet,
     )
     kills = KillService(
         repos.kills,

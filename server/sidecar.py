@@ -38,6 +38,7 @@ from server.rpc.supervisor import SupervisorServicer
 from server.rpc.tracing import TracingInterceptor
 from server.services.approvals.reviewers import reviewer_for
 from server.services.ports import Clock
+from server.services.recovery.ladder import MONITOR_ROLE
 from server.services.supervisor.decision_log import DecisionLog
 from server.storage.db import lock_sqlite_for_serving
 
@@ -179,6 +180,9 @@ async def build_server(
     await server.start()
     sidecar = Sidecar(config, services, server, health, config.listen, port, [services.close])
     sidecar._closers.append(services.fleet.stop)  # runs after the scheduler stops, before the engine closes
+    if services.jobs is not None:  # after the scheduler stops: another sidecar takes the role at once
+        jobs = services.jobs
+        sidecar._closers.append(lambda: jobs.release(MONITOR_ROLE))
 
     if with_scheduler:
         from server.jobs.scheduler import build_sidecar_scheduler

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -24,6 +24,7 @@ from server.services.idempotency import IdempotencyService
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
 from server.services.recovery.kills import KillService
+from server.services.recovery.ladder import MONITOR_ROLE
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.budgets import BudgetService
 from server.services.safeguards.leases import PRUNE_EVERY, LeaseService
@@ -143,6 +144,17 @@ def add_fleet_jobs(
     every = fleet.settings.heartbeat_interval
     scheduler.add_job(fleet.heartbeat, "interval", seconds=every, id="fleet-heartbeat")
     add_once(scheduler, jobs, "fleet-forget", FORGET_EVERY, fleet.forget_gone)
+    if jobs is not None:
+        # The elected sidecar for grpc/http health checks: renewed with every heartbeat, taken over by
+        # another sidecar once it lapses (fleet.sidecar_timeout), released at a clean shutdown.
+        ttl = fleet.settings.sidecar_timeout
+        scheduler.add_job(
+            lambda: jobs.hold(MONITOR_ROLE, ttl),
+            "interval",
+            seconds=every,
+            id="fleet-monitor-election",
+            next_run_time=datetime.now(UTC),
+        )
     if kills is not None:
         scheduler.add_job(kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover")
         if kills.hub.attachments is not None:  # the agents attached here seen; dead sidecars' rows released

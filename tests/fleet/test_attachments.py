@@ -17,6 +17,8 @@ from tests.integration.recovery_sim import SimAgent
 from .conftest import _pg
 from .harness import Fleet, SidecarProc, cli, wait_until
 
+# Three sidecar processes start in the module fixture: generous on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(300)
 CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
 
 

@@ -88,6 +88,7 @@ def pfleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PolicyFleet]:
             f.close()
 
 
+@pytest.mark.timeout(240)  # the module's three sidecars start here, on a shared machine
 def test_the_first_sidecar_stores_the_policy_and_all_run_it(pfleet: PolicyFleet) -> None:
     for s in pfleet.sidecars:
         assert _runs(s, "one", 2), s.name
@@ -98,6 +99,7 @@ def test_the_first_sidecar_stores_the_policy_and_all_run_it(pfleet: PolicyFleet)
     assert sorted(versions.values()) == [1, 1, 1]
 
 
+@pytest.mark.timeout(240)  # `outrider policy status` runs as a process several times, on a shared machine
 def test_reload_on_a_reaches_b_and_c_in_every_section(pfleet: PolicyFleet) -> None:
     a, b, c = pfleet.sidecars
     pfleet.files["A"].write_text(_policy("two", 5))  # only A's file changes
@@ -158,6 +160,7 @@ def test_a_real_sighup_to_one_sidecar_applies_fleet_wide(pfleet: PolicyFleet) ->
     assert isinstance(policy, dict) and policy["actor"] == "SIGHUP" and policy["path"] == str(pfleet.files["B"])
 
 
+@pytest.mark.timeout(300)  # two sidecar processes start one after the other, then an audit export, on a shared machine
 def test_a_sidecar_with_another_file_refuses_to_start_then_applies_it_with_the_flag(pfleet: PolicyFleet) -> None:
     a, b, c = pfleet.sidecars
     fleet_digest = _status(pfleet.tmp, pfleet.db_url)["policy"]["digest"]  # type: ignore[index]

@@ -26,6 +26,8 @@ from tests.integration.rpc import error_info
 from .conftest import _pg
 from .harness import Fleet, SidecarProc, wait_until
 
+# Three sidecar processes start in the module fixture: generous on a loaded 2-core machine.
+pytestmark = pytest.mark.timeout(300)
 CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
 KILL, HANDOFF, RESTART, SIGWARN = (
     r.CONTROL_COMMAND_TYPE_KILL,

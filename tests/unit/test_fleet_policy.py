@@ -16,6 +16,7 @@ from server.bootstrap import build_services
 from server.config import Config, load_config
 from server.container import Services
 from server.domain.errors import FailedPrecondition, InvalidArgument
+from server.domain.fleet.policy import FleetPolicy
 from server.domain.safeguards.reversibility import Level
 from server.services.fleet.policy import start_policy
 from tests.fakes import FakeClock
@@ -202,9 +203,33 @@ def test_a_sidecar_without_a_policy_file_runs_the_fleets_sections(tmp_path: Path
         services.close()
 
 
-def _fleet(digest: str, document: dict[str, object]) -> object:
+def _fleet(digest: str, document: dict[str, object]) -> FleetPolicy:
     from datetime import UTC, datetime
 
-    from server.domain.fleet.policy import FleetPolicy
-
     return FleetPolicy(0, digest, dict(document), "x", "h", "sc-1", "system", datetime.now(UTC))
+
+
+class _StaleOnce(MemoryFleetPolicy):
+    """Answers one `get` as if nothing were stored: another sidecar's first apply landed in between."""
+
+    stale = False
+
+    def get(self) -> FleetPolicy | None:
+        if self.stale:
+            self.stale = False
+            return None
+        return super().get()
+
+
+def test_two_first_starts_with_the_same_file_store_one_version_and_one_apply(tmp_path: Path) -> None:
+    repo = _StaleOnce()
+    store, clock = MemoryStore(fleet_policy=repo), FakeClock()
+    _build(store, _write(tmp_path / "a.yaml", _policy("one", 2)), clock).close()
+    repo.stale = True  # B decided "nothing stored, adopt mine" before A's apply was committed
+    b = _build(store, _write(tmp_path / "b.yaml", _policy("one", 2)), clock)
+    try:
+        assert repo.policy is not None and repo.policy.version == 1  # B found A's and followed it
+        assert len(_audited(store, "policy.apply")) == 1
+        assert b.policy.applied_version == 1 and _runs(b, "one", 2)
+    finally:
+        b.close()

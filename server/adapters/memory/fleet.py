@@ -296,8 +296,12 @@ class MemoryFleetPolicy:
     def get(self) -> FleetPolicy | None:
         return self.policy
 
-    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+    def apply(
+        self, policy: FleetPolicy, write: Callable[[], None], expected_version: int | None = None
+    ) -> FleetPolicy | None:
         with self._lock:
+            if expected_version is not None and (self.policy.version if self.policy else 0) != expected_version:
+                return None
             write()
             stored = replace(policy, version=(self.policy.version if self.policy else 0) + 1)
             self.policy = stored

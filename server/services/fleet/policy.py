@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from server.domain.errors import FailedPrecondition, OutriderError
+from server.domain.errors import Aborted, FailedPrecondition, OutriderError
 from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument, mismatch_message
 from server.services.fleet.ports import POLICY_TOPIC, ChangeFeed, FleetPolicyRepository, PolicyFile
 from server.services.ports import AuditSink, Clock
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 PrepareSections = Callable[[dict[str, Any]], Callable[[], None]]
 # Takes a policy document another sidecar applied into this process (storage already holds it).
 FollowSections = Callable[[dict[str, Any]], None]
+_START_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -89,28 +90,37 @@ class FleetPolicyService:
         if changes is not None:  # another sidecar applied a policy: follow now (the counter poll is the fallback)
             changes.subscribe(POLICY_TOPIC, lambda _version: self.follow(), self.follow)
 
-    def start(self, start: StartPolicy, actor: str = "system") -> None:
+    def start(self, start: StartPolicy, decide: Callable[[], StartPolicy], actor: str = "system") -> None:
         """At start-up (after `start_policy`): apply this host's file when it is the first or `--apply-policy`
-        said so, else load the stored chain (the fleet's)."""
-        with self._lock:
-            if not start.apply or start.file is None or self.source is None:
-                self.chain.load(audit=False)
-                if start.fleet is not None:
-                    self._mark(start.fleet)
+        said so, else load the stored chain (the fleet's). When another sidecar applied a policy between
+        the decision and the apply (three sidecars starting at once on an empty database), `decide` again:
+        the same policy is then followed, another one refused."""
+        for _ in range(_START_ATTEMPTS):
+            with self._lock:
+                if not start.apply or start.file is None or self.source is None:
+                    self.chain.load(audit=False)
+                    if start.fleet is not None:
+                        self._mark(start.fleet)
+                    return
+                file = start.file
+                try:
+                    apply_sections = self.prepare(file.document)
+                except OutriderError as exc:
+                    raise self._located(exc) from exc
+
+                def write(apply_sections: Callable[[], None] = apply_sections) -> None:
+                    self.chain.load(audit=False)  # the file's chain, unless the stored one was built from it
+                    apply_sections()
+
+                previous = start.fleet
+                stored = self._apply(file, actor, write, previous.version if previous else 0)
+            if stored is not None:
+                self._record(actor, "policy.apply", stored, previous.digest if previous else None)
                 return
-            file = start.file
-            try:
-                apply_sections = self.prepare(file.document)
-            except OutriderError as exc:
-                raise self._located(exc) from exc
-
-            def write() -> None:
-                self.chain.load(audit=False)  # the file's chain, unless the stored one was built from it
-                apply_sections()
-
-            previous = start.fleet.digest if start.fleet else None
-            stored = self._apply(file, actor, write)
-        self._record(actor, "policy.apply", stored, previous)
+            start = decide()
+        raise Aborted(
+            "the fleet's policy kept changing while this sidecar started; start it again", reason="POLICY_CONFLICT"
+        )
 
     def reload(self, actor: str = "system") -> tuple[int, str]:
         """ReloadPolicy and SIGHUP: this host's file becomes the fleet's policy. Everything is parsed before
@@ -131,6 +141,7 @@ class FleetPolicyService:
         with self._lock:
             previous = self.repo.get()
             stored = self._apply(file, actor, write)
+            assert stored is not None  # no expected version: a reload always applies
         self._record(actor, "policy.reload", stored, previous.digest if previous else None)
         log.info(
             "policy applied fleet-wide",
@@ -159,7 +170,9 @@ class FleetPolicyService:
             return exc
         return type(exc)(f"{exc.message} (line {line})", reason=exc.reason, field=exc.field)
 
-    def _apply(self, file: PolicyDocument, actor: str, write: Callable[[], None]) -> FleetPolicy:
+    def _apply(
+        self, file: PolicyDocument, actor: str, write: Callable[[], None], expected_version: int | None = None
+    ) -> FleetPolicy | None:
         assert self.source is not None
         policy = FleetPolicy(
             version=0,
@@ -171,8 +184,9 @@ class FleetPolicyService:
             actor=actor,
             apply_time=self.clock.utcnow(),
         )
-        stored = self.repo.apply(policy, write)
-        self._mark(stored)
+        stored = self.repo.apply(policy, write, expected_version)
+        if stored is not None:
+            self._mark(stored)
         return stored
 
     def _mark(self, fleet: FleetPolicy) -> None:

@@ -26,6 +26,7 @@ COMMANDS_TOPIC = "commands"  # ("to:<holder> <command id>" or "re:<issuer> <comm
 # (agent id) a recovery or safeguard event was appended; the counter IS the event sequence (see
 # SqlRecoveryEventRepository), so its version is the newest committed sequence.
 EVENTS_TOPIC = "recovery_events"
+SETTINGS_TOPIC = "recovery_settings"  # (the setting's key) monitoring on/off and interval, cascade policy, ...
 
 
 class ChangeFeed(Protocol):
@@ -64,11 +65,14 @@ class FleetPolicyRepository(Protocol):
         """The fleet's policy; None before any was applied."""
         ...
 
-    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
+    def apply(
+        self, policy: FleetPolicy, write: Callable[[], None], expected_version: int | None = None
+    ) -> FleetPolicy | None:
         """Store `policy` as the next version (its `version` is ignored) and bump the `policy` topic, with
         `write` (the chain, recovery policies, records: their own transactions) run while this sidecar
         holds the fleet's policy lock, so two applies on two sidecars never interleave. Nothing is stored
-        when `write` raises. Returns the stored policy with its version."""
+        when `write` raises. Returns the stored policy with its version; with `expected_version`, None
+        (nothing written) when the stored version is another by the time the lock is held."""
         ...
 
     def mark_applied(self, applied: AppliedPolicy) -> None: ...

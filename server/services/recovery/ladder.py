@@ -16,7 +16,7 @@ from server.domain.errors import InvalidArgument, NotFound
 from server.domain.recovery.codec import to_json
 from server.domain.recovery.control import CommandType
 from server.domain.recovery.events import RecoveryEventType
-from server.domain.recovery.health import HealthStatus, MonitoringState
+from server.domain.recovery.health import CheckKind, HealthStatus, MonitoringState
 from server.domain.recovery.kill import SubstituteScope
 from server.domain.recovery.ladder import (
     EJECTED_GROUP,
@@ -37,7 +37,8 @@ from server.domain.recovery.ladder import (
 from server.domain.values import digest
 from server.services import observability as obs
 from server.services import pages
-from server.services.fleet.ports import POLICIES_TOPIC, STATES_TOPIC, ChangeFeed
+from server.services.fleet.jobs import FleetJobs
+from server.services.fleet.ports import POLICIES_TOPIC, SETTINGS_TOPIC, STATES_TOPIC, ChangeFeed
 from server.services.ports import Clock, Page
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import ControlChannelHub
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MONITOR_INTERVAL = 30.0
 _MONITORING_KEY = "monitoring"
+MONITOR_ROLE = "monitor-network-checks"  # the elected sidecar that runs every grpc and http check
 _POLICY_FILE_KEY = "policy_file"
 
 
@@ -77,6 +79,8 @@ class RecoveryService:
         monitor_interval: float = DEFAULT_MONITOR_INTERVAL,
         is_being_killed: Callable[[str], bool] = lambda agent_id: False,
         changes: ChangeFeed | None = None,
+        jobs: FleetJobs | None = None,
+        fleet: bool = False,
     ) -> None:
         self.repo = repo
         self.hub = hub
@@ -96,9 +100,14 @@ class RecoveryService:
         self._monitoring = MonitoringState()
         # The kill switch's: agents being killed are never promoted.
         self.is_being_killed = is_being_killed
-        if changes is not None:  # other sidecars' policy changes and attempts
+        # Several sidecars share the storage (PostgreSQL): each runs only the checks it owns (see
+        # `owns_check`); the `grpc`/`http` ones need the elected role held through `jobs`.
+        self.fleet = fleet
+        self.jobs = jobs
+        if changes is not None:  # other sidecars' policy changes and attempts, monitoring on/off
             changes.subscribe(POLICIES_TOPIC, lambda _group: self._reload_policies(), self._reload_policies)
             changes.subscribe(STATES_TOPIC, self._state_changed_elsewhere, self._reload_states)
+            changes.subscribe(SETTINGS_TOPIC, self._setting_changed_elsewhere, self._follow_monitoring)
 
     def load(self) -> None:
         """Stored policies (the file's replace them when its `recovery.policies` changed), states, monitoring."""
@@ -109,6 +118,27 @@ class RecoveryService:
             raw = self.repo.get_setting(_MONITORING_KEY) or {}
             if raw.get("running"):
                 self._monitoring = MonitoringState(True, float(raw["interval"]), self.clock.utcnow())
+
+    def _setting_changed_elsewhere(self, key: str) -> None:
+        if key == _MONITORING_KEY:
+            self._follow_monitoring()
+
+    def _follow_monitoring(self) -> None:
+        """StartMonitoring / StopMonitoring on another sidecar (or a changed interval): do the same here."""
+        raw = self.repo.get_setting(_MONITORING_KEY) or {}
+        running, interval = bool(raw.get("running")), float(raw.get("interval") or 0)
+        with self._lock:
+            now = self._monitoring
+            if running and interval > 0 and (not now.running or now.interval != interval):
+                self._monitoring = MonitoringState(True, interval, self.clock.utcnow(), now.last_run_time)
+                if self._monitor is not None:
+                    self._monitor.schedule(interval, self.run_scheduled)
+                log.info("monitoring started elsewhere in the fleet", extra={"interval": interval})
+            elif not running and now.running:
+                self._monitoring = replace(now, running=False)
+                if self._monitor is not None:
+                    self._monitor.unschedule()
+                log.info("monitoring stopped elsewhere in the fleet")
 
     def _reload_policies(self) -> None:
         with self._lock:
@@ -306,10 +336,44 @@ class RecoveryService:
             except NotFound:  # deregistered meanwhile
                 return status, None
 
-        results = await asyncio.gather(*(one(a) for a in self.health.targets(group)))
+        holders = await asyncio.to_thread(self._channel_holders)
+        targets = [a for a in self.health.targets(group) if self.owns_check(a, holders)]
+        results = await asyncio.gather(*(one(a) for a in targets))
         statuses = [s for s, _ in results]
         recoveries = [r for _, r in results if r is not None]
         return statuses, recoveries
+
+    def _channel_holders(self) -> dict[str, str] | None:
+        """Agent id -> the present sidecar holding its control channel, from the attachments table (one
+        read per run; blocking). None: alone on the storage, or no table (this sidecar's streams decide)."""
+        attachments = self.hub.attachments
+        if not self.fleet or attachments is None:
+            return None
+        rows = attachments.all()
+        present = {sid: attachments.present(sid) for sid in {a.sidecar_id for a in rows}}
+        return {a.agent_id: a.sidecar_id for a in rows if present[a.sidecar_id]}
+
+    def owns_check(self, agent_id: str, holders: dict[str, str] | None = None) -> bool:
+        """Whether this sidecar runs the agent's check. Alone on its storage: every check. In a fleet,
+        `ping` and `heartbeat` run on the sidecar holding the agent's control channel (no other can see
+        it: a ping goes down that channel, heartbeats arrive on it; `holders` is the attachments table),
+        and `grpc`/`http` on the one sidecar holding the elected role `MONITOR_ROLE` (the lease in
+        `fleet_jobs`), which also judges ping and heartbeat checks of agents attached to no present
+        sidecar (as one sidecar alone would: not connected, silent). So no check runs twice."""
+        if not self.fleet:
+            return True
+        spec = self.health.spec(agent_id)
+        if spec is None:
+            return False
+        elected = self.jobs is not None and self.jobs.holds(MONITOR_ROLE)
+        if spec.kind in (CheckKind.PING, CheckKind.HEARTBEAT):
+            if holders is None:
+                return self.hub.is_connected(agent_id)
+            holder = holders.get(agent_id)
+            if holder is None:
+                return elected and not self.hub.is_connected(agent_id)
+            return holder == self.jobs.owner if self.jobs is not None else self.hub.is_connected(agent_id)
+        return elected
 
     def attach_monitor(self, monitor: MonitorScheduler) -> None:
         """Called once the scheduler exists; resumes a monitoring job that was running before a restart."""

@@ -22,8 +22,9 @@ port in server/services/fleet/ports.py, where the topic names live); `start()`, 
 `global`), `approvals` (approval id), `agents` (agent id: record or standing), `access` (token id or
 certificate fingerprint), `recovery_policies` (group, `*`), `recovery_states` (agent id),
 `health_checks` (agent id), `substitutes` (agent id), `guardrails` (chain version), `policy` (the
-fleet policy version, server/services/fleet/policy.py), `recovery_events` (agent id; its counter is the
-event sequence, see SqlRecoveryEventRepository), `commands` (routed commands). A new topic needs
+fleet policy version, server/services/fleet/policy.py), `recovery_settings` (setting key),
+`recovery_events` (agent id; its counter is the event sequence, see SqlRecoveryEventRepository),
+`commands` (routed commands). A new topic needs
 no schema change: its counter row appears on the first bump.
 
 On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`

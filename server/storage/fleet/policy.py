@@ -51,32 +51,39 @@ class SqlFleetPolicyRepository:
             row = s.get(FleetPolicyRow, _KEY)
             return _policy(row) if row is not None and row.version > 0 else None
 
-    def apply(self, policy: FleetPolicy, write: Callable[[], None]) -> FleetPolicy:
-        if not self._postgres:
+    def apply(
+        self, policy: FleetPolicy, write: Callable[[], None], expected_version: int | None = None
+    ) -> FleetPolicy | None:
+        if not self._postgres:  # one sidecar: nobody races, and nothing is held while the parts are written
+            current = self.get()
+            if expected_version is not None and (current.version if current else 0) != expected_version:
+                return None
             write()
+            with Session(self.engine) as s, s.begin():
+                return self._store(s, s.get(FleetPolicyRow, _KEY), policy)
         with Session(self.engine) as s, s.begin():
-            if self._postgres:
-                # The placeholder row makes the very first apply lockable too (a second inserter waits here).
-                s.execute(
-                    pg_insert(FleetPolicyRow)
-                    .values(**_placeholder(policy))
-                    .on_conflict_do_nothing(index_elements=["key"])
-                )
-                row = s.get(FleetPolicyRow, _KEY, with_for_update=True)
-                write()  # the parts, in their own transactions, while this sidecar holds the lock
-            else:
-                row = s.get(FleetPolicyRow, _KEY)
-            if row is None:
-                row = FleetPolicyRow(**_placeholder(policy))
-            stored = replace(policy, version=row.version + 1)
-            row.version, row.digest, row.document = stored.version, stored.digest, dict(stored.document)
-            row.path, row.host, row.sidecar_id = stored.path, stored.host, stored.sidecar_id
-            row.actor, row.apply_time = stored.actor, stored.apply_time
-            s.add(row)
-            s.flush()
-            if self.changes is not None:
-                self.changes.bump(s.connection(), POLICY_TOPIC, str(stored.version))
-            return stored
+            # The placeholder row makes the very first apply lockable too (a second inserter waits here).
+            s.execute(
+                pg_insert(FleetPolicyRow).values(**_placeholder(policy)).on_conflict_do_nothing(index_elements=["key"])
+            )
+            row = s.get(FleetPolicyRow, _KEY, with_for_update=True)
+            if expected_version is not None and (row.version if row else 0) != expected_version:
+                return None  # another sidecar applied one meanwhile: the caller decides again
+            write()  # the parts, in their own transactions, while this sidecar holds the lock
+            return self._store(s, row, policy)
+
+    def _store(self, s: Session, row: FleetPolicyRow | None, policy: FleetPolicy) -> FleetPolicy:
+        if row is None:
+            row = FleetPolicyRow(**_placeholder(policy))
+        stored = replace(policy, version=row.version + 1)
+        row.version, row.digest, row.document = stored.version, stored.digest, dict(stored.document)
+        row.path, row.host, row.sidecar_id = stored.path, stored.host, stored.sidecar_id
+        row.actor, row.apply_time = stored.actor, stored.apply_time
+        s.add(row)
+        s.flush()
+        if self.changes is not None:
+            self.changes.bump(s.connection(), POLICY_TOPIC, str(stored.version))
+        return stored
 
     def mark_applied(self, applied: AppliedPolicy) -> None:
         for _ in range(2):  # two first marks of one sidecar cannot race; a retry covers a stray duplicate

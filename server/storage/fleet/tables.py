@@ -1,5 +1,5 @@
-"""SQLModel tables of the fleet (migrations 0040 and 0080, their own Alembic branch from 0002; rate windows,
-0013)."""
+"""SQLModel tables of the fleet (migrations 0040, 0080 and 0100-0111, their own Alembic branch from 0002;
+rate windows, 0013)."""
 
 from __future__ import annotations
 

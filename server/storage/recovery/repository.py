@@ -37,6 +37,7 @@ from server.services.fleet.ports import (
     CHECKS_TOPIC,
     EVENTS_TOPIC,
     POLICIES_TOPIC,
+    SETTINGS_TOPIC,
     STATES_TOPIC,
     SUBSTITUTES_TOPIC,
 )
@@ -267,6 +268,7 @@ class SqlRecoveryRepository:
         stmt = stmt.on_conflict_do_update(index_elements=["key"], set_={"value": dict(value), "update_time": now})
         with Session(self.engine) as s, s.begin():
             s.execute(stmt)
+            self._announce(s, SETTINGS_TOPIC, key)
 
 
 def _event(row: RecoveryEventRow) -> RecoveryEvent:
