@@ -25,7 +25,7 @@ def cli(tmp: Path, db_url: str, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
+        timeout=180,  # a loaded 2-core machine starts Python slowly
     )
 
 
@@ -62,7 +62,7 @@ class SidecarProc:
         self.token = token
         self.raw: grpc.Channel | None = None
 
-    def wait_serving(self, timeout: float = 60) -> SidecarProc:
+    def wait_serving(self, timeout: float = 180) -> SidecarProc:
         deadline = time.monotonic() + timeout
         while not self.port_file.exists() or not self.port_file.read_text():
             if self.p.poll() is not None or time.monotonic() > deadline:

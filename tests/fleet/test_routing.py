@@ -204,7 +204,19 @@ def test_a_restart_triggered_on_a_reaches_the_agent_attached_to_b(route_fleet: F
     a, b, _ = route_fleet.sidecars[:3]
     agent = attach(b, "route-restart-1")
     try:
-        result = a.recovery.TriggerRecovery(rpb.TriggerRecoveryRequest(agent_id="route-restart-1", reason="drill"))
+        triggered: list[Any] = []
+
+        def trigger() -> bool:  # A learns of the agent registered on B through NOTIFY
+            try:
+                req = rpb.TriggerRecoveryRequest(agent_id="route-restart-1", reason="drill")
+                triggered.append(a.recovery.TriggerRecovery(req))
+                return True
+            except grpc.RpcError as err:
+                assert err.code() is grpc.StatusCode.NOT_FOUND, err
+                return False
+
+        wait_until(trigger, "A knows the agent")
+        result = triggered[0]
         assert "restart sent" in result.result.detail, result
         command = agent.wait_command(RESTART)
         assert command.reason == "drill" and len(agent.of(RESTART)) == 1
