@@ -7,6 +7,7 @@ import asyncio
 import logging
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,21 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="make this config file's policy the fleet's (audited); without it a sidecar whose policy differs "
         "from the fleet's stored one refuses to start (docs/fleet.md)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N sidecar processes sharing the listen port (SO_REUSEPORT) and the PostgreSQL database, "
+        "supervised by this process, which starts a dead worker again (SQLite: refused)",
+    )
+    serve.add_argument(
+        "--worker",
+        type=int,
+        metavar="I",
+        help="(set by --workers for its children) serve as worker I on the shared port; only worker 0 serves "
+        "the console and telemetry.metrics_listen",
     )
 
     check = sub.add_parser("check-config", help="validate the config and policy, then exit")
@@ -117,7 +133,15 @@ def _config(args: argparse.Namespace) -> Config:
         "insecure": True if args.insecure else None,
         "apply_policy": True if getattr(args, "apply_policy", False) else None,
     }
-    return load_config(args.config, overrides)
+    worker = getattr(args, "worker", None)
+    if worker is not None:  # a child of `serve --workers N`: one port for all, one console and metrics port
+        overrides["reuse_port"] = True
+        if worker > 0:
+            overrides["console_enabled"] = False
+    config = load_config(args.config, overrides)
+    if worker is not None and worker > 0:
+        config = replace(config, telemetry=replace(config.telemetry, metrics_listen=None))
+    return config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -175,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.console import run_console
 
         return run_console(config, args.url_file)
+    if args.workers != 1 and args.worker is None:
+        from server.cli.workers import run_workers
+
+        return run_workers(sys.argv[1:] if argv is None else argv, config, args.workers, args.port_file)
     return asyncio.run(_serve(config, args.port_file))
 
 

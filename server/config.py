@@ -75,6 +75,9 @@ class Config:
     insecure: bool = False  # allow a non-loopback listen address without TLS
     # `outrider serve --apply-policy`: this host's policy file becomes the fleet's (a flag, not a file key).
     apply_policy: bool = False
+    # `outrider serve --worker I` (set by `--workers N` for its children): share the listen port with the
+    # other workers (SO_REUSEPORT; off otherwise, so a second sidecar on a taken port fails loudly).
+    reuse_port: bool = False
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None

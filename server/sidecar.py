@@ -121,7 +121,7 @@ async def build_server(
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
-            ("grpc.so_reuseport", 0),
+            ("grpc.so_reuseport", 1 if config.reuse_port else 0),
             # Calls that arrived but no handler picked up yet: the defaults (1000, hard 3000) refuse
             # bursts of agents at random with CANCELLED; approvals make such bursts normal.
             ("grpc.server.max_pending_requests", 10_000),
