@@ -22,7 +22,11 @@ Measures, over loopback, with real `outrider serve` processes (console off, auth
 - event fan-out to a watcher on another sidecar: a WatchRecoveryEvents stream open on C, ForceOpen on A
   of a fresh key; from ForceOpen's answer to the watcher receiving its BREAKER_STATE_CHANGE event (the
   event counter's NOTIFY wakes C, which reads the rows after its last sequence);
-- idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads).
+- idle database commits per second per sidecar (heartbeats, change-counter polls, the schedulers' reads);
+- CheckAction throughput of `outrider serve --workers 1` and `--workers 2` (clients on their own
+  connections, so the kernel spreads them over the workers) with each worker's CPU share: on a 2-core
+  machine shared with PostgreSQL and the load generator expect little; the per-process CPU shows what a
+  bigger host would give.
 
 Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
 throwaway server with scripts/postgres.sh. Writes the "Fleet" section of `--out`. Bounded: about a minute.
@@ -80,10 +84,10 @@ guardrails:
 
 
 class Sidecar:
-    def __init__(self, tmp: Path, db_url: str, name: str, token: str) -> None:
+    def __init__(self, tmp: Path, db_url: str, name: str, token: str, *extra: str) -> None:
         self.port_file = tmp / f"port-{name}"
         self.log = (tmp / f"serve-{name}.log").open("ab")
-        cmd = [sys.executable, "-m", "server", "serve", "--listen", "127.0.0.1:0", "--no-console"]
+        cmd = [sys.executable, "-m", "server", "serve", "--listen", "127.0.0.1:0", "--no-console", *extra]
         cmd += ["--db-url", db_url, "--port-file", str(self.port_file), "--config", str(tmp / "outrider.yaml")]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.p = subprocess.Popen(cmd, cwd=tmp, stdout=self.log, stderr=subprocess.STDOUT, env=env)
@@ -95,7 +99,8 @@ class Sidecar:
             if self.p.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"a sidecar did not start (see {self.log.name})")
             time.sleep(0.05)
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port_file.read_text()}")
+        self.target = f"127.0.0.1:{self.port_file.read_text()}"
+        self.channel = grpc.insecure_channel(self.target)
         self.md = bearer(self.token)
         self.sv = sv_grpc.SupervisorServiceStub(self.channel)
         self.sg = sg_grpc.SafeguardServiceStub(self.channel)
@@ -308,6 +313,59 @@ class AuditLockProbe:
         self.records = self._count() - self._first
 
 
+def _children(pid: int) -> list[int]:
+    out = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if int((proc / "stat").read_text().rpartition(")")[2].split()[1]) == pid:
+                    out.append(int(proc.name))
+            except OSError:
+                continue
+    return sorted(out)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def workers_throughput(server_url: str, workers: int, seconds: float) -> tuple[float, list[float]]:
+    """`outrider serve --workers N` on a fresh database: CheckAction per second from WORKERS clients, each on
+    its own connection (the kernel spreads connections over the workers), and each worker's CPU share."""
+    db_url = _fresh_database(server_url)
+    tmp = Path(tempfile.mkdtemp(prefix=f"workers-{workers}-"))
+    (tmp / "outrider.yaml").write_text(POLICY)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    token = subprocess.run(
+        [sys.executable, "-m", "server", "tokens", "issue", "--operator", "bench", "--db-url", db_url],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp,
+        check=True,
+    ).stdout.strip()
+    s = Sidecar(tmp, db_url, f"W{workers}", token, "--workers", str(workers)).ready()
+    try:
+        pids = _children(s.p.pid) if workers > 1 else [s.p.pid]
+        # A local subchannel pool per channel: grpc would otherwise share one connection between them.
+        channels = [
+            grpc.insecure_channel(s.target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(WORKERS)
+        ]
+        stubs = [sv_grpc.SupervisorServiceStub(c) for c in channels]
+        check = pb.CheckActionRequest(agent_id="bench", action="read")
+        for stub in stubs:
+            stub.CheckAction(check, metadata=s.md)  # connected before the clock starts
+        before = [_cpu_seconds(p) for p in pids]
+        rate = throughput(lambda n: stubs[n].CheckAction(check, metadata=s.md), WORKERS, seconds)
+        cpu = [(_cpu_seconds(p) - b) / seconds for p, b in zip(pids, before, strict=True)]
+        for c in channels:
+            c.close()
+        return rate, cpu
+    finally:
+        s.stop()
+
+
 def commits(admin: str, db: str) -> int:
     with psycopg.connect(admin, autocommit=True) as conn:
         row = conn.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s", (db,)).fetchone()
@@ -370,6 +428,8 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
     finally:
         for s in fleet:
             s.stop()
+    w1, cpu1 = workers_throughput(db_url, 1, seconds)
+    w2, cpu2 = workers_throughput(db_url, 2, seconds)
     ms = sorted(round(x * 1_000_000) for x in latencies)  # microseconds
     lock_us = sorted(round(x * 1_000_000) for x in audit_lock.waits) or [0]
     rows = [
@@ -405,6 +465,10 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         f"| {audit_lock.waiting / max(audit_lock.samples, 1):.1%} "
         f"({audit_lock.waiters / max(audit_lock.samples, 1):.2f}) |",
         f"| idle database commits per second, per sidecar | {idle:.1f} |",
+        f"| CheckAction per second, `serve --workers 1` ({WORKERS} clients, one connection each) "
+        f"| {w1:,.0f} (CPU {' + '.join(f'{c:.0%}' for c in cpu1)}) |",
+        f"| CheckAction per second, `serve --workers 2` ({WORKERS} clients, one connection each) "
+        f"| {w2:,.0f} (CPU {' + '.join(f'{c:.0%}' for c in cpu2)}; {w2 / max(w1, 1):.2f}x) |",
     ]
     return f"""{SECTION_START}
 ## Fleet: three sidecars on one PostgreSQL
