@@ -17,7 +17,8 @@ from server.domain.errors import FailedPrecondition, OutriderError
 
 
 def alone() -> bool:
-    """True in a separate `outrider console`: agents, breakers and budgets live in the sidecar's memory."""
+    """True in a separate `outrider console` on SQLite: agents, breakers and budgets live in the sidecar's memory
+    (on PostgreSQL the console is a member of the fleet and acts through the same services)."""
     return bool(services().health.get("console_alone"))
 
 

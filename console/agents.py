@@ -58,10 +58,21 @@ def indicator(s: Services) -> sse.Indicator:
     return read
 
 
+def attached_elsewhere() -> dict[str, str]:
+    """Agent id -> the sidecar holding its control channel, for agents attached to another sidecar of the
+    fleet (the attachments table; {} with one sidecar alone). A console's own process holds no channels."""
+    attachments = services().recovery.hub.attachments
+    if attachments is None:
+        return {}
+    me = attachments.sidecar_id
+    return {a.agent_id: a.sidecar_id for a in attachments.all() if a.sidecar_id != me}
+
+
 def live_context(oob: bool = False) -> dict[str, Any]:
     r = services().recovery
     statuses = r.agent_statuses("", AGENT_LIMIT, "")
     return {
+        "elsewhere": attached_elsewhere(),
         "statuses": statuses.items,
         "more_agents": bool(statuses.next_page_token),
         "history": r.recent_history("", HISTORY_SIZE, "").items,
