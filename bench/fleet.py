@@ -313,6 +313,18 @@ class AuditLockProbe:
         self.records = self._count() - self._first
 
 
+def operator_token(db_url: str, cwd: Path) -> str:
+    issued = subprocess.run(
+        [sys.executable, "-m", "server", "tokens", "issue", "--operator", "bench", "--db-url", db_url],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=cwd,
+        check=True,
+    )
+    return issued.stdout.strip()
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for proc in Path("/proc").iterdir():
@@ -336,15 +348,7 @@ def workers_throughput(server_url: str, workers: int, seconds: float) -> tuple[f
     db_url = _fresh_database(server_url)
     tmp = Path(tempfile.mkdtemp(prefix=f"workers-{workers}-"))
     (tmp / "outrider.yaml").write_text(POLICY)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    token = subprocess.run(
-        [sys.executable, "-m", "server", "tokens", "issue", "--operator", "bench", "--db-url", db_url],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp,
-        check=True,
-    ).stdout.strip()
+    token = operator_token(db_url, tmp)
     s = Sidecar(tmp, db_url, f"W{workers}", token, "--workers", str(workers)).ready()
     try:
         pids = _children(s.p.pid) if workers > 1 else [s.p.pid]
@@ -375,16 +379,7 @@ def commits(admin: str, db: str) -> int:
 def run(db_url: str, seconds: float, rounds: int) -> str:
     tmp = Path(tempfile.mkdtemp(prefix="fleet-bench-"))
     (tmp / "outrider.yaml").write_text(POLICY)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    issued = subprocess.run(
-        [sys.executable, "-m", "server", "tokens", "issue", "--operator", "bench", "--db-url", db_url],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp,
-        check=True,
-    )
-    token = issued.stdout.strip()
+    token = operator_token(db_url, tmp)
     fleet = [Sidecar(tmp, db_url, n, token) for n in "ABC"]
     fleet = [s.ready() for s in fleet]
     try:

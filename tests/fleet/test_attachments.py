@@ -14,24 +14,16 @@ from outrider.v1 import common_pb2
 from outrider.v1 import supervisor_service_pb2 as spb
 from tests.integration.recovery_sim import SimAgent
 
-from .conftest import _pg
+from .conftest import fast_failover_fleet
 from .harness import Fleet, SidecarProc, cli, wait_until
 
 # Three sidecar processes start in the module fixture: generous on a loaded 2-core machine.
 pytestmark = pytest.mark.timeout(300)
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
 
 
 @pytest.fixture(scope="module")
 def attach_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    tmp = tmp_path_factory.mktemp("attachments")
-    (tmp / "outrider.yaml").write_text(CONFIG)
-    for url in _pg():
-        f = Fleet(tmp, url, config=tmp / "outrider.yaml")
-        try:
-            yield f
-        finally:
-            f.close()
+    yield from fast_failover_fleet(tmp_path_factory, "attachments")
 
 
 def sidecar_id(fleet: Fleet, s: SidecarProc) -> str:

@@ -20,24 +20,16 @@ from tests.integration.creds import with_token
 from tests.integration.recovery_sim import SimAgent
 from tests.integration.rpc import check, error_info, guardrail
 
-from .conftest import _pg
+from .conftest import fast_failover_fleet
 from .harness import Fleet, cli, wait_until
 
 # Three sidecar processes start in the module fixture: generous on a loaded 2-core machine.
 pytestmark = pytest.mark.timeout(300)
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
 
 
 @pytest.fixture(scope="module")
 def effects_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    tmp = tmp_path_factory.mktemp("kill-effects")
-    (tmp / "outrider.yaml").write_text(CONFIG)
-    for url in _pg():
-        f = Fleet(tmp, url, config=tmp / "outrider.yaml")
-        try:
-            yield f
-        finally:
-            f.close()
+    yield from fast_failover_fleet(tmp_path_factory, "kill-effects")
 
 
 def _key(name: str) -> sg.IsolationKey:

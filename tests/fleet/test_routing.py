@@ -23,12 +23,11 @@ from outrider.v1 import supervisor_service_pb2 as spb
 from tests.integration.recovery_sim import SimAgent, silent
 from tests.integration.rpc import error_info
 
-from .conftest import _pg
+from .conftest import fast_failover_fleet
 from .harness import Fleet, SidecarProc, wait_until
 
 # Three sidecar processes start in the module fixture: generous on a loaded 2-core machine.
 pytestmark = pytest.mark.timeout(300)
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
 KILL, HANDOFF, RESTART, SIGWARN = (
     r.CONTROL_COMMAND_TYPE_KILL,
     r.CONTROL_COMMAND_TYPE_HANDOFF,
@@ -39,14 +38,7 @@ KILL, HANDOFF, RESTART, SIGWARN = (
 
 @pytest.fixture(scope="module")
 def route_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    tmp = tmp_path_factory.mktemp("routing")
-    (tmp / "outrider.yaml").write_text(CONFIG)
-    for url in _pg():
-        f = Fleet(tmp, url, config=tmp / "outrider.yaml")
-        try:
-            yield f
-        finally:
-            f.close()
+    yield from fast_failover_fleet(tmp_path_factory, "routing")
 
 
 def attach(s: SidecarProc, agent_id: str, behavior: Any = None) -> SimAgent:
