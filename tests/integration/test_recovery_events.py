@@ -168,6 +168,30 @@ def test_pruned_events_put_an_old_cursor_out_of_range(s: RunningSidecar, clock: 
     fine.close()
 
 
+def test_the_pruned_mark_is_stored_before_the_events_go(s: RunningSidecar, clock: FakeClock) -> None:
+    """A watch that starts while retention deletes is told its events were pruned, never silently given
+    less: when the rows go, the stored "pruned through" mark already covers them."""
+    register(s, "a")
+    events = s.services.recovery.events
+    events.max_rows = 1
+    for _ in range(3):
+        s.recovery.TriggerRecovery(rpb.TriggerRecoveryRequest(agent_id="a"))
+        clock.advance(5)
+    seen: list[int] = []
+    delete = events.repo.prune_through
+
+    def watched_delete(cut: int) -> int:
+        seen.append(events._stored_pruned_through())  # what a watch starting now would read
+        return delete(cut)
+
+    events.repo.prune_through = watched_delete  # type: ignore[method-assign]
+    try:
+        assert events.prune() == 2
+    finally:
+        events.repo.prune_through = delete  # type: ignore[method-assign]
+    assert seen == [2]
+
+
 # ---- cascades -----------------------------------------------------------------------------------------
 
 

@@ -596,9 +596,12 @@ class MemoryRecoveryEvents:
         if newest <= keep_rows:
             return 0
         cut = newest - keep_rows
+        return cut if self.prune_through(cut) else 0
+
+    def prune_through(self, cut: int) -> int:
         before = len(self.events)
         self.events = [e for e in self.events if e.sequence > cut]
-        return cut if len(self.events) < before else 0
+        return before - len(self.events)
 
 
 class MemoryKills:

@@ -196,13 +196,20 @@ class RecoveryEventLog:
         return self.repo.list(flt, page_size, page_token)
 
     def prune(self) -> int:
-        """Keep the newest `max_rows` events (a scheduler job); returns the highest pruned sequence."""
-        through = self.repo.prune(self.max_rows)
-        if through:
-            self._pruned_through = max(self._pruned_through, through)
+        """Keep the newest `max_rows` events (a scheduler job); returns the highest pruned sequence.
+
+        The "pruned through" mark is stored BEFORE the rows go: a watch starting from a cursor in between is
+        told its events were pruned (a moment early) rather than silently missing them."""
+        cut = self.repo.latest_sequence() - self.max_rows
+        if cut <= 0:
+            return 0
+        if cut > self._stored_pruned_through():
+            self._pruned_through = max(self._pruned_through, cut)
             self.settings.put_setting(_PRUNED_KEY, {"through": self._pruned_through}, self.clock.utcnow())
-            log.info("recovery events pruned", extra={"through": through})
-        return through
+        if not self.repo.prune_through(cut):
+            return 0
+        log.info("recovery events pruned", extra={"through": cut})
+        return cut
 
 
 class EventAuditor:

@@ -70,6 +70,10 @@ class RecoveryEventRepository(Protocol):
         """Delete all but the newest `keep_rows` events; returns the highest sequence deleted (0: none)."""
         ...
 
+    def prune_through(self, cut: int) -> int:
+        """Delete the events with sequence <= `cut`; returns how many were deleted."""
+        ...
+
 
 class KillRepository(Protocol):
     def insert(self, kill: KillResult) -> bool:

@@ -361,6 +361,11 @@ class SqlRecoveryEventRepository:
             res = s.execute(delete(RecoveryEventRow).where(col(RecoveryEventRow.seq) <= cut))
             return cut if res.rowcount else 0  # type: ignore[attr-defined]
 
+    def prune_through(self, cut: int) -> int:
+        with Session(self.engine) as s, s.begin():
+            res = s.execute(delete(RecoveryEventRow).where(col(RecoveryEventRow.seq) <= cut))
+            return int(res.rowcount)  # type: ignore[attr-defined]
+
 
 def _kill(row: KillRow) -> KillResult:
     kill = from_json(KillResult, row.record)
