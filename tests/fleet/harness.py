@@ -79,6 +79,7 @@ class SidecarProc:
     def close(self, sig: int = signal.SIGTERM) -> int:
         if self.raw is not None:
             self.raw.close()
+            self.raw = None
         if self.p.poll() is None:
             self.p.send_signal(sig)
         code = self.p.wait(30)
@@ -103,6 +104,5 @@ class Fleet:
         return p
 
     def close(self) -> None:
-        for p in self.sidecars:
-            if p.p.poll() is None:
-                p.close()
+        for p in self.sidecars:  # every one, also those a test killed: each holds its log file open
+            p.close()
