@@ -68,7 +68,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
             raise InvalidArgument("the first message on the stream must be a hello", field="hello")
         hello = first.hello
         agent_id = validate_id(hello.agent_id, "hello.agent_id")
-        if self.agents.group_of(agent_id) is None:
+        if self.agents.group_of(agent_id) is None and not await asyncio.to_thread(self.agents.known, agent_id):
             raise NotFound(f"agent {agent_id!r} is not registered (RegisterAgent first)", field="hello.agent_id")
         conn = self.f.hub.connect(agent_id, hello.instance_id[:256], hello.client[:256])
         reader = asyncio.get_running_loop().create_task(self._read(requests, conn))

@@ -80,3 +80,15 @@ def test_another_process_changes_reach_the_mirror() -> None:
     cli.change("w1", remove_labels=["owner"], capabilities=["deploy"], remove_capabilities=["read"])
     sidecar.refresh_records()
     assert sidecar.owner_of("w1") == "" and sidecar.get("w1").capabilities == ("deploy",)
+
+
+def test_an_agent_registered_elsewhere_a_moment_ago_is_known_before_its_notification() -> None:
+    """Attach, TriggerRecovery, health checks and substitutes on B right after RegisterAgent on A: B reads
+    the database on a miss instead of answering NOT_FOUND until the notification arrives."""
+    repo = MemoryAgents()
+    a, b = AgentService(repo), AgentService(repo)
+    b.load()
+    a.register("fresh-1", "ops", [], {"owner": "alice"})
+    assert b.group_of("fresh-1") is None  # the mirror has not heard of it yet
+    assert b.known("fresh-1") and b.group_of("fresh-1") == "ops" and b.owner_of("fresh-1") == "alice"
+    assert not b.known("never-registered")

@@ -109,6 +109,20 @@ class AgentService:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
         return self._groups.get(agent_id)
 
+    def known(self, agent_id: str) -> bool:
+        """Is the agent registered? The mirror first; on a miss, the database (blocking): another sidecar
+        may have registered it a moment ago, before its notification arrived here. A hit joins the mirror.
+        For the registry's NOT_FOUND paths (attach, recovery, checks, substitutes), never the hot path."""
+        if agent_id in self._groups:
+            return True
+        with self._lock:
+            agent = self.repo.get(agent_id)
+            if agent is None:
+                return False
+            self._groups[agent_id] = agent.group
+            self._owners[agent_id] = agent.labels.get("owner", "")
+        return True
+
     def owner_of(self, agent_id: str) -> str:
         """The agent's `owner` label ("" when none): reviewers may not approve their own agents."""
         return self._owners.get(agent_id, "")

@@ -84,7 +84,7 @@ class HealthCheckService:
     def add(self, agent_id: str, spec: HealthCheckSpec, actor: str = "system") -> bool:
         """Set the agent's check (an agent has at most one); True when it replaced one. Persisted."""
         validate_id(agent_id, "agent_id")
-        if self.agents.group_of(agent_id) is None:
+        if not self.agents.known(agent_id):
             raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
         with self._lock:
             self.repo.save_check(agent_id, spec, self.clock.utcnow())

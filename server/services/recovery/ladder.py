@@ -228,7 +228,7 @@ class RecoveryService:
             earlier = await asyncio.to_thread(self.repo.find_attempt, request_id)
             if earlier is not None:
                 return earlier
-        if self.agents.group_of(agent_id) is None:
+        if self.agents.group_of(agent_id) is None and not await asyncio.to_thread(self.agents.known, agent_id):
             raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
         async with self._agent_lock(agent_id):
             group = self.agents.group_of(agent_id) or DEFAULT_GROUP

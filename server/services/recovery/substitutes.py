@@ -56,7 +56,7 @@ class SubstituteRegistry:
     ) -> Substitute:
         key = scope_key(scope, scope_id)
         validate_id(agent_id, "agent_id")
-        if self.agents.group_of(agent_id) is None:
+        if not self.agents.known(agent_id):
             raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
         with self._lock:
             current = self._lists.get(key, [])
