@@ -144,6 +144,7 @@ async def build_server(
             services.explain,
             limits=limits,
             reload_policy=services.policy.reload,
+            charge=auth.charge,
         ),
         server,
     )

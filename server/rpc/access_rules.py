@@ -25,6 +25,8 @@ _SUPERVISOR = {
     "GetAgent": own("agent_id"),
     "ListAgents": OPERATOR,
     "CheckAction": own("agent_id"),
+    # Every message: check.agent_id is the agent's own.
+    "CheckActions": own("check.agent_id"),
     # Side-effect free: an agent may ask what its own call would get.
     "ExplainAction": own("agent_id"),
     "AddGuardrail": OPERATOR,

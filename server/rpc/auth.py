@@ -90,7 +90,10 @@ def peer_host(peer: str) -> str:
 
 # CheckAction from a killed agent is answered (BLOCK by the `kill-switch` guardrail), not refused: the
 # agent learns why it may not act.
-_ANSWERED_WHEN_TERMINATED = "/outrider.v1.SupervisorService/CheckAction"
+_ANSWERED_WHEN_TERMINATED = {
+    "/outrider.v1.SupervisorService/CheckAction",
+    "/outrider.v1.SupervisorService/CheckActions",
+}
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
@@ -164,24 +167,41 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self.limiter.check(principal.label if self.enabled else context.peer(), principal.label)
         if rule is None:
             raise PermissionDenied(f"{method} has no access rule and is refused", reason="NO_RULE")
-        if not principal.is_operator and self.containment_of is not None and method != _ANSWERED_WHEN_TERMINATED:
-            contained = self.containment_of(principal.subject)
-            if contained is not None and contained.standing is Standing.TERMINATED:
-                raise PermissionDenied(
-                    f"agent {principal.subject!r} was killed ({contained.kill_id}); its credentials are refused "
-                    "until an operator reinstates it",
-                    reason="AGENT_TERMINATED",
-                )
+        self._refuse_killed(principal, method)
         _principal.set(principal)
         if not streaming:
             authorize(principal, rule, method, {f: _field(request, f) for f in rule.fields}, streaming=False)
             return request
-        return self._checked_stream(request, principal, rule, method)
+        return self._checked_stream(request, context, principal, rule, method)
 
-    async def _checked_stream(self, requests: Any, principal: Principal, rule: Rule, method: str) -> Any:
+    def _refuse_killed(self, principal: Principal, method: str) -> None:
+        if principal.is_operator or self.containment_of is None or method in _ANSWERED_WHEN_TERMINATED:
+            return
+        contained = self.containment_of(principal.subject)
+        if contained is not None and contained.standing is Standing.TERMINATED:
+            raise PermissionDenied(
+                f"agent {principal.subject!r} was killed ({contained.kill_id}); its credentials are refused "
+                "until an operator reinstates it",
+                reason="AGENT_TERMINATED",
+            )
+
+    async def _checked_stream(self, requests: Any, context: Any, principal: Principal, rule: Rule, method: str) -> Any:
+        """Every message is authorized; from the second on, the credential is checked again (in memory), so
+        a stream opened before a revocation or a kill does not outlive it."""
+        first = True
         async for message in requests:
+            if not first and self._authenticate(context) != principal:
+                raise Unauthenticated("the stream's credential changed", reason="BAD_CREDENTIAL")
+            if not first:
+                self._refuse_killed(principal, method)
+            first = False
             authorize(principal, rule, method, {f: _field(message, f) for f in rule.fields}, streaming=True)
             yield message
+
+    def charge(self, context: Any) -> None:
+        """One more request against the caller's rate limit (a stream's messages after the call itself)."""
+        principal = current_principal()
+        self.limiter.check(principal.label if self.enabled else context.peer(), principal.label)
 
     def _authenticate(self, context: Any) -> Principal:
         if not self.enabled:

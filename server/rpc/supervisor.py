@@ -7,15 +7,19 @@ import functools
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeAlias
 
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind
+
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
 from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
-from server.domain.errors import InvalidArgument, PermissionDenied
+from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
 from server.rpc import convert
 from server.rpc.auth import current_principal
-from server.rpc.errors import translate_errors
+from server.rpc.check_stream import answer_stream
+from server.rpc.errors import status_code, translate_errors
 from server.services.approvals.requests import ApprovalService
 from server.services.observability import current_trace_id
 from server.services.recovery.agents import AgentService
@@ -41,8 +45,11 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         explain: ExplainService,
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
         reload_policy: Callable[[str], tuple[int, str]] | None = None,
+        charge: Callable[[Ctx], None] = lambda context: None,
     ) -> None:
         self.limits = limits
+        # One request of a stream against the caller's rate limit (AuthInterceptor.charge).
+        self.charge = charge
         self.chain = chain
         # ReloadPolicy: the fleet's one policy applies the file fleet-wide (server/services/fleet/policy.py).
         self.reload_policy = reload_policy or chain.reload
@@ -88,6 +95,47 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- the chain -------------------------------------------------------------------------
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
+        return await self._decide(request)
+
+    async def CheckActions(
+        self, request_iterator: AsyncIterator[pb.CheckActionsRequest], context: Ctx
+    ) -> AsyncIterator[pb.CheckActionsResponse]:
+        async def decide(message: pb.CheckActionsRequest) -> pb.CheckActionResponse:
+            with self._decision_span(message) as span:
+                try:
+                    self.charge(context)  # every request counts against the credential's rate limit
+                    return await self._decide(message.check)
+                except OutriderError as exc:
+                    if span.is_recording():
+                        span.set_attributes(
+                            {"rpc.grpc.status_code": status_code(exc).value[0], "outrider.error.reason": exc.reason}
+                        )
+                    raise
+
+        async for answer in answer_stream(request_iterator, decide, self.checks.max_inflight_per_agent):
+            yield answer
+
+    def _decision_span(self, message: pb.CheckActionsRequest) -> Any:
+        """One span per decision: a child of the request's own `traceparent` when it carries a valid one,
+        else of the stream's span."""
+        parent = propagate.extract({"traceparent": message.traceparent}) if message.traceparent else None
+        if parent is not None and not trace.get_current_span(parent).get_span_context().is_valid:
+            parent = None
+        return self.checks.tracer.start_as_current_span(
+            "outrider.v1.SupervisorService/CheckActions.decision",
+            context=parent,
+            kind=SpanKind.SERVER if parent is not None else SpanKind.INTERNAL,
+            attributes={
+                "rpc.system": "grpc",
+                "rpc.service": "outrider.v1.SupervisorService",
+                "rpc.method": "CheckActions",
+                "outrider.stream.request_id": message.id,
+            },
+            record_exception=False,
+            set_status_on_exception=False,
+        )
+
+    async def _decide(self, request: pb.CheckActionRequest) -> pb.CheckActionResponse:
         # Checked before converting, so an oversized context costs no parsing; `context` and
         # `binary_context` count together against one limit.
         binary = dict(request.binary_context)

@@ -672,6 +672,236 @@ func (x *CheckActionResponse) GetPermitId() string {
 	return ""
 }
 
+type CheckActionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the client and echoed in the answer; unique among the stream's
+	// requests in flight (ids may be reused once answered).
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The call, as CheckAction takes it.
+	Check *CheckActionRequest `protobuf:"bytes,2,opt,name=check,proto3" json:"check,omitempty"`
+	// W3C trace context of this decision (a unary call's `traceparent`
+	// metadata): its span continues that trace. Empty: a child of the stream's.
+	Traceparent   string `protobuf:"bytes,3,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckActionsRequest) Reset() {
+	*x = CheckActionsRequest{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckActionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckActionsRequest) ProtoMessage() {}
+
+func (x *CheckActionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckActionsRequest.ProtoReflect.Descriptor instead.
+func (*CheckActionsRequest) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CheckActionsRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CheckActionsRequest) GetCheck() *CheckActionRequest {
+	if x != nil {
+		return x.Check
+	}
+	return nil
+}
+
+func (x *CheckActionsRequest) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
+	}
+	return ""
+}
+
+type CheckActionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request's id.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Types that are valid to be assigned to Result:
+	//
+	//	*CheckActionsResponse_Response
+	//	*CheckActionsResponse_Error
+	Result        isCheckActionsResponse_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckActionsResponse) Reset() {
+	*x = CheckActionsResponse{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckActionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckActionsResponse) ProtoMessage() {}
+
+func (x *CheckActionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckActionsResponse.ProtoReflect.Descriptor instead.
+func (*CheckActionsResponse) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CheckActionsResponse) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CheckActionsResponse) GetResult() isCheckActionsResponse_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *CheckActionsResponse) GetResponse() *CheckActionResponse {
+	if x != nil {
+		if x, ok := x.Result.(*CheckActionsResponse_Response); ok {
+			return x.Response
+		}
+	}
+	return nil
+}
+
+func (x *CheckActionsResponse) GetError() *CheckActionsError {
+	if x != nil {
+		if x, ok := x.Result.(*CheckActionsResponse_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isCheckActionsResponse_Result interface {
+	isCheckActionsResponse_Result()
+}
+
+type CheckActionsResponse_Response struct {
+	// What CheckAction would have answered.
+	Response *CheckActionResponse `protobuf:"bytes,2,opt,name=response,proto3,oneof"`
+}
+
+type CheckActionsResponse_Error struct {
+	// Why CheckAction would have failed.
+	Error *CheckActionsError `protobuf:"bytes,3,opt,name=error,proto3,oneof"`
+}
+
+func (*CheckActionsResponse_Response) isCheckActionsResponse_Result() {}
+
+func (*CheckActionsResponse_Error) isCheckActionsResponse_Result() {}
+
+// One request's failure, as the unary call's status would carry it.
+type CheckActionsError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code (google.rpc.Code numbering, e.g. 3 INVALID_ARGUMENT).
+	Code    int32  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The google.rpc.ErrorInfo reason (e.g. TOO_MANY_IN_FLIGHT), if any.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The offending request field for INVALID_ARGUMENT (e.g. check.action).
+	Field         string `protobuf:"bytes,4,opt,name=field,proto3" json:"field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckActionsError) Reset() {
+	*x = CheckActionsError{}
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckActionsError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckActionsError) ProtoMessage() {}
+
+func (x *CheckActionsError) ProtoReflect() protoreflect.Message {
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckActionsError.ProtoReflect.Descriptor instead.
+func (*CheckActionsError) Descriptor() ([]byte, []int) {
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CheckActionsError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *CheckActionsError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CheckActionsError) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CheckActionsError) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
 type ExplainActionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The agent the call would come from (an agent credential: itself only).
@@ -686,7 +916,7 @@ type ExplainActionRequest struct {
 
 func (x *ExplainActionRequest) Reset() {
 	*x = ExplainActionRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +928,7 @@ func (x *ExplainActionRequest) String() string {
 func (*ExplainActionRequest) ProtoMessage() {}
 
 func (x *ExplainActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[10]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +941,7 @@ func (x *ExplainActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainActionRequest.ProtoReflect.Descriptor instead.
 func (*ExplainActionRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{10}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ExplainActionRequest) GetAgentId() string {
@@ -772,7 +1002,7 @@ type GuardrailExplanation struct {
 
 func (x *GuardrailExplanation) Reset() {
 	*x = GuardrailExplanation{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +1014,7 @@ func (x *GuardrailExplanation) String() string {
 func (*GuardrailExplanation) ProtoMessage() {}
 
 func (x *GuardrailExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[11]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +1027,7 @@ func (x *GuardrailExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GuardrailExplanation.ProtoReflect.Descriptor instead.
 func (*GuardrailExplanation) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{11}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GuardrailExplanation) GetGuardrail() string {
@@ -899,7 +1129,7 @@ type ExplainActionResponse struct {
 
 func (x *ExplainActionResponse) Reset() {
 	*x = ExplainActionResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +1141,7 @@ func (x *ExplainActionResponse) String() string {
 func (*ExplainActionResponse) ProtoMessage() {}
 
 func (x *ExplainActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[12]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +1154,7 @@ func (x *ExplainActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainActionResponse.ProtoReflect.Descriptor instead.
 func (*ExplainActionResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{12}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ExplainActionResponse) GetAllowed() bool {
@@ -993,7 +1223,7 @@ type AddGuardrailRequest struct {
 
 func (x *AddGuardrailRequest) Reset() {
 	*x = AddGuardrailRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1235,7 @@ func (x *AddGuardrailRequest) String() string {
 func (*AddGuardrailRequest) ProtoMessage() {}
 
 func (x *AddGuardrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[13]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1248,7 @@ func (x *AddGuardrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddGuardrailRequest.ProtoReflect.Descriptor instead.
 func (*AddGuardrailRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{13}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AddGuardrailRequest) GetGuardrail() *Guardrail {
@@ -1046,7 +1276,7 @@ type AddGuardrailResponse struct {
 
 func (x *AddGuardrailResponse) Reset() {
 	*x = AddGuardrailResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1288,7 @@ func (x *AddGuardrailResponse) String() string {
 func (*AddGuardrailResponse) ProtoMessage() {}
 
 func (x *AddGuardrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[14]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1301,7 @@ func (x *AddGuardrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddGuardrailResponse.ProtoReflect.Descriptor instead.
 func (*AddGuardrailResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{14}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AddGuardrailResponse) GetGuardrail() *Guardrail {
@@ -1098,7 +1328,7 @@ type RemoveGuardrailRequest struct {
 
 func (x *RemoveGuardrailRequest) Reset() {
 	*x = RemoveGuardrailRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +1340,7 @@ func (x *RemoveGuardrailRequest) String() string {
 func (*RemoveGuardrailRequest) ProtoMessage() {}
 
 func (x *RemoveGuardrailRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[15]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +1353,7 @@ func (x *RemoveGuardrailRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveGuardrailRequest.ProtoReflect.Descriptor instead.
 func (*RemoveGuardrailRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{15}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RemoveGuardrailRequest) GetName() string {
@@ -1149,7 +1379,7 @@ type RemoveGuardrailResponse struct {
 
 func (x *RemoveGuardrailResponse) Reset() {
 	*x = RemoveGuardrailResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1161,7 +1391,7 @@ func (x *RemoveGuardrailResponse) String() string {
 func (*RemoveGuardrailResponse) ProtoMessage() {}
 
 func (x *RemoveGuardrailResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[16]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1174,7 +1404,7 @@ func (x *RemoveGuardrailResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveGuardrailResponse.ProtoReflect.Descriptor instead.
 func (*RemoveGuardrailResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{16}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RemoveGuardrailResponse) GetRemovedCount() int32 {
@@ -1192,7 +1422,7 @@ type ListGuardrailsRequest struct {
 
 func (x *ListGuardrailsRequest) Reset() {
 	*x = ListGuardrailsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1434,7 @@ func (x *ListGuardrailsRequest) String() string {
 func (*ListGuardrailsRequest) ProtoMessage() {}
 
 func (x *ListGuardrailsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[17]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1447,7 @@ func (x *ListGuardrailsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGuardrailsRequest.ProtoReflect.Descriptor instead.
 func (*ListGuardrailsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{17}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{20}
 }
 
 type ListGuardrailsResponse struct {
@@ -1229,7 +1459,7 @@ type ListGuardrailsResponse struct {
 
 func (x *ListGuardrailsResponse) Reset() {
 	*x = ListGuardrailsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1241,7 +1471,7 @@ func (x *ListGuardrailsResponse) String() string {
 func (*ListGuardrailsResponse) ProtoMessage() {}
 
 func (x *ListGuardrailsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[18]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1254,7 +1484,7 @@ func (x *ListGuardrailsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGuardrailsResponse.ProtoReflect.Descriptor instead.
 func (*ListGuardrailsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{18}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListGuardrailsResponse) GetGuardrails() []*Guardrail {
@@ -1272,7 +1502,7 @@ type ReloadPolicyRequest struct {
 
 func (x *ReloadPolicyRequest) Reset() {
 	*x = ReloadPolicyRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1284,7 +1514,7 @@ func (x *ReloadPolicyRequest) String() string {
 func (*ReloadPolicyRequest) ProtoMessage() {}
 
 func (x *ReloadPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[19]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1297,7 +1527,7 @@ func (x *ReloadPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadPolicyRequest.ProtoReflect.Descriptor instead.
 func (*ReloadPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{19}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{22}
 }
 
 type ReloadPolicyResponse struct {
@@ -1312,7 +1542,7 @@ type ReloadPolicyResponse struct {
 
 func (x *ReloadPolicyResponse) Reset() {
 	*x = ReloadPolicyResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1324,7 +1554,7 @@ func (x *ReloadPolicyResponse) String() string {
 func (*ReloadPolicyResponse) ProtoMessage() {}
 
 func (x *ReloadPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[20]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1337,7 +1567,7 @@ func (x *ReloadPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReloadPolicyResponse.ProtoReflect.Descriptor instead.
 func (*ReloadPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{20}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ReloadPolicyResponse) GetGuardrailCount() int32 {
@@ -1379,7 +1609,7 @@ type ListDecisionsRequest struct {
 
 func (x *ListDecisionsRequest) Reset() {
 	*x = ListDecisionsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1621,7 @@ func (x *ListDecisionsRequest) String() string {
 func (*ListDecisionsRequest) ProtoMessage() {}
 
 func (x *ListDecisionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[21]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1634,7 @@ func (x *ListDecisionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDecisionsRequest.ProtoReflect.Descriptor instead.
 func (*ListDecisionsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{21}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListDecisionsRequest) GetAgentId() string {
@@ -1487,7 +1717,7 @@ type ListDecisionsResponse struct {
 
 func (x *ListDecisionsResponse) Reset() {
 	*x = ListDecisionsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +1729,7 @@ func (x *ListDecisionsResponse) String() string {
 func (*ListDecisionsResponse) ProtoMessage() {}
 
 func (x *ListDecisionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[22]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +1742,7 @@ func (x *ListDecisionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDecisionsResponse.ProtoReflect.Descriptor instead.
 func (*ListDecisionsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{22}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListDecisionsResponse) GetDecisions() []*Decision {
@@ -1538,7 +1768,7 @@ type GetApprovalRequest struct {
 
 func (x *GetApprovalRequest) Reset() {
 	*x = GetApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1550,7 +1780,7 @@ func (x *GetApprovalRequest) String() string {
 func (*GetApprovalRequest) ProtoMessage() {}
 
 func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[23]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1563,7 +1793,7 @@ func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{23}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetApprovalRequest) GetApprovalId() string {
@@ -1582,7 +1812,7 @@ type GetApprovalResponse struct {
 
 func (x *GetApprovalResponse) Reset() {
 	*x = GetApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +1824,7 @@ func (x *GetApprovalResponse) String() string {
 func (*GetApprovalResponse) ProtoMessage() {}
 
 func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[24]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +1837,7 @@ func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{24}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetApprovalResponse) GetApproval() *Approval {
@@ -1626,7 +1856,7 @@ type WatchApprovalRequest struct {
 
 func (x *WatchApprovalRequest) Reset() {
 	*x = WatchApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1638,7 +1868,7 @@ func (x *WatchApprovalRequest) String() string {
 func (*WatchApprovalRequest) ProtoMessage() {}
 
 func (x *WatchApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[25]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +1881,7 @@ func (x *WatchApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchApprovalRequest.ProtoReflect.Descriptor instead.
 func (*WatchApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{25}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchApprovalRequest) GetApprovalId() string {
@@ -1670,7 +1900,7 @@ type WatchApprovalResponse struct {
 
 func (x *WatchApprovalResponse) Reset() {
 	*x = WatchApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1912,7 @@ func (x *WatchApprovalResponse) String() string {
 func (*WatchApprovalResponse) ProtoMessage() {}
 
 func (x *WatchApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[26]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1925,7 @@ func (x *WatchApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchApprovalResponse.ProtoReflect.Descriptor instead.
 func (*WatchApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{26}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchApprovalResponse) GetApproval() *Approval {
@@ -1721,7 +1951,7 @@ type ListApprovalsRequest struct {
 
 func (x *ListApprovalsRequest) Reset() {
 	*x = ListApprovalsRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1733,7 +1963,7 @@ func (x *ListApprovalsRequest) String() string {
 func (*ListApprovalsRequest) ProtoMessage() {}
 
 func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[27]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1746,7 +1976,7 @@ func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{27}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListApprovalsRequest) GetAgentId() string {
@@ -1815,7 +2045,7 @@ type ListApprovalsResponse struct {
 
 func (x *ListApprovalsResponse) Reset() {
 	*x = ListApprovalsResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1827,7 +2057,7 @@ func (x *ListApprovalsResponse) String() string {
 func (*ListApprovalsResponse) ProtoMessage() {}
 
 func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[28]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1840,7 +2070,7 @@ func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{28}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListApprovalsResponse) GetApprovals() []*Approval {
@@ -1872,7 +2102,7 @@ type DecideApprovalRequest struct {
 
 func (x *DecideApprovalRequest) Reset() {
 	*x = DecideApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1884,7 +2114,7 @@ func (x *DecideApprovalRequest) String() string {
 func (*DecideApprovalRequest) ProtoMessage() {}
 
 func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[29]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1897,7 +2127,7 @@ func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{29}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DecideApprovalRequest) GetApprovalId() string {
@@ -1944,7 +2174,7 @@ type DecideApprovalResponse struct {
 
 func (x *DecideApprovalResponse) Reset() {
 	*x = DecideApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1956,7 +2186,7 @@ func (x *DecideApprovalResponse) String() string {
 func (*DecideApprovalResponse) ProtoMessage() {}
 
 func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[30]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1969,7 +2199,7 @@ func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{30}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DecideApprovalResponse) GetApproval() *Approval {
@@ -1990,7 +2220,7 @@ type CancelApprovalRequest struct {
 
 func (x *CancelApprovalRequest) Reset() {
 	*x = CancelApprovalRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2002,7 +2232,7 @@ func (x *CancelApprovalRequest) String() string {
 func (*CancelApprovalRequest) ProtoMessage() {}
 
 func (x *CancelApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[31]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2015,7 +2245,7 @@ func (x *CancelApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelApprovalRequest.ProtoReflect.Descriptor instead.
 func (*CancelApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{31}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CancelApprovalRequest) GetApprovalId() string {
@@ -2048,7 +2278,7 @@ type CancelApprovalResponse struct {
 
 func (x *CancelApprovalResponse) Reset() {
 	*x = CancelApprovalResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2060,7 +2290,7 @@ func (x *CancelApprovalResponse) String() string {
 func (*CancelApprovalResponse) ProtoMessage() {}
 
 func (x *CancelApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[32]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2073,7 +2303,7 @@ func (x *CancelApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelApprovalResponse.ProtoReflect.Descriptor instead.
 func (*CancelApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{32}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CancelApprovalResponse) GetApproval() *Approval {
@@ -2095,7 +2325,7 @@ type AddApprovalPatternRequest struct {
 
 func (x *AddApprovalPatternRequest) Reset() {
 	*x = AddApprovalPatternRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2337,7 @@ func (x *AddApprovalPatternRequest) String() string {
 func (*AddApprovalPatternRequest) ProtoMessage() {}
 
 func (x *AddApprovalPatternRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[33]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2120,7 +2350,7 @@ func (x *AddApprovalPatternRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddApprovalPatternRequest.ProtoReflect.Descriptor instead.
 func (*AddApprovalPatternRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{33}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *AddApprovalPatternRequest) GetGuardrail() string {
@@ -2153,7 +2383,7 @@ type AddApprovalPatternResponse struct {
 
 func (x *AddApprovalPatternResponse) Reset() {
 	*x = AddApprovalPatternResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2395,7 @@ func (x *AddApprovalPatternResponse) String() string {
 func (*AddApprovalPatternResponse) ProtoMessage() {}
 
 func (x *AddApprovalPatternResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[34]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2408,7 @@ func (x *AddApprovalPatternResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddApprovalPatternResponse.ProtoReflect.Descriptor instead.
 func (*AddApprovalPatternResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{34}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddApprovalPatternResponse) GetPatterns() []string {
@@ -2199,7 +2429,7 @@ type RemoveApprovalPatternRequest struct {
 
 func (x *RemoveApprovalPatternRequest) Reset() {
 	*x = RemoveApprovalPatternRequest{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2211,7 +2441,7 @@ func (x *RemoveApprovalPatternRequest) String() string {
 func (*RemoveApprovalPatternRequest) ProtoMessage() {}
 
 func (x *RemoveApprovalPatternRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[35]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2224,7 +2454,7 @@ func (x *RemoveApprovalPatternRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveApprovalPatternRequest.ProtoReflect.Descriptor instead.
 func (*RemoveApprovalPatternRequest) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{35}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *RemoveApprovalPatternRequest) GetGuardrail() string {
@@ -2257,7 +2487,7 @@ type RemoveApprovalPatternResponse struct {
 
 func (x *RemoveApprovalPatternResponse) Reset() {
 	*x = RemoveApprovalPatternResponse{}
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2269,7 +2499,7 @@ func (x *RemoveApprovalPatternResponse) String() string {
 func (*RemoveApprovalPatternResponse) ProtoMessage() {}
 
 func (x *RemoveApprovalPatternResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[36]
+	mi := &file_outrider_v1_supervisor_service_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2282,7 +2512,7 @@ func (x *RemoveApprovalPatternResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveApprovalPatternResponse.ProtoReflect.Descriptor instead.
 func (*RemoveApprovalPatternResponse) Descriptor() ([]byte, []int) {
-	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{36}
+	return file_outrider_v1_supervisor_service_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RemoveApprovalPatternResponse) GetPatterns() []string {
@@ -2342,7 +2572,21 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bwarnings\x18\x06 \x03(\v2\x1d.outrider.v1.GuardrailWarningR\bwarnings\x121\n" +
 	"\bapproval\x18\a \x01(\v2\x15.outrider.v1.ApprovalR\bapproval\x12D\n" +
 	"\x11effective_context\x18\b \x01(\v2\x17.google.protobuf.StructR\x10effectiveContext\x12\x1b\n" +
-	"\tpermit_id\x18\t \x01(\tR\bpermitId\"\x9b\x02\n" +
+	"\tpermit_id\x18\t \x01(\tR\bpermitId\"~\n" +
+	"\x13CheckActionsRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x125\n" +
+	"\x05check\x18\x02 \x01(\v2\x1f.outrider.v1.CheckActionRequestR\x05check\x12 \n" +
+	"\vtraceparent\x18\x03 \x01(\tR\vtraceparent\"\xa8\x01\n" +
+	"\x14CheckActionsResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12>\n" +
+	"\bresponse\x18\x02 \x01(\v2 .outrider.v1.CheckActionResponseH\x00R\bresponse\x126\n" +
+	"\x05error\x18\x03 \x01(\v2\x1e.outrider.v1.CheckActionsErrorH\x00R\x05errorB\b\n" +
+	"\x06result\"o\n" +
+	"\x11CheckActionsError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x14\n" +
+	"\x05field\x18\x04 \x01(\tR\x05field\"\x9b\x02\n" +
 	"\x14ExplainActionRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x121\n" +
@@ -2473,14 +2717,15 @@ const file_outrider_v1_supervisor_service_proto_rawDesc = "" +
 	"\bWaitMode\x12\x19\n" +
 	"\x15WAIT_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WAIT_MODE_BLOCKING\x10\x01\x12\x1a\n" +
-	"\x16WAIT_MODE_NON_BLOCKING\x10\x022\xd7\f\n" +
+	"\x16WAIT_MODE_NON_BLOCKING\x10\x022\xb0\r\n" +
 	"\x11SupervisorService\x12V\n" +
 	"\rRegisterAgent\x12!.outrider.v1.RegisterAgentRequest\x1a\".outrider.v1.RegisterAgentResponse\x12\\\n" +
 	"\x0fDeregisterAgent\x12#.outrider.v1.DeregisterAgentRequest\x1a$.outrider.v1.DeregisterAgentResponse\x12G\n" +
 	"\bGetAgent\x12\x1c.outrider.v1.GetAgentRequest\x1a\x1d.outrider.v1.GetAgentResponse\x12M\n" +
 	"\n" +
 	"ListAgents\x12\x1e.outrider.v1.ListAgentsRequest\x1a\x1f.outrider.v1.ListAgentsResponse\x12P\n" +
-	"\vCheckAction\x12\x1f.outrider.v1.CheckActionRequest\x1a .outrider.v1.CheckActionResponse\x12V\n" +
+	"\vCheckAction\x12\x1f.outrider.v1.CheckActionRequest\x1a .outrider.v1.CheckActionResponse\x12W\n" +
+	"\fCheckActions\x12 .outrider.v1.CheckActionsRequest\x1a!.outrider.v1.CheckActionsResponse(\x010\x01\x12V\n" +
 	"\rExplainAction\x12!.outrider.v1.ExplainActionRequest\x1a\".outrider.v1.ExplainActionResponse\x12S\n" +
 	"\fAddGuardrail\x12 .outrider.v1.AddGuardrailRequest\x1a!.outrider.v1.AddGuardrailResponse\x12\\\n" +
 	"\x0fRemoveGuardrail\x12#.outrider.v1.RemoveGuardrailRequest\x1a$.outrider.v1.RemoveGuardrailResponse\x12Y\n" +
@@ -2509,7 +2754,7 @@ func file_outrider_v1_supervisor_service_proto_rawDescGZIP() []byte {
 }
 
 var file_outrider_v1_supervisor_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_outrider_v1_supervisor_service_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_outrider_v1_supervisor_service_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(WaitMode)(0),                         // 0: outrider.v1.WaitMode
 	(*RegisterAgentRequest)(nil),          // 1: outrider.v1.RegisterAgentRequest
@@ -2522,123 +2767,131 @@ var file_outrider_v1_supervisor_service_proto_goTypes = []any{
 	(*ListAgentsResponse)(nil),            // 8: outrider.v1.ListAgentsResponse
 	(*CheckActionRequest)(nil),            // 9: outrider.v1.CheckActionRequest
 	(*CheckActionResponse)(nil),           // 10: outrider.v1.CheckActionResponse
-	(*ExplainActionRequest)(nil),          // 11: outrider.v1.ExplainActionRequest
-	(*GuardrailExplanation)(nil),          // 12: outrider.v1.GuardrailExplanation
-	(*ExplainActionResponse)(nil),         // 13: outrider.v1.ExplainActionResponse
-	(*AddGuardrailRequest)(nil),           // 14: outrider.v1.AddGuardrailRequest
-	(*AddGuardrailResponse)(nil),          // 15: outrider.v1.AddGuardrailResponse
-	(*RemoveGuardrailRequest)(nil),        // 16: outrider.v1.RemoveGuardrailRequest
-	(*RemoveGuardrailResponse)(nil),       // 17: outrider.v1.RemoveGuardrailResponse
-	(*ListGuardrailsRequest)(nil),         // 18: outrider.v1.ListGuardrailsRequest
-	(*ListGuardrailsResponse)(nil),        // 19: outrider.v1.ListGuardrailsResponse
-	(*ReloadPolicyRequest)(nil),           // 20: outrider.v1.ReloadPolicyRequest
-	(*ReloadPolicyResponse)(nil),          // 21: outrider.v1.ReloadPolicyResponse
-	(*ListDecisionsRequest)(nil),          // 22: outrider.v1.ListDecisionsRequest
-	(*ListDecisionsResponse)(nil),         // 23: outrider.v1.ListDecisionsResponse
-	(*GetApprovalRequest)(nil),            // 24: outrider.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),           // 25: outrider.v1.GetApprovalResponse
-	(*WatchApprovalRequest)(nil),          // 26: outrider.v1.WatchApprovalRequest
-	(*WatchApprovalResponse)(nil),         // 27: outrider.v1.WatchApprovalResponse
-	(*ListApprovalsRequest)(nil),          // 28: outrider.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),         // 29: outrider.v1.ListApprovalsResponse
-	(*DecideApprovalRequest)(nil),         // 30: outrider.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),        // 31: outrider.v1.DecideApprovalResponse
-	(*CancelApprovalRequest)(nil),         // 32: outrider.v1.CancelApprovalRequest
-	(*CancelApprovalResponse)(nil),        // 33: outrider.v1.CancelApprovalResponse
-	(*AddApprovalPatternRequest)(nil),     // 34: outrider.v1.AddApprovalPatternRequest
-	(*AddApprovalPatternResponse)(nil),    // 35: outrider.v1.AddApprovalPatternResponse
-	(*RemoveApprovalPatternRequest)(nil),  // 36: outrider.v1.RemoveApprovalPatternRequest
-	(*RemoveApprovalPatternResponse)(nil), // 37: outrider.v1.RemoveApprovalPatternResponse
-	nil,                                   // 38: outrider.v1.CheckActionRequest.BinaryContextEntry
-	nil,                                   // 39: outrider.v1.ExplainActionRequest.BinaryContextEntry
-	(*Agent)(nil),                         // 40: outrider.v1.Agent
-	(*structpb.Struct)(nil),               // 41: google.protobuf.Struct
-	(Severity)(0),                         // 42: outrider.v1.Severity
-	(*GuardrailWarning)(nil),              // 43: outrider.v1.GuardrailWarning
-	(*Approval)(nil),                      // 44: outrider.v1.Approval
-	(*durationpb.Duration)(nil),           // 45: google.protobuf.Duration
-	(*ShadowOutcome)(nil),                 // 46: outrider.v1.ShadowOutcome
-	(*Guardrail)(nil),                     // 47: outrider.v1.Guardrail
-	(*timestamppb.Timestamp)(nil),         // 48: google.protobuf.Timestamp
-	(*Decision)(nil),                      // 49: outrider.v1.Decision
-	(ApprovalState)(0),                    // 50: outrider.v1.ApprovalState
+	(*CheckActionsRequest)(nil),           // 11: outrider.v1.CheckActionsRequest
+	(*CheckActionsResponse)(nil),          // 12: outrider.v1.CheckActionsResponse
+	(*CheckActionsError)(nil),             // 13: outrider.v1.CheckActionsError
+	(*ExplainActionRequest)(nil),          // 14: outrider.v1.ExplainActionRequest
+	(*GuardrailExplanation)(nil),          // 15: outrider.v1.GuardrailExplanation
+	(*ExplainActionResponse)(nil),         // 16: outrider.v1.ExplainActionResponse
+	(*AddGuardrailRequest)(nil),           // 17: outrider.v1.AddGuardrailRequest
+	(*AddGuardrailResponse)(nil),          // 18: outrider.v1.AddGuardrailResponse
+	(*RemoveGuardrailRequest)(nil),        // 19: outrider.v1.RemoveGuardrailRequest
+	(*RemoveGuardrailResponse)(nil),       // 20: outrider.v1.RemoveGuardrailResponse
+	(*ListGuardrailsRequest)(nil),         // 21: outrider.v1.ListGuardrailsRequest
+	(*ListGuardrailsResponse)(nil),        // 22: outrider.v1.ListGuardrailsResponse
+	(*ReloadPolicyRequest)(nil),           // 23: outrider.v1.ReloadPolicyRequest
+	(*ReloadPolicyResponse)(nil),          // 24: outrider.v1.ReloadPolicyResponse
+	(*ListDecisionsRequest)(nil),          // 25: outrider.v1.ListDecisionsRequest
+	(*ListDecisionsResponse)(nil),         // 26: outrider.v1.ListDecisionsResponse
+	(*GetApprovalRequest)(nil),            // 27: outrider.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),           // 28: outrider.v1.GetApprovalResponse
+	(*WatchApprovalRequest)(nil),          // 29: outrider.v1.WatchApprovalRequest
+	(*WatchApprovalResponse)(nil),         // 30: outrider.v1.WatchApprovalResponse
+	(*ListApprovalsRequest)(nil),          // 31: outrider.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),         // 32: outrider.v1.ListApprovalsResponse
+	(*DecideApprovalRequest)(nil),         // 33: outrider.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),        // 34: outrider.v1.DecideApprovalResponse
+	(*CancelApprovalRequest)(nil),         // 35: outrider.v1.CancelApprovalRequest
+	(*CancelApprovalResponse)(nil),        // 36: outrider.v1.CancelApprovalResponse
+	(*AddApprovalPatternRequest)(nil),     // 37: outrider.v1.AddApprovalPatternRequest
+	(*AddApprovalPatternResponse)(nil),    // 38: outrider.v1.AddApprovalPatternResponse
+	(*RemoveApprovalPatternRequest)(nil),  // 39: outrider.v1.RemoveApprovalPatternRequest
+	(*RemoveApprovalPatternResponse)(nil), // 40: outrider.v1.RemoveApprovalPatternResponse
+	nil,                                   // 41: outrider.v1.CheckActionRequest.BinaryContextEntry
+	nil,                                   // 42: outrider.v1.ExplainActionRequest.BinaryContextEntry
+	(*Agent)(nil),                         // 43: outrider.v1.Agent
+	(*structpb.Struct)(nil),               // 44: google.protobuf.Struct
+	(Severity)(0),                         // 45: outrider.v1.Severity
+	(*GuardrailWarning)(nil),              // 46: outrider.v1.GuardrailWarning
+	(*Approval)(nil),                      // 47: outrider.v1.Approval
+	(*durationpb.Duration)(nil),           // 48: google.protobuf.Duration
+	(*ShadowOutcome)(nil),                 // 49: outrider.v1.ShadowOutcome
+	(*Guardrail)(nil),                     // 50: outrider.v1.Guardrail
+	(*timestamppb.Timestamp)(nil),         // 51: google.protobuf.Timestamp
+	(*Decision)(nil),                      // 52: outrider.v1.Decision
+	(ApprovalState)(0),                    // 53: outrider.v1.ApprovalState
 }
 var file_outrider_v1_supervisor_service_proto_depIdxs = []int32{
-	40, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
-	40, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
-	40, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
-	40, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
-	41, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
-	38, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
+	43, // 0: outrider.v1.RegisterAgentRequest.agent:type_name -> outrider.v1.Agent
+	43, // 1: outrider.v1.RegisterAgentResponse.agent:type_name -> outrider.v1.Agent
+	43, // 2: outrider.v1.GetAgentResponse.agent:type_name -> outrider.v1.Agent
+	43, // 3: outrider.v1.ListAgentsResponse.agents:type_name -> outrider.v1.Agent
+	44, // 4: outrider.v1.CheckActionRequest.context:type_name -> google.protobuf.Struct
+	41, // 5: outrider.v1.CheckActionRequest.binary_context:type_name -> outrider.v1.CheckActionRequest.BinaryContextEntry
 	0,  // 6: outrider.v1.CheckActionRequest.wait_mode:type_name -> outrider.v1.WaitMode
-	42, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
-	43, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
-	44, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
-	41, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
-	41, // 11: outrider.v1.ExplainActionRequest.context:type_name -> google.protobuf.Struct
-	39, // 12: outrider.v1.ExplainActionRequest.binary_context:type_name -> outrider.v1.ExplainActionRequest.BinaryContextEntry
-	42, // 13: outrider.v1.GuardrailExplanation.severity:type_name -> outrider.v1.Severity
-	45, // 14: outrider.v1.GuardrailExplanation.duration:type_name -> google.protobuf.Duration
-	42, // 15: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
-	43, // 16: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
-	12, // 17: outrider.v1.ExplainActionResponse.guardrails:type_name -> outrider.v1.GuardrailExplanation
-	46, // 18: outrider.v1.ExplainActionResponse.shadow:type_name -> outrider.v1.ShadowOutcome
-	47, // 19: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
-	47, // 20: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
-	47, // 21: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
-	48, // 22: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
-	48, // 23: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
-	49, // 24: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
-	44, // 25: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
-	44, // 26: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
-	50, // 27: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
-	48, // 28: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
-	48, // 29: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
-	44, // 30: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
-	41, // 31: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
-	44, // 32: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
-	44, // 33: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
-	1,  // 34: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
-	3,  // 35: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
-	5,  // 36: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
-	7,  // 37: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
-	9,  // 38: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
-	11, // 39: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
-	14, // 40: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
-	16, // 41: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
-	18, // 42: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
-	20, // 43: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
-	22, // 44: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
-	24, // 45: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
-	26, // 46: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
-	28, // 47: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
-	30, // 48: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
-	32, // 49: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
-	34, // 50: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
-	36, // 51: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
-	2,  // 52: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
-	4,  // 53: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
-	6,  // 54: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
-	8,  // 55: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
-	10, // 56: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
-	13, // 57: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
-	15, // 58: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
-	17, // 59: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
-	19, // 60: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
-	21, // 61: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
-	23, // 62: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
-	25, // 63: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
-	27, // 64: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
-	29, // 65: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
-	31, // 66: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
-	33, // 67: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
-	35, // 68: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
-	37, // 69: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
-	52, // [52:70] is the sub-list for method output_type
-	34, // [34:52] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	45, // 7: outrider.v1.CheckActionResponse.severity:type_name -> outrider.v1.Severity
+	46, // 8: outrider.v1.CheckActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	47, // 9: outrider.v1.CheckActionResponse.approval:type_name -> outrider.v1.Approval
+	44, // 10: outrider.v1.CheckActionResponse.effective_context:type_name -> google.protobuf.Struct
+	9,  // 11: outrider.v1.CheckActionsRequest.check:type_name -> outrider.v1.CheckActionRequest
+	10, // 12: outrider.v1.CheckActionsResponse.response:type_name -> outrider.v1.CheckActionResponse
+	13, // 13: outrider.v1.CheckActionsResponse.error:type_name -> outrider.v1.CheckActionsError
+	44, // 14: outrider.v1.ExplainActionRequest.context:type_name -> google.protobuf.Struct
+	42, // 15: outrider.v1.ExplainActionRequest.binary_context:type_name -> outrider.v1.ExplainActionRequest.BinaryContextEntry
+	45, // 16: outrider.v1.GuardrailExplanation.severity:type_name -> outrider.v1.Severity
+	48, // 17: outrider.v1.GuardrailExplanation.duration:type_name -> google.protobuf.Duration
+	45, // 18: outrider.v1.ExplainActionResponse.severity:type_name -> outrider.v1.Severity
+	46, // 19: outrider.v1.ExplainActionResponse.warnings:type_name -> outrider.v1.GuardrailWarning
+	15, // 20: outrider.v1.ExplainActionResponse.guardrails:type_name -> outrider.v1.GuardrailExplanation
+	49, // 21: outrider.v1.ExplainActionResponse.shadow:type_name -> outrider.v1.ShadowOutcome
+	50, // 22: outrider.v1.AddGuardrailRequest.guardrail:type_name -> outrider.v1.Guardrail
+	50, // 23: outrider.v1.AddGuardrailResponse.guardrail:type_name -> outrider.v1.Guardrail
+	50, // 24: outrider.v1.ListGuardrailsResponse.guardrails:type_name -> outrider.v1.Guardrail
+	51, // 25: outrider.v1.ListDecisionsRequest.start_time:type_name -> google.protobuf.Timestamp
+	51, // 26: outrider.v1.ListDecisionsRequest.end_time:type_name -> google.protobuf.Timestamp
+	52, // 27: outrider.v1.ListDecisionsResponse.decisions:type_name -> outrider.v1.Decision
+	47, // 28: outrider.v1.GetApprovalResponse.approval:type_name -> outrider.v1.Approval
+	47, // 29: outrider.v1.WatchApprovalResponse.approval:type_name -> outrider.v1.Approval
+	53, // 30: outrider.v1.ListApprovalsRequest.state:type_name -> outrider.v1.ApprovalState
+	51, // 31: outrider.v1.ListApprovalsRequest.start_time:type_name -> google.protobuf.Timestamp
+	51, // 32: outrider.v1.ListApprovalsRequest.end_time:type_name -> google.protobuf.Timestamp
+	47, // 33: outrider.v1.ListApprovalsResponse.approvals:type_name -> outrider.v1.Approval
+	44, // 34: outrider.v1.DecideApprovalRequest.edited_context:type_name -> google.protobuf.Struct
+	47, // 35: outrider.v1.DecideApprovalResponse.approval:type_name -> outrider.v1.Approval
+	47, // 36: outrider.v1.CancelApprovalResponse.approval:type_name -> outrider.v1.Approval
+	1,  // 37: outrider.v1.SupervisorService.RegisterAgent:input_type -> outrider.v1.RegisterAgentRequest
+	3,  // 38: outrider.v1.SupervisorService.DeregisterAgent:input_type -> outrider.v1.DeregisterAgentRequest
+	5,  // 39: outrider.v1.SupervisorService.GetAgent:input_type -> outrider.v1.GetAgentRequest
+	7,  // 40: outrider.v1.SupervisorService.ListAgents:input_type -> outrider.v1.ListAgentsRequest
+	9,  // 41: outrider.v1.SupervisorService.CheckAction:input_type -> outrider.v1.CheckActionRequest
+	11, // 42: outrider.v1.SupervisorService.CheckActions:input_type -> outrider.v1.CheckActionsRequest
+	14, // 43: outrider.v1.SupervisorService.ExplainAction:input_type -> outrider.v1.ExplainActionRequest
+	17, // 44: outrider.v1.SupervisorService.AddGuardrail:input_type -> outrider.v1.AddGuardrailRequest
+	19, // 45: outrider.v1.SupervisorService.RemoveGuardrail:input_type -> outrider.v1.RemoveGuardrailRequest
+	21, // 46: outrider.v1.SupervisorService.ListGuardrails:input_type -> outrider.v1.ListGuardrailsRequest
+	23, // 47: outrider.v1.SupervisorService.ReloadPolicy:input_type -> outrider.v1.ReloadPolicyRequest
+	25, // 48: outrider.v1.SupervisorService.ListDecisions:input_type -> outrider.v1.ListDecisionsRequest
+	27, // 49: outrider.v1.SupervisorService.GetApproval:input_type -> outrider.v1.GetApprovalRequest
+	29, // 50: outrider.v1.SupervisorService.WatchApproval:input_type -> outrider.v1.WatchApprovalRequest
+	31, // 51: outrider.v1.SupervisorService.ListApprovals:input_type -> outrider.v1.ListApprovalsRequest
+	33, // 52: outrider.v1.SupervisorService.DecideApproval:input_type -> outrider.v1.DecideApprovalRequest
+	35, // 53: outrider.v1.SupervisorService.CancelApproval:input_type -> outrider.v1.CancelApprovalRequest
+	37, // 54: outrider.v1.SupervisorService.AddApprovalPattern:input_type -> outrider.v1.AddApprovalPatternRequest
+	39, // 55: outrider.v1.SupervisorService.RemoveApprovalPattern:input_type -> outrider.v1.RemoveApprovalPatternRequest
+	2,  // 56: outrider.v1.SupervisorService.RegisterAgent:output_type -> outrider.v1.RegisterAgentResponse
+	4,  // 57: outrider.v1.SupervisorService.DeregisterAgent:output_type -> outrider.v1.DeregisterAgentResponse
+	6,  // 58: outrider.v1.SupervisorService.GetAgent:output_type -> outrider.v1.GetAgentResponse
+	8,  // 59: outrider.v1.SupervisorService.ListAgents:output_type -> outrider.v1.ListAgentsResponse
+	10, // 60: outrider.v1.SupervisorService.CheckAction:output_type -> outrider.v1.CheckActionResponse
+	12, // 61: outrider.v1.SupervisorService.CheckActions:output_type -> outrider.v1.CheckActionsResponse
+	16, // 62: outrider.v1.SupervisorService.ExplainAction:output_type -> outrider.v1.ExplainActionResponse
+	18, // 63: outrider.v1.SupervisorService.AddGuardrail:output_type -> outrider.v1.AddGuardrailResponse
+	20, // 64: outrider.v1.SupervisorService.RemoveGuardrail:output_type -> outrider.v1.RemoveGuardrailResponse
+	22, // 65: outrider.v1.SupervisorService.ListGuardrails:output_type -> outrider.v1.ListGuardrailsResponse
+	24, // 66: outrider.v1.SupervisorService.ReloadPolicy:output_type -> outrider.v1.ReloadPolicyResponse
+	26, // 67: outrider.v1.SupervisorService.ListDecisions:output_type -> outrider.v1.ListDecisionsResponse
+	28, // 68: outrider.v1.SupervisorService.GetApproval:output_type -> outrider.v1.GetApprovalResponse
+	30, // 69: outrider.v1.SupervisorService.WatchApproval:output_type -> outrider.v1.WatchApprovalResponse
+	32, // 70: outrider.v1.SupervisorService.ListApprovals:output_type -> outrider.v1.ListApprovalsResponse
+	34, // 71: outrider.v1.SupervisorService.DecideApproval:output_type -> outrider.v1.DecideApprovalResponse
+	36, // 72: outrider.v1.SupervisorService.CancelApproval:output_type -> outrider.v1.CancelApprovalResponse
+	38, // 73: outrider.v1.SupervisorService.AddApprovalPattern:output_type -> outrider.v1.AddApprovalPatternResponse
+	40, // 74: outrider.v1.SupervisorService.RemoveApprovalPattern:output_type -> outrider.v1.RemoveApprovalPatternResponse
+	56, // [56:75] is the sub-list for method output_type
+	37, // [37:56] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_outrider_v1_supervisor_service_proto_init() }
@@ -2648,13 +2901,17 @@ func file_outrider_v1_supervisor_service_proto_init() {
 	}
 	file_outrider_v1_common_proto_init()
 	file_outrider_v1_supervisor_proto_init()
+	file_outrider_v1_supervisor_service_proto_msgTypes[11].OneofWrappers = []any{
+		(*CheckActionsResponse_Response)(nil),
+		(*CheckActionsResponse_Error)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_outrider_v1_supervisor_service_proto_rawDesc), len(file_outrider_v1_supervisor_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   39,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

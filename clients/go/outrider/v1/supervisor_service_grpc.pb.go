@@ -24,6 +24,7 @@ const (
 	SupervisorService_GetAgent_FullMethodName              = "/outrider.v1.SupervisorService/GetAgent"
 	SupervisorService_ListAgents_FullMethodName            = "/outrider.v1.SupervisorService/ListAgents"
 	SupervisorService_CheckAction_FullMethodName           = "/outrider.v1.SupervisorService/CheckAction"
+	SupervisorService_CheckActions_FullMethodName          = "/outrider.v1.SupervisorService/CheckActions"
 	SupervisorService_ExplainAction_FullMethodName         = "/outrider.v1.SupervisorService/ExplainAction"
 	SupervisorService_AddGuardrail_FullMethodName          = "/outrider.v1.SupervisorService/AddGuardrail"
 	SupervisorService_RemoveGuardrail_FullMethodName       = "/outrider.v1.SupervisorService/RemoveGuardrail"
@@ -74,6 +75,22 @@ type SupervisorServiceClient interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(ctx context.Context, in *CheckActionRequest, opts ...grpc.CallOption) (*CheckActionResponse, error)
+	// CheckAction for an agent that checks at a high rate: one long-lived stream
+	// instead of a call per action (measured in docs/benchmarks.md, "Streaming
+	// CheckActions"). Each request is decided exactly as a unary CheckAction
+	// (authorization of check.agent_id, the credential's rate limit,
+	// limits.max_inflight_per_agent, validation, request_id re-attaching to an
+	// approval, one decision-log record and one span per decision) and answered
+	// once with the request's `id`. Answers come as decisions finish, not in
+	// request order: a request waiting for a human holds up no other. A request
+	// that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+	// `error` and the stream goes on. The stream itself ends with
+	// PERMISSION_DENIED when a request names another agent or the agent is
+	// killed or its credential revoked while the stream is open, and with
+	// INVALID_ARGUMENT when an id is reused while its request is in flight.
+	// Half-closing the request side ends the stream once every request is
+	// answered.
+	CheckActions(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CheckActionsRequest, CheckActionsResponse], error)
 	// What CheckAction would answer for this call now, guardrail by guardrail in
 	// evaluation order, with no side effect: no rate-limit count, no approval
 	// request, no circuit-breaker permit, no decision-log record, no metric. A
@@ -173,6 +190,19 @@ func (c *supervisorServiceClient) CheckAction(ctx context.Context, in *CheckActi
 	return out, nil
 }
 
+func (c *supervisorServiceClient) CheckActions(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[CheckActionsRequest, CheckActionsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &SupervisorService_ServiceDesc.Streams[0], SupervisorService_CheckActions_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CheckActionsRequest, CheckActionsResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SupervisorService_CheckActionsClient = grpc.BidiStreamingClient[CheckActionsRequest, CheckActionsResponse]
+
 func (c *supervisorServiceClient) ExplainAction(ctx context.Context, in *ExplainActionRequest, opts ...grpc.CallOption) (*ExplainActionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ExplainActionResponse)
@@ -245,7 +275,7 @@ func (c *supervisorServiceClient) GetApproval(ctx context.Context, in *GetApprov
 
 func (c *supervisorServiceClient) WatchApproval(ctx context.Context, in *WatchApprovalRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchApprovalResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &SupervisorService_ServiceDesc.Streams[0], SupervisorService_WatchApproval_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &SupervisorService_ServiceDesc.Streams[1], SupervisorService_WatchApproval_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -347,6 +377,22 @@ type SupervisorServiceServer interface {
 	// then the others in chain order; the first block wins; warnings accumulate.
 	// INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
 	CheckAction(context.Context, *CheckActionRequest) (*CheckActionResponse, error)
+	// CheckAction for an agent that checks at a high rate: one long-lived stream
+	// instead of a call per action (measured in docs/benchmarks.md, "Streaming
+	// CheckActions"). Each request is decided exactly as a unary CheckAction
+	// (authorization of check.agent_id, the credential's rate limit,
+	// limits.max_inflight_per_agent, validation, request_id re-attaching to an
+	// approval, one decision-log record and one span per decision) and answered
+	// once with the request's `id`. Answers come as decisions finish, not in
+	// request order: a request waiting for a human holds up no other. A request
+	// that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+	// `error` and the stream goes on. The stream itself ends with
+	// PERMISSION_DENIED when a request names another agent or the agent is
+	// killed or its credential revoked while the stream is open, and with
+	// INVALID_ARGUMENT when an id is reused while its request is in flight.
+	// Half-closing the request side ends the stream once every request is
+	// answered.
+	CheckActions(grpc.BidiStreamingServer[CheckActionsRequest, CheckActionsResponse]) error
 	// What CheckAction would answer for this call now, guardrail by guardrail in
 	// evaluation order, with no side effect: no rate-limit count, no approval
 	// request, no circuit-breaker permit, no decision-log record, no metric. A
@@ -410,6 +456,9 @@ func (UnimplementedSupervisorServiceServer) ListAgents(context.Context, *ListAge
 }
 func (UnimplementedSupervisorServiceServer) CheckAction(context.Context, *CheckActionRequest) (*CheckActionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CheckAction not implemented")
+}
+func (UnimplementedSupervisorServiceServer) CheckActions(grpc.BidiStreamingServer[CheckActionsRequest, CheckActionsResponse]) error {
+	return status.Error(codes.Unimplemented, "method CheckActions not implemented")
 }
 func (UnimplementedSupervisorServiceServer) ExplainAction(context.Context, *ExplainActionRequest) (*ExplainActionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExplainAction not implemented")
@@ -560,6 +609,13 @@ func _SupervisorService_CheckAction_Handler(srv interface{}, ctx context.Context
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _SupervisorService_CheckActions_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(SupervisorServiceServer).CheckActions(&grpc.GenericServerStream[CheckActionsRequest, CheckActionsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type SupervisorService_CheckActionsServer = grpc.BidiStreamingServer[CheckActionsRequest, CheckActionsResponse]
 
 func _SupervisorService_ExplainAction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ExplainActionRequest)
@@ -865,6 +921,12 @@ var SupervisorService_ServiceDesc = grpc.ServiceDesc{
 		},
 	},
 	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "CheckActions",
+			Handler:       _SupervisorService_CheckActions_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
 		{
 			StreamName:    "WatchApproval",
 			Handler:       _SupervisorService_WatchApproval_Handler,

@@ -126,6 +126,38 @@ class CheckActionResponse(_message.Message):
     permit_id: str
     def __init__(self, allowed: _Optional[bool] = ..., reason: _Optional[str] = ..., severity: _Optional[_Union[_common_pb2.Severity, str]] = ..., guardrail: _Optional[str] = ..., decision_id: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[_supervisor_pb2.GuardrailWarning, _Mapping]]] = ..., approval: _Optional[_Union[_supervisor_pb2.Approval, _Mapping]] = ..., effective_context: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., permit_id: _Optional[str] = ...) -> None: ...
 
+class CheckActionsRequest(_message.Message):
+    __slots__ = ("id", "check", "traceparent")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CHECK_FIELD_NUMBER: _ClassVar[int]
+    TRACEPARENT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    check: CheckActionRequest
+    traceparent: str
+    def __init__(self, id: _Optional[int] = ..., check: _Optional[_Union[CheckActionRequest, _Mapping]] = ..., traceparent: _Optional[str] = ...) -> None: ...
+
+class CheckActionsResponse(_message.Message):
+    __slots__ = ("id", "response", "error")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    response: CheckActionResponse
+    error: CheckActionsError
+    def __init__(self, id: _Optional[int] = ..., response: _Optional[_Union[CheckActionResponse, _Mapping]] = ..., error: _Optional[_Union[CheckActionsError, _Mapping]] = ...) -> None: ...
+
+class CheckActionsError(_message.Message):
+    __slots__ = ("code", "message", "reason", "field")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    reason: str
+    field: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., field: _Optional[str] = ...) -> None: ...
+
 class ExplainActionRequest(_message.Message):
     __slots__ = ("agent_id", "action", "context", "binary_context")
     class BinaryContextEntry(_message.Message):

@@ -65,6 +65,11 @@ class SupervisorServiceStub:
                 request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.SerializeToString,
                 response_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.FromString,
                 _registered_method=True)
+        self.CheckActions = channel.stream_stream(
+                '/outrider.v1.SupervisorService/CheckActions',
+                request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsRequest.SerializeToString,
+                response_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsResponse.FromString,
+                _registered_method=True)
         self.ExplainAction = channel.unary_unary(
                 '/outrider.v1.SupervisorService/ExplainAction',
                 request_serializer=outrider_dot_v1_dot_supervisor__service__pb2.ExplainActionRequest.SerializeToString,
@@ -185,6 +190,27 @@ class SupervisorServiceServicer:
         """Runs the guardrail chain for one action. Trust-root guardrails run first,
         then the others in chain order; the first block wins; warnings accumulate.
         INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CheckActions(self, request_iterator, context):
+        """CheckAction for an agent that checks at a high rate: one long-lived stream
+        instead of a call per action (measured in docs/benchmarks.md, "Streaming
+        CheckActions"). Each request is decided exactly as a unary CheckAction
+        (authorization of check.agent_id, the credential's rate limit,
+        limits.max_inflight_per_agent, validation, request_id re-attaching to an
+        approval, one decision-log record and one span per decision) and answered
+        once with the request's `id`. Answers come as decisions finish, not in
+        request order: a request waiting for a human holds up no other. A request
+        that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+        `error` and the stream goes on. The stream itself ends with
+        PERMISSION_DENIED when a request names another agent or the agent is
+        killed or its credential revoked while the stream is open, and with
+        INVALID_ARGUMENT when an id is reused while its request is in flight.
+        Half-closing the request side ends the stream once every request is
+        answered.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -321,6 +347,11 @@ def add_SupervisorServiceServicer_to_server(servicer, server):
                     servicer.CheckAction,
                     request_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.FromString,
                     response_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.SerializeToString,
+            ),
+            'CheckActions': grpc.stream_stream_rpc_method_handler(
+                    servicer.CheckActions,
+                    request_deserializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsRequest.FromString,
+                    response_serializer=outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsResponse.SerializeToString,
             ),
             'ExplainAction': grpc.unary_unary_rpc_method_handler(
                     servicer.ExplainAction,
@@ -529,6 +560,33 @@ class SupervisorService:
             '/outrider.v1.SupervisorService/CheckAction',
             outrider_dot_v1_dot_supervisor__service__pb2.CheckActionRequest.SerializeToString,
             outrider_dot_v1_dot_supervisor__service__pb2.CheckActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckActions(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/outrider.v1.SupervisorService/CheckActions',
+            outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsRequest.SerializeToString,
+            outrider_dot_v1_dot_supervisor__service__pb2.CheckActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -66,6 +66,23 @@ class SupervisorServiceStub:
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
     """
+    CheckActions: _grpc.StreamStreamMultiCallable[_supervisor_service_pb2.CheckActionsRequest, _supervisor_service_pb2.CheckActionsResponse]
+    """CheckAction for an agent that checks at a high rate: one long-lived stream
+    instead of a call per action (measured in docs/benchmarks.md, "Streaming
+    CheckActions"). Each request is decided exactly as a unary CheckAction
+    (authorization of check.agent_id, the credential's rate limit,
+    limits.max_inflight_per_agent, validation, request_id re-attaching to an
+    approval, one decision-log record and one span per decision) and answered
+    once with the request's `id`. Answers come as decisions finish, not in
+    request order: a request waiting for a human holds up no other. A request
+    that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+    `error` and the stream goes on. The stream itself ends with
+    PERMISSION_DENIED when a request names another agent or the agent is
+    killed or its credential revoked while the stream is open, and with
+    INVALID_ARGUMENT when an id is reused while its request is in flight.
+    Half-closing the request side ends the stream once every request is
+    answered.
+    """
     ExplainAction: _grpc.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]
     """What CheckAction would answer for this call now, guardrail by guardrail in
     evaluation order, with no side effect: no rate-limit count, no approval
@@ -150,6 +167,23 @@ class SupervisorServiceAsyncStub(SupervisorServiceStub):
     """Runs the guardrail chain for one action. Trust-root guardrails run first,
     then the others in chain order; the first block wins; warnings accumulate.
     INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+    """
+    CheckActions: _aio.StreamStreamMultiCallable[_supervisor_service_pb2.CheckActionsRequest, _supervisor_service_pb2.CheckActionsResponse]  # type: ignore[assignment]
+    """CheckAction for an agent that checks at a high rate: one long-lived stream
+    instead of a call per action (measured in docs/benchmarks.md, "Streaming
+    CheckActions"). Each request is decided exactly as a unary CheckAction
+    (authorization of check.agent_id, the credential's rate limit,
+    limits.max_inflight_per_agent, validation, request_id re-attaching to an
+    approval, one decision-log record and one span per decision) and answered
+    once with the request's `id`. Answers come as decisions finish, not in
+    request order: a request waiting for a human holds up no other. A request
+    that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+    `error` and the stream goes on. The stream itself ends with
+    PERMISSION_DENIED when a request names another agent or the agent is
+    killed or its credential revoked while the stream is open, and with
+    INVALID_ARGUMENT when an id is reused while its request is in flight.
+    Half-closing the request side ends the stream once every request is
+    answered.
     """
     ExplainAction: _aio.UnaryUnaryMultiCallable[_supervisor_service_pb2.ExplainActionRequest, _supervisor_service_pb2.ExplainActionResponse]  # type: ignore[assignment]
     """What CheckAction would answer for this call now, guardrail by guardrail in
@@ -262,6 +296,29 @@ class SupervisorServiceServicer(metaclass=_abc_1.ABCMeta):
         """Runs the guardrail chain for one action. Trust-root guardrails run first,
         then the others in chain order; the first block wins; warnings accumulate.
         INVALID_ARGUMENT: empty agent_id or action, context over the size limit.
+        """
+
+    @_abc_1.abstractmethod
+    def CheckActions(
+        self,
+        request_iterator: _MaybeAsyncIterator[_supervisor_service_pb2.CheckActionsRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_supervisor_service_pb2.CheckActionsResponse], _abc.AsyncIterator[_supervisor_service_pb2.CheckActionsResponse]]:
+        """CheckAction for an agent that checks at a high rate: one long-lived stream
+        instead of a call per action (measured in docs/benchmarks.md, "Streaming
+        CheckActions"). Each request is decided exactly as a unary CheckAction
+        (authorization of check.agent_id, the credential's rate limit,
+        limits.max_inflight_per_agent, validation, request_id re-attaching to an
+        approval, one decision-log record and one span per decision) and answered
+        once with the request's `id`. Answers come as decisions finish, not in
+        request order: a request waiting for a human holds up no other. A request
+        that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+        `error` and the stream goes on. The stream itself ends with
+        PERMISSION_DENIED when a request names another agent or the agent is
+        killed or its credential revoked while the stream is open, and with
+        INVALID_ARGUMENT when an id is reused while its request is in flight.
+        Half-closing the request side ends the stream once every request is
+        answered.
         """
 
     @_abc_1.abstractmethod

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file outrider/v1/supervisor_service.proto.
  */
 export const file_outrider_v1_supervisor_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSLmAQoURXhwbGFpbkFjdGlvblJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEigKB2NvbnRleHQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EkwKDmJpbmFyeV9jb250ZXh0GAQgAygLMjQub3V0cmlkZXIudjEuRXhwbGFpbkFjdGlvblJlcXVlc3QuQmluYXJ5Q29udGV4dEVudHJ5GjQKEkJpbmFyeUNvbnRleHRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAw6AjgBIokCChRHdWFyZHJhaWxFeHBsYW5hdGlvbhIRCglndWFyZHJhaWwYASABKAkSDAoEa2luZBgCIAEoCRIRCglldmFsdWF0ZWQYAyABKAgSDwoHYWxsb3dlZBgEIAEoCBInCghzZXZlcml0eRgFIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5Eg4KBnJlYXNvbhgGIAEoCRIrCghkdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIPCgdkZWNpZGVkGAggASgIEhYKDm5lZWRzX2FwcHJvdmFsGAkgASgIEg0KBWVycm9yGAogASgJEg4KBnNoYWRvdxgLIAEoCCKgAgoVRXhwbGFpbkFjdGlvblJlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgSDgoGcmVhc29uGAIgASgJEicKCHNldmVyaXR5GAMgASgOMhUub3V0cmlkZXIudjEuU2V2ZXJpdHkSEQoJZ3VhcmRyYWlsGAQgASgJEi8KCHdhcm5pbmdzGAUgAygLMh0ub3V0cmlkZXIudjEuR3VhcmRyYWlsV2FybmluZxI1CgpndWFyZHJhaWxzGAYgAygLMiEub3V0cmlkZXIudjEuR3VhcmRyYWlsRXhwbGFuYXRpb24SFgoObmVlZHNfYXBwcm92YWwYByABKAgSKgoGc2hhZG93GAggASgLMhoub3V0cmlkZXIudjEuU2hhZG93T3V0Y29tZSJUChNBZGRHdWFyZHJhaWxSZXF1ZXN0EikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBISCgpyZXF1ZXN0X2lkGAIgASgJIlMKFEFkZEd1YXJkcmFpbFJlc3BvbnNlEikKCWd1YXJkcmFpbBgBIAEoCzIWLm91dHJpZGVyLnYxLkd1YXJkcmFpbBIQCghwb3NpdGlvbhgCIAEoBSI6ChZSZW1vdmVHdWFyZHJhaWxSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIwChdSZW1vdmVHdWFyZHJhaWxSZXNwb25zZRIVCg1yZW1vdmVkX2NvdW50GAEgASgFIhcKFUxpc3RHdWFyZHJhaWxzUmVxdWVzdCJEChZMaXN0R3VhcmRyYWlsc1Jlc3BvbnNlEioKCmd1YXJkcmFpbHMYASADKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwiFQoTUmVsb2FkUG9saWN5UmVxdWVzdCI/ChRSZWxvYWRQb2xpY3lSZXNwb25zZRIXCg9ndWFyZHJhaWxfY291bnQYASABKAUSDgoGc291cmNlGAIgASgJIpMCChRMaXN0RGVjaXNpb25zUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIRCglndWFyZHJhaWwYBCABKAkSLgoKc3RhcnRfdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXBhZ2Vfc2l6ZRgHIAEoBRISCgpwYWdlX3Rva2VuGAggASgJEhYKDnNoYWRvd19vdXRjb21lGAkgASgJEhgKEHNoYWRvd19ndWFyZHJhaWwYCiABKAkiWgoVTGlzdERlY2lzaW9uc1Jlc3BvbnNlEigKCWRlY2lzaW9ucxgBIAMoCzIVLm91dHJpZGVyLnYxLkRlY2lzaW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIpChJHZXRBcHByb3ZhbFJlcXVlc3QSEwoLYXBwcm92YWxfaWQYASABKAkiPgoTR2V0QXBwcm92YWxSZXNwb25zZRInCghhcHByb3ZhbBgBIAEoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsIisKFFdhdGNoQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJIkAKFVdhdGNoQXBwcm92YWxSZXNwb25zZRInCghhcHByb3ZhbBgBIAEoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsIvoBChRMaXN0QXBwcm92YWxzUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKQoFc3RhdGUYAyABKA4yGi5vdXRyaWRlci52MS5BcHByb3ZhbFN0YXRlEhAKCHJldmlld2VyGAQgASgJEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCSJaChVMaXN0QXBwcm92YWxzUmVzcG9uc2USKAoJYXBwcm92YWxzGAEgAygLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIpMBChVEZWNpZGVBcHByb3ZhbFJlcXVlc3QSEwoLYXBwcm92YWxfaWQYASABKAkSDwoHYXBwcm92ZRgCIAEoCBIPCgdjb21tZW50GAMgASgJEi8KDmVkaXRlZF9jb250ZXh0GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpyZXF1ZXN0X2lkGAUgASgJIkEKFkRlY2lkZUFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCJQChVDYW5jZWxBcHByb3ZhbFJlcXVlc3QSEwoLYXBwcm92YWxfaWQYASABKAkSDgoGcmVhc29uGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiQQoWQ2FuY2VsQXBwcm92YWxSZXNwb25zZRInCghhcHByb3ZhbBgBIAEoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsIlMKGUFkZEFwcHJvdmFsUGF0dGVyblJlcXVlc3QSEQoJZ3VhcmRyYWlsGAEgASgJEg8KB3BhdHRlcm4YAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSIuChpBZGRBcHByb3ZhbFBhdHRlcm5SZXNwb25zZRIQCghwYXR0ZXJucxgBIAMoCSJWChxSZW1vdmVBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0EhEKCWd1YXJkcmFpbBgBIAEoCRIPCgdwYXR0ZXJuGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiMQodUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USEAoIcGF0dGVybnMYASADKAkqWQoIV2FpdE1vZGUSGQoVV0FJVF9NT0RFX1VOU1BFQ0lGSUVEEAASFgoSV0FJVF9NT0RFX0JMT0NLSU5HEAESGgoWV0FJVF9NT0RFX05PTl9CTE9DS0lORxACMtcMChFTdXBlcnZpc29yU2VydmljZRJWCg1SZWdpc3RlckFnZW50EiEub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlcXVlc3QaIi5vdXRyaWRlci52MS5SZWdpc3RlckFnZW50UmVzcG9uc2USXAoPRGVyZWdpc3RlckFnZW50EiMub3V0cmlkZXIudjEuRGVyZWdpc3RlckFnZW50UmVxdWVzdBokLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlc3BvbnNlEkcKCEdldEFnZW50Ehwub3V0cmlkZXIudjEuR2V0QWdlbnRSZXF1ZXN0Gh0ub3V0cmlkZXIudjEuR2V0QWdlbnRSZXNwb25zZRJNCgpMaXN0QWdlbnRzEh4ub3V0cmlkZXIudjEuTGlzdEFnZW50c1JlcXVlc3QaHy5vdXRyaWRlci52MS5MaXN0QWdlbnRzUmVzcG9uc2USUAoLQ2hlY2tBY3Rpb24SHy5vdXRyaWRlci52MS5DaGVja0FjdGlvblJlcXVlc3QaIC5vdXRyaWRlci52MS5DaGVja0FjdGlvblJlc3BvbnNlElYKDUV4cGxhaW5BY3Rpb24SIS5vdXRyaWRlci52MS5FeHBsYWluQWN0aW9uUmVxdWVzdBoiLm91dHJpZGVyLnYxLkV4cGxhaW5BY3Rpb25SZXNwb25zZRJTCgxBZGRHdWFyZHJhaWwSIC5vdXRyaWRlci52MS5BZGRHdWFyZHJhaWxSZXF1ZXN0GiEub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVzcG9uc2USXAoPUmVtb3ZlR3VhcmRyYWlsEiMub3V0cmlkZXIudjEuUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBokLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlc3BvbnNlElkKDkxpc3RHdWFyZHJhaWxzEiIub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXF1ZXN0GiMub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXNwb25zZRJTCgxSZWxvYWRQb2xpY3kSIC5vdXRyaWRlci52MS5SZWxvYWRQb2xpY3lSZXF1ZXN0GiEub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVzcG9uc2USVgoNTGlzdERlY2lzaW9ucxIhLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdERlY2lzaW9uc1Jlc3BvbnNlElAKC0dldEFwcHJvdmFsEh8ub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXF1ZXN0GiAub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXNwb25zZRJYCg1XYXRjaEFwcHJvdmFsEiEub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlcXVlc3QaIi5vdXRyaWRlci52MS5XYXRjaEFwcHJvdmFsUmVzcG9uc2UwARJWCg1MaXN0QXBwcm92YWxzEiEub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1JlcXVlc3QaIi5vdXRyaWRlci52MS5MaXN0QXBwcm92YWxzUmVzcG9uc2USWQoORGVjaWRlQXBwcm92YWwSIi5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlcXVlc3QaIy5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlc3BvbnNlElkKDkNhbmNlbEFwcHJvdmFsEiIub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXNwb25zZRJlChJBZGRBcHByb3ZhbFBhdHRlcm4SJi5vdXRyaWRlci52MS5BZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0Gicub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USbgoVUmVtb3ZlQXBwcm92YWxQYXR0ZXJuEikub3V0cmlkZXIudjEuUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBoqLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlQm8KD2Rldi5vdXRyaWRlci52MUIWU3VwZXJ2aXNvclNlcnZpY2VQcm90b1ABWkJnaXRodWIuY29tL291dHJpZGVyLWRldi9vdXRyaWRlci9jbGllbnRzL2dvL291dHJpZGVyL3YxO291dHJpZGVydjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
+  fileDesc("CiRvdXRyaWRlci92MS9zdXBlcnZpc29yX3NlcnZpY2UucHJvdG8SC291dHJpZGVyLnYxIk0KFFJlZ2lzdGVyQWdlbnRSZXF1ZXN0EiEKBWFnZW50GAEgASgLMhIub3V0cmlkZXIudjEuQWdlbnQSEgoKcmVxdWVzdF9pZBgCIAEoCSJLChVSZWdpc3RlckFnZW50UmVzcG9uc2USIQoFYWdlbnQYASABKAsyEi5vdXRyaWRlci52MS5BZ2VudBIPCgdjcmVhdGVkGAIgASgIIj4KFkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSIZChdEZXJlZ2lzdGVyQWdlbnRSZXNwb25zZSIjCg9HZXRBZ2VudFJlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkiNQoQR2V0QWdlbnRSZXNwb25zZRIhCgVhZ2VudBgBIAEoCzISLm91dHJpZGVyLnYxLkFnZW50IkkKEUxpc3RBZ2VudHNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIlEKEkxpc3RBZ2VudHNSZXNwb25zZRIiCgZhZ2VudHMYASADKAsyEi5vdXRyaWRlci52MS5BZ2VudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkioAIKEkNoZWNrQWN0aW9uUmVxdWVzdBIQCghhZ2VudF9pZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSKAoHY29udGV4dBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgEIAEoCRJKCg5iaW5hcnlfY29udGV4dBgFIAMoCzIyLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVxdWVzdC5CaW5hcnlDb250ZXh0RW50cnkSKAoJd2FpdF9tb2RlGAYgASgOMhUub3V0cmlkZXIudjEuV2FpdE1vZGUaNAoSQmluYXJ5Q29udGV4dEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDDoCOAEiqAIKE0NoZWNrQWN0aW9uUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBIOCgZyZWFzb24YAiABKAkSJwoIc2V2ZXJpdHkYAyABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIRCglndWFyZHJhaWwYBCABKAkSEwoLZGVjaXNpb25faWQYBSABKAkSLwoId2FybmluZ3MYBiADKAsyHS5vdXRyaWRlci52MS5HdWFyZHJhaWxXYXJuaW5nEicKCGFwcHJvdmFsGAcgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwSMgoRZWZmZWN0aXZlX2NvbnRleHQYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXBlcm1pdF9pZBgJIAEoCSJmChNDaGVja0FjdGlvbnNSZXF1ZXN0EgoKAmlkGAEgASgEEi4KBWNoZWNrGAIgASgLMh8ub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXF1ZXN0EhMKC3RyYWNlcGFyZW50GAMgASgJIpMBChRDaGVja0FjdGlvbnNSZXNwb25zZRIKCgJpZBgBIAEoBBI0CghyZXNwb25zZRgCIAEoCzIgLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uUmVzcG9uc2VIABIvCgVlcnJvchgDIAEoCzIeLm91dHJpZGVyLnYxLkNoZWNrQWN0aW9uc0Vycm9ySABCCAoGcmVzdWx0IlEKEUNoZWNrQWN0aW9uc0Vycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDQoFZmllbGQYBCABKAki5gEKFEV4cGxhaW5BY3Rpb25SZXF1ZXN0EhAKCGFnZW50X2lkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIoCgdjb250ZXh0GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBJMCg5iaW5hcnlfY29udGV4dBgEIAMoCzI0Lm91dHJpZGVyLnYxLkV4cGxhaW5BY3Rpb25SZXF1ZXN0LkJpbmFyeUNvbnRleHRFbnRyeRo0ChJCaW5hcnlDb250ZXh0RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgMOgI4ASKJAgoUR3VhcmRyYWlsRXhwbGFuYXRpb24SEQoJZ3VhcmRyYWlsGAEgASgJEgwKBGtpbmQYAiABKAkSEQoJZXZhbHVhdGVkGAMgASgIEg8KB2FsbG93ZWQYBCABKAgSJwoIc2V2ZXJpdHkYBSABKA4yFS5vdXRyaWRlci52MS5TZXZlcml0eRIOCgZyZWFzb24YBiABKAkSKwoIZHVyYXRpb24YByABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SDwoHZGVjaWRlZBgIIAEoCBIWCg5uZWVkc19hcHByb3ZhbBgJIAEoCBINCgVlcnJvchgKIAEoCRIOCgZzaGFkb3cYCyABKAgioAIKFUV4cGxhaW5BY3Rpb25SZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEg4KBnJlYXNvbhgCIAEoCRInCghzZXZlcml0eRgDIAEoDjIVLm91dHJpZGVyLnYxLlNldmVyaXR5EhEKCWd1YXJkcmFpbBgEIAEoCRIvCgh3YXJuaW5ncxgFIAMoCzIdLm91dHJpZGVyLnYxLkd1YXJkcmFpbFdhcm5pbmcSNQoKZ3VhcmRyYWlscxgGIAMoCzIhLm91dHJpZGVyLnYxLkd1YXJkcmFpbEV4cGxhbmF0aW9uEhYKDm5lZWRzX2FwcHJvdmFsGAcgASgIEioKBnNoYWRvdxgIIAEoCzIaLm91dHJpZGVyLnYxLlNoYWRvd091dGNvbWUiVAoTQWRkR3VhcmRyYWlsUmVxdWVzdBIpCglndWFyZHJhaWwYASABKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwSEgoKcmVxdWVzdF9pZBgCIAEoCSJTChRBZGRHdWFyZHJhaWxSZXNwb25zZRIpCglndWFyZHJhaWwYASABKAsyFi5vdXRyaWRlci52MS5HdWFyZHJhaWwSEAoIcG9zaXRpb24YAiABKAUiOgoWUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiMAoXUmVtb3ZlR3VhcmRyYWlsUmVzcG9uc2USFQoNcmVtb3ZlZF9jb3VudBgBIAEoBSIXChVMaXN0R3VhcmRyYWlsc1JlcXVlc3QiRAoWTGlzdEd1YXJkcmFpbHNSZXNwb25zZRIqCgpndWFyZHJhaWxzGAEgAygLMhYub3V0cmlkZXIudjEuR3VhcmRyYWlsIhUKE1JlbG9hZFBvbGljeVJlcXVlc3QiPwoUUmVsb2FkUG9saWN5UmVzcG9uc2USFwoPZ3VhcmRyYWlsX2NvdW50GAEgASgFEg4KBnNvdXJjZRgCIAEoCSKTAgoUTGlzdERlY2lzaW9uc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEg8KB291dGNvbWUYAyABKAkSEQoJZ3VhcmRyYWlsGAQgASgJEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZF90aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglwYWdlX3NpemUYByABKAUSEgoKcGFnZV90b2tlbhgIIAEoCRIWCg5zaGFkb3dfb3V0Y29tZRgJIAEoCRIYChBzaGFkb3dfZ3VhcmRyYWlsGAogASgJIloKFUxpc3REZWNpc2lvbnNSZXNwb25zZRIoCglkZWNpc2lvbnMYASADKAsyFS5vdXRyaWRlci52MS5EZWNpc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiKQoSR2V0QXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJIj4KE0dldEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCIrChRXYXRjaEFwcHJvdmFsUmVxdWVzdBITCgthcHByb3ZhbF9pZBgBIAEoCSJAChVXYXRjaEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCL6AQoUTGlzdEFwcHJvdmFsc1JlcXVlc3QSEAoIYWdlbnRfaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEikKBXN0YXRlGAMgASgOMhoub3V0cmlkZXIudjEuQXBwcm92YWxTdGF0ZRIQCghyZXZpZXdlchgEIAEoCRIuCgpzdGFydF90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCghlbmRfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJcGFnZV9zaXplGAcgASgFEhIKCnBhZ2VfdG9rZW4YCCABKAkiWgoVTGlzdEFwcHJvdmFsc1Jlc3BvbnNlEigKCWFwcHJvdmFscxgBIAMoCzIVLm91dHJpZGVyLnYxLkFwcHJvdmFsEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSKTAQoVRGVjaWRlQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2FwcHJvdmUYAiABKAgSDwoHY29tbWVudBgDIAEoCRIvCg5lZGl0ZWRfY29udGV4dBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKcmVxdWVzdF9pZBgFIAEoCSJBChZEZWNpZGVBcHByb3ZhbFJlc3BvbnNlEicKCGFwcHJvdmFsGAEgASgLMhUub3V0cmlkZXIudjEuQXBwcm92YWwiUAoVQ2FuY2VsQXBwcm92YWxSZXF1ZXN0EhMKC2FwcHJvdmFsX2lkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIkEKFkNhbmNlbEFwcHJvdmFsUmVzcG9uc2USJwoIYXBwcm92YWwYASABKAsyFS5vdXRyaWRlci52MS5BcHByb3ZhbCJTChlBZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0EhEKCWd1YXJkcmFpbBgBIAEoCRIPCgdwYXR0ZXJuGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkiLgoaQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USEAoIcGF0dGVybnMYASADKAkiVgocUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBIRCglndWFyZHJhaWwYASABKAkSDwoHcGF0dGVybhgCIAEoCRISCgpyZXF1ZXN0X2lkGAMgASgJIjEKHVJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlEhAKCHBhdHRlcm5zGAEgAygJKlkKCFdhaXRNb2RlEhkKFVdBSVRfTU9ERV9VTlNQRUNJRklFRBAAEhYKEldBSVRfTU9ERV9CTE9DS0lORxABEhoKFldBSVRfTU9ERV9OT05fQkxPQ0tJTkcQAjKwDQoRU3VwZXJ2aXNvclNlcnZpY2USVgoNUmVnaXN0ZXJBZ2VudBIhLm91dHJpZGVyLnYxLlJlZ2lzdGVyQWdlbnRSZXF1ZXN0GiIub3V0cmlkZXIudjEuUmVnaXN0ZXJBZ2VudFJlc3BvbnNlElwKD0RlcmVnaXN0ZXJBZ2VudBIjLm91dHJpZGVyLnYxLkRlcmVnaXN0ZXJBZ2VudFJlcXVlc3QaJC5vdXRyaWRlci52MS5EZXJlZ2lzdGVyQWdlbnRSZXNwb25zZRJHCghHZXRBZ2VudBIcLm91dHJpZGVyLnYxLkdldEFnZW50UmVxdWVzdBodLm91dHJpZGVyLnYxLkdldEFnZW50UmVzcG9uc2USTQoKTGlzdEFnZW50cxIeLm91dHJpZGVyLnYxLkxpc3RBZ2VudHNSZXF1ZXN0Gh8ub3V0cmlkZXIudjEuTGlzdEFnZW50c1Jlc3BvbnNlElAKC0NoZWNrQWN0aW9uEh8ub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXF1ZXN0GiAub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25SZXNwb25zZRJXCgxDaGVja0FjdGlvbnMSIC5vdXRyaWRlci52MS5DaGVja0FjdGlvbnNSZXF1ZXN0GiEub3V0cmlkZXIudjEuQ2hlY2tBY3Rpb25zUmVzcG9uc2UoATABElYKDUV4cGxhaW5BY3Rpb24SIS5vdXRyaWRlci52MS5FeHBsYWluQWN0aW9uUmVxdWVzdBoiLm91dHJpZGVyLnYxLkV4cGxhaW5BY3Rpb25SZXNwb25zZRJTCgxBZGRHdWFyZHJhaWwSIC5vdXRyaWRlci52MS5BZGRHdWFyZHJhaWxSZXF1ZXN0GiEub3V0cmlkZXIudjEuQWRkR3VhcmRyYWlsUmVzcG9uc2USXAoPUmVtb3ZlR3VhcmRyYWlsEiMub3V0cmlkZXIudjEuUmVtb3ZlR3VhcmRyYWlsUmVxdWVzdBokLm91dHJpZGVyLnYxLlJlbW92ZUd1YXJkcmFpbFJlc3BvbnNlElkKDkxpc3RHdWFyZHJhaWxzEiIub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXF1ZXN0GiMub3V0cmlkZXIudjEuTGlzdEd1YXJkcmFpbHNSZXNwb25zZRJTCgxSZWxvYWRQb2xpY3kSIC5vdXRyaWRlci52MS5SZWxvYWRQb2xpY3lSZXF1ZXN0GiEub3V0cmlkZXIudjEuUmVsb2FkUG9saWN5UmVzcG9uc2USVgoNTGlzdERlY2lzaW9ucxIhLm91dHJpZGVyLnYxLkxpc3REZWNpc2lvbnNSZXF1ZXN0GiIub3V0cmlkZXIudjEuTGlzdERlY2lzaW9uc1Jlc3BvbnNlElAKC0dldEFwcHJvdmFsEh8ub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXF1ZXN0GiAub3V0cmlkZXIudjEuR2V0QXBwcm92YWxSZXNwb25zZRJYCg1XYXRjaEFwcHJvdmFsEiEub3V0cmlkZXIudjEuV2F0Y2hBcHByb3ZhbFJlcXVlc3QaIi5vdXRyaWRlci52MS5XYXRjaEFwcHJvdmFsUmVzcG9uc2UwARJWCg1MaXN0QXBwcm92YWxzEiEub3V0cmlkZXIudjEuTGlzdEFwcHJvdmFsc1JlcXVlc3QaIi5vdXRyaWRlci52MS5MaXN0QXBwcm92YWxzUmVzcG9uc2USWQoORGVjaWRlQXBwcm92YWwSIi5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlcXVlc3QaIy5vdXRyaWRlci52MS5EZWNpZGVBcHByb3ZhbFJlc3BvbnNlElkKDkNhbmNlbEFwcHJvdmFsEiIub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXF1ZXN0GiMub3V0cmlkZXIudjEuQ2FuY2VsQXBwcm92YWxSZXNwb25zZRJlChJBZGRBcHByb3ZhbFBhdHRlcm4SJi5vdXRyaWRlci52MS5BZGRBcHByb3ZhbFBhdHRlcm5SZXF1ZXN0Gicub3V0cmlkZXIudjEuQWRkQXBwcm92YWxQYXR0ZXJuUmVzcG9uc2USbgoVUmVtb3ZlQXBwcm92YWxQYXR0ZXJuEikub3V0cmlkZXIudjEuUmVtb3ZlQXBwcm92YWxQYXR0ZXJuUmVxdWVzdBoqLm91dHJpZGVyLnYxLlJlbW92ZUFwcHJvdmFsUGF0dGVyblJlc3BvbnNlQm8KD2Rldi5vdXRyaWRlci52MUIWU3VwZXJ2aXNvclNlcnZpY2VQcm90b1ABWkJnaXRodWIuY29tL291dHJpZGVyLWRldi9vdXRyaWRlci9jbGllbnRzL2dvL291dHJpZGVyL3YxO291dHJpZGVydjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp, file_outrider_v1_common, file_outrider_v1_supervisor]);
 
 /**
  * @generated from message outrider.v1.RegisterAgentRequest
@@ -303,6 +303,121 @@ export const CheckActionResponseSchema: GenMessage<CheckActionResponse> = /*@__P
   messageDesc(file_outrider_v1_supervisor_service, 9);
 
 /**
+ * @generated from message outrider.v1.CheckActionsRequest
+ */
+export type CheckActionsRequest = Message<"outrider.v1.CheckActionsRequest"> & {
+  /**
+   * Chosen by the client and echoed in the answer; unique among the stream's
+   * requests in flight (ids may be reused once answered).
+   *
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * The call, as CheckAction takes it.
+   *
+   * @generated from field: outrider.v1.CheckActionRequest check = 2;
+   */
+  check?: CheckActionRequest | undefined;
+
+  /**
+   * W3C trace context of this decision (a unary call's `traceparent`
+   * metadata): its span continues that trace. Empty: a child of the stream's.
+   *
+   * @generated from field: string traceparent = 3;
+   */
+  traceparent: string;
+};
+
+/**
+ * Describes the message outrider.v1.CheckActionsRequest.
+ * Use `create(CheckActionsRequestSchema)` to create a new message.
+ */
+export const CheckActionsRequestSchema: GenMessage<CheckActionsRequest> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 10);
+
+/**
+ * @generated from message outrider.v1.CheckActionsResponse
+ */
+export type CheckActionsResponse = Message<"outrider.v1.CheckActionsResponse"> & {
+  /**
+   * The request's id.
+   *
+   * @generated from field: uint64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from oneof outrider.v1.CheckActionsResponse.result
+   */
+  result: {
+    /**
+     * What CheckAction would have answered.
+     *
+     * @generated from field: outrider.v1.CheckActionResponse response = 2;
+     */
+    value: CheckActionResponse;
+    case: "response";
+  } | {
+    /**
+     * Why CheckAction would have failed.
+     *
+     * @generated from field: outrider.v1.CheckActionsError error = 3;
+     */
+    value: CheckActionsError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message outrider.v1.CheckActionsResponse.
+ * Use `create(CheckActionsResponseSchema)` to create a new message.
+ */
+export const CheckActionsResponseSchema: GenMessage<CheckActionsResponse> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 11);
+
+/**
+ * One request's failure, as the unary call's status would carry it.
+ *
+ * @generated from message outrider.v1.CheckActionsError
+ */
+export type CheckActionsError = Message<"outrider.v1.CheckActionsError"> & {
+  /**
+   * The gRPC status code (google.rpc.Code numbering, e.g. 3 INVALID_ARGUMENT).
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The google.rpc.ErrorInfo reason (e.g. TOO_MANY_IN_FLIGHT), if any.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The offending request field for INVALID_ARGUMENT (e.g. check.action).
+   *
+   * @generated from field: string field = 4;
+   */
+  field: string;
+};
+
+/**
+ * Describes the message outrider.v1.CheckActionsError.
+ * Use `create(CheckActionsErrorSchema)` to create a new message.
+ */
+export const CheckActionsErrorSchema: GenMessage<CheckActionsError> = /*@__PURE__*/
+  messageDesc(file_outrider_v1_supervisor_service, 12);
+
+/**
  * @generated from message outrider.v1.ExplainActionRequest
  */
 export type ExplainActionRequest = Message<"outrider.v1.ExplainActionRequest"> & {
@@ -336,7 +451,7 @@ export type ExplainActionRequest = Message<"outrider.v1.ExplainActionRequest"> &
  * Use `create(ExplainActionRequestSchema)` to create a new message.
  */
 export const ExplainActionRequestSchema: GenMessage<ExplainActionRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 10);
+  messageDesc(file_outrider_v1_supervisor_service, 13);
 
 /**
  * One guardrail of the chain, in evaluation order.
@@ -422,7 +537,7 @@ export type GuardrailExplanation = Message<"outrider.v1.GuardrailExplanation"> &
  * Use `create(GuardrailExplanationSchema)` to create a new message.
  */
 export const GuardrailExplanationSchema: GenMessage<GuardrailExplanation> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 11);
+  messageDesc(file_outrider_v1_supervisor_service, 14);
 
 /**
  * @generated from message outrider.v1.ExplainActionResponse
@@ -484,7 +599,7 @@ export type ExplainActionResponse = Message<"outrider.v1.ExplainActionResponse">
  * Use `create(ExplainActionResponseSchema)` to create a new message.
  */
 export const ExplainActionResponseSchema: GenMessage<ExplainActionResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 12);
+  messageDesc(file_outrider_v1_supervisor_service, 15);
 
 /**
  * @generated from message outrider.v1.AddGuardrailRequest
@@ -506,7 +621,7 @@ export type AddGuardrailRequest = Message<"outrider.v1.AddGuardrailRequest"> & {
  * Use `create(AddGuardrailRequestSchema)` to create a new message.
  */
 export const AddGuardrailRequestSchema: GenMessage<AddGuardrailRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 13);
+  messageDesc(file_outrider_v1_supervisor_service, 16);
 
 /**
  * @generated from message outrider.v1.AddGuardrailResponse
@@ -530,7 +645,7 @@ export type AddGuardrailResponse = Message<"outrider.v1.AddGuardrailResponse"> &
  * Use `create(AddGuardrailResponseSchema)` to create a new message.
  */
 export const AddGuardrailResponseSchema: GenMessage<AddGuardrailResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 14);
+  messageDesc(file_outrider_v1_supervisor_service, 17);
 
 /**
  * @generated from message outrider.v1.RemoveGuardrailRequest
@@ -552,7 +667,7 @@ export type RemoveGuardrailRequest = Message<"outrider.v1.RemoveGuardrailRequest
  * Use `create(RemoveGuardrailRequestSchema)` to create a new message.
  */
 export const RemoveGuardrailRequestSchema: GenMessage<RemoveGuardrailRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 15);
+  messageDesc(file_outrider_v1_supervisor_service, 18);
 
 /**
  * @generated from message outrider.v1.RemoveGuardrailResponse
@@ -569,7 +684,7 @@ export type RemoveGuardrailResponse = Message<"outrider.v1.RemoveGuardrailRespon
  * Use `create(RemoveGuardrailResponseSchema)` to create a new message.
  */
 export const RemoveGuardrailResponseSchema: GenMessage<RemoveGuardrailResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 16);
+  messageDesc(file_outrider_v1_supervisor_service, 19);
 
 /**
  * @generated from message outrider.v1.ListGuardrailsRequest
@@ -582,7 +697,7 @@ export type ListGuardrailsRequest = Message<"outrider.v1.ListGuardrailsRequest">
  * Use `create(ListGuardrailsRequestSchema)` to create a new message.
  */
 export const ListGuardrailsRequestSchema: GenMessage<ListGuardrailsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 17);
+  messageDesc(file_outrider_v1_supervisor_service, 20);
 
 /**
  * @generated from message outrider.v1.ListGuardrailsResponse
@@ -599,7 +714,7 @@ export type ListGuardrailsResponse = Message<"outrider.v1.ListGuardrailsResponse
  * Use `create(ListGuardrailsResponseSchema)` to create a new message.
  */
 export const ListGuardrailsResponseSchema: GenMessage<ListGuardrailsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 18);
+  messageDesc(file_outrider_v1_supervisor_service, 21);
 
 /**
  * @generated from message outrider.v1.ReloadPolicyRequest
@@ -612,7 +727,7 @@ export type ReloadPolicyRequest = Message<"outrider.v1.ReloadPolicyRequest"> & {
  * Use `create(ReloadPolicyRequestSchema)` to create a new message.
  */
 export const ReloadPolicyRequestSchema: GenMessage<ReloadPolicyRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 19);
+  messageDesc(file_outrider_v1_supervisor_service, 22);
 
 /**
  * @generated from message outrider.v1.ReloadPolicyResponse
@@ -638,7 +753,7 @@ export type ReloadPolicyResponse = Message<"outrider.v1.ReloadPolicyResponse"> &
  * Use `create(ReloadPolicyResponseSchema)` to create a new message.
  */
 export const ReloadPolicyResponseSchema: GenMessage<ReloadPolicyResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 20);
+  messageDesc(file_outrider_v1_supervisor_service, 23);
 
 /**
  * @generated from message outrider.v1.ListDecisionsRequest
@@ -710,7 +825,7 @@ export type ListDecisionsRequest = Message<"outrider.v1.ListDecisionsRequest"> &
  * Use `create(ListDecisionsRequestSchema)` to create a new message.
  */
 export const ListDecisionsRequestSchema: GenMessage<ListDecisionsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 21);
+  messageDesc(file_outrider_v1_supervisor_service, 24);
 
 /**
  * @generated from message outrider.v1.ListDecisionsResponse
@@ -732,7 +847,7 @@ export type ListDecisionsResponse = Message<"outrider.v1.ListDecisionsResponse">
  * Use `create(ListDecisionsResponseSchema)` to create a new message.
  */
 export const ListDecisionsResponseSchema: GenMessage<ListDecisionsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 22);
+  messageDesc(file_outrider_v1_supervisor_service, 25);
 
 /**
  * @generated from message outrider.v1.GetApprovalRequest
@@ -749,7 +864,7 @@ export type GetApprovalRequest = Message<"outrider.v1.GetApprovalRequest"> & {
  * Use `create(GetApprovalRequestSchema)` to create a new message.
  */
 export const GetApprovalRequestSchema: GenMessage<GetApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 23);
+  messageDesc(file_outrider_v1_supervisor_service, 26);
 
 /**
  * @generated from message outrider.v1.GetApprovalResponse
@@ -766,7 +881,7 @@ export type GetApprovalResponse = Message<"outrider.v1.GetApprovalResponse"> & {
  * Use `create(GetApprovalResponseSchema)` to create a new message.
  */
 export const GetApprovalResponseSchema: GenMessage<GetApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 24);
+  messageDesc(file_outrider_v1_supervisor_service, 27);
 
 /**
  * @generated from message outrider.v1.WatchApprovalRequest
@@ -783,7 +898,7 @@ export type WatchApprovalRequest = Message<"outrider.v1.WatchApprovalRequest"> &
  * Use `create(WatchApprovalRequestSchema)` to create a new message.
  */
 export const WatchApprovalRequestSchema: GenMessage<WatchApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 25);
+  messageDesc(file_outrider_v1_supervisor_service, 28);
 
 /**
  * @generated from message outrider.v1.WatchApprovalResponse
@@ -800,7 +915,7 @@ export type WatchApprovalResponse = Message<"outrider.v1.WatchApprovalResponse">
  * Use `create(WatchApprovalResponseSchema)` to create a new message.
  */
 export const WatchApprovalResponseSchema: GenMessage<WatchApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 26);
+  messageDesc(file_outrider_v1_supervisor_service, 29);
 
 /**
  * @generated from message outrider.v1.ListApprovalsRequest
@@ -852,7 +967,7 @@ export type ListApprovalsRequest = Message<"outrider.v1.ListApprovalsRequest"> &
  * Use `create(ListApprovalsRequestSchema)` to create a new message.
  */
 export const ListApprovalsRequestSchema: GenMessage<ListApprovalsRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 27);
+  messageDesc(file_outrider_v1_supervisor_service, 30);
 
 /**
  * @generated from message outrider.v1.ListApprovalsResponse
@@ -874,7 +989,7 @@ export type ListApprovalsResponse = Message<"outrider.v1.ListApprovalsResponse">
  * Use `create(ListApprovalsResponseSchema)` to create a new message.
  */
 export const ListApprovalsResponseSchema: GenMessage<ListApprovalsResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 28);
+  messageDesc(file_outrider_v1_supervisor_service, 31);
 
 /**
  * @generated from message outrider.v1.DecideApprovalRequest
@@ -915,7 +1030,7 @@ export type DecideApprovalRequest = Message<"outrider.v1.DecideApprovalRequest">
  * Use `create(DecideApprovalRequestSchema)` to create a new message.
  */
 export const DecideApprovalRequestSchema: GenMessage<DecideApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 29);
+  messageDesc(file_outrider_v1_supervisor_service, 32);
 
 /**
  * @generated from message outrider.v1.DecideApprovalResponse
@@ -932,7 +1047,7 @@ export type DecideApprovalResponse = Message<"outrider.v1.DecideApprovalResponse
  * Use `create(DecideApprovalResponseSchema)` to create a new message.
  */
 export const DecideApprovalResponseSchema: GenMessage<DecideApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 30);
+  messageDesc(file_outrider_v1_supervisor_service, 33);
 
 /**
  * @generated from message outrider.v1.CancelApprovalRequest
@@ -959,7 +1074,7 @@ export type CancelApprovalRequest = Message<"outrider.v1.CancelApprovalRequest">
  * Use `create(CancelApprovalRequestSchema)` to create a new message.
  */
 export const CancelApprovalRequestSchema: GenMessage<CancelApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 31);
+  messageDesc(file_outrider_v1_supervisor_service, 34);
 
 /**
  * @generated from message outrider.v1.CancelApprovalResponse
@@ -976,7 +1091,7 @@ export type CancelApprovalResponse = Message<"outrider.v1.CancelApprovalResponse
  * Use `create(CancelApprovalResponseSchema)` to create a new message.
  */
 export const CancelApprovalResponseSchema: GenMessage<CancelApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 32);
+  messageDesc(file_outrider_v1_supervisor_service, 35);
 
 /**
  * @generated from message outrider.v1.AddApprovalPatternRequest
@@ -1005,7 +1120,7 @@ export type AddApprovalPatternRequest = Message<"outrider.v1.AddApprovalPatternR
  * Use `create(AddApprovalPatternRequestSchema)` to create a new message.
  */
 export const AddApprovalPatternRequestSchema: GenMessage<AddApprovalPatternRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 33);
+  messageDesc(file_outrider_v1_supervisor_service, 36);
 
 /**
  * @generated from message outrider.v1.AddApprovalPatternResponse
@@ -1022,7 +1137,7 @@ export type AddApprovalPatternResponse = Message<"outrider.v1.AddApprovalPattern
  * Use `create(AddApprovalPatternResponseSchema)` to create a new message.
  */
 export const AddApprovalPatternResponseSchema: GenMessage<AddApprovalPatternResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 34);
+  messageDesc(file_outrider_v1_supervisor_service, 37);
 
 /**
  * @generated from message outrider.v1.RemoveApprovalPatternRequest
@@ -1049,7 +1164,7 @@ export type RemoveApprovalPatternRequest = Message<"outrider.v1.RemoveApprovalPa
  * Use `create(RemoveApprovalPatternRequestSchema)` to create a new message.
  */
 export const RemoveApprovalPatternRequestSchema: GenMessage<RemoveApprovalPatternRequest> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 35);
+  messageDesc(file_outrider_v1_supervisor_service, 38);
 
 /**
  * @generated from message outrider.v1.RemoveApprovalPatternResponse
@@ -1066,7 +1181,7 @@ export type RemoveApprovalPatternResponse = Message<"outrider.v1.RemoveApprovalP
  * Use `create(RemoveApprovalPatternResponseSchema)` to create a new message.
  */
 export const RemoveApprovalPatternResponseSchema: GenMessage<RemoveApprovalPatternResponse> = /*@__PURE__*/
-  messageDesc(file_outrider_v1_supervisor_service, 36);
+  messageDesc(file_outrider_v1_supervisor_service, 39);
 
 /**
  * How CheckAction waits for a human approval.
@@ -1174,6 +1289,30 @@ export const SupervisorService: GenService<{
     methodKind: "unary";
     input: typeof CheckActionRequestSchema;
     output: typeof CheckActionResponseSchema;
+  },
+  /**
+   * CheckAction for an agent that checks at a high rate: one long-lived stream
+   * instead of a call per action (measured in docs/benchmarks.md, "Streaming
+   * CheckActions"). Each request is decided exactly as a unary CheckAction
+   * (authorization of check.agent_id, the credential's rate limit,
+   * limits.max_inflight_per_agent, validation, request_id re-attaching to an
+   * approval, one decision-log record and one span per decision) and answered
+   * once with the request's `id`. Answers come as decisions finish, not in
+   * request order: a request waiting for a human holds up no other. A request
+   * that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+   * `error` and the stream goes on. The stream itself ends with
+   * PERMISSION_DENIED when a request names another agent or the agent is
+   * killed or its credential revoked while the stream is open, and with
+   * INVALID_ARGUMENT when an id is reused while its request is in flight.
+   * Half-closing the request side ends the stream once every request is
+   * answered.
+   *
+   * @generated from rpc outrider.v1.SupervisorService.CheckActions
+   */
+  checkActions: {
+    methodKind: "bidi_streaming";
+    input: typeof CheckActionsRequestSchema;
+    output: typeof CheckActionsResponseSchema;
   },
   /**
    * What CheckAction would answer for this call now, guardrail by guardrail in

@@ -174,6 +174,37 @@ public final class SupervisorServiceGrpc {
     return getCheckActionMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.CheckActionsRequest,
+      dev.outrider.v1.CheckActionsResponse> getCheckActionsMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "CheckActions",
+      requestType = dev.outrider.v1.CheckActionsRequest.class,
+      responseType = dev.outrider.v1.CheckActionsResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+  public static io.grpc.MethodDescriptor<dev.outrider.v1.CheckActionsRequest,
+      dev.outrider.v1.CheckActionsResponse> getCheckActionsMethod() {
+    io.grpc.MethodDescriptor<dev.outrider.v1.CheckActionsRequest, dev.outrider.v1.CheckActionsResponse> getCheckActionsMethod;
+    if ((getCheckActionsMethod = SupervisorServiceGrpc.getCheckActionsMethod) == null) {
+      synchronized (SupervisorServiceGrpc.class) {
+        if ((getCheckActionsMethod = SupervisorServiceGrpc.getCheckActionsMethod) == null) {
+          SupervisorServiceGrpc.getCheckActionsMethod = getCheckActionsMethod =
+              io.grpc.MethodDescriptor.<dev.outrider.v1.CheckActionsRequest, dev.outrider.v1.CheckActionsResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "CheckActions"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.CheckActionsRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  dev.outrider.v1.CheckActionsResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new SupervisorServiceMethodDescriptorSupplier("CheckActions"))
+              .build();
+        }
+      }
+    }
+    return getCheckActionsMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<dev.outrider.v1.ExplainActionRequest,
       dev.outrider.v1.ExplainActionResponse> getExplainActionMethod;
 
@@ -713,6 +744,30 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * CheckAction for an agent that checks at a high rate: one long-lived stream
+     * instead of a call per action (measured in docs/benchmarks.md, "Streaming
+     * CheckActions"). Each request is decided exactly as a unary CheckAction
+     * (authorization of check.agent_id, the credential's rate limit,
+     * limits.max_inflight_per_agent, validation, request_id re-attaching to an
+     * approval, one decision-log record and one span per decision) and answered
+     * once with the request's `id`. Answers come as decisions finish, not in
+     * request order: a request waiting for a human holds up no other. A request
+     * that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+     * `error` and the stream goes on. The stream itself ends with
+     * PERMISSION_DENIED when a request names another agent or the agent is
+     * killed or its credential revoked while the stream is open, and with
+     * INVALID_ARGUMENT when an id is reused while its request is in flight.
+     * Half-closing the request side ends the stream once every request is
+     * answered.
+     * </pre>
+     */
+    default io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionsRequest> checkActions(
+        io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionsResponse> responseObserver) {
+      return io.grpc.stub.ServerCalls.asyncUnimplementedStreamingCall(getCheckActionsMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * What CheckAction would answer for this call now, guardrail by guardrail in
      * evaluation order, with no side effect: no rate-limit count, no approval
      * request, no circuit-breaker permit, no decision-log record, no metric. A
@@ -967,6 +1022,31 @@ public final class SupervisorServiceGrpc {
 
     /**
      * <pre>
+     * CheckAction for an agent that checks at a high rate: one long-lived stream
+     * instead of a call per action (measured in docs/benchmarks.md, "Streaming
+     * CheckActions"). Each request is decided exactly as a unary CheckAction
+     * (authorization of check.agent_id, the credential's rate limit,
+     * limits.max_inflight_per_agent, validation, request_id re-attaching to an
+     * approval, one decision-log record and one span per decision) and answered
+     * once with the request's `id`. Answers come as decisions finish, not in
+     * request order: a request waiting for a human holds up no other. A request
+     * that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+     * `error` and the stream goes on. The stream itself ends with
+     * PERMISSION_DENIED when a request names another agent or the agent is
+     * killed or its credential revoked while the stream is open, and with
+     * INVALID_ARGUMENT when an id is reused while its request is in flight.
+     * Half-closing the request side ends the stream once every request is
+     * answered.
+     * </pre>
+     */
+    public io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionsRequest> checkActions(
+        io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionsResponse> responseObserver) {
+      return io.grpc.stub.ClientCalls.asyncBidiStreamingCall(
+          getChannel().newCall(getCheckActionsMethod(), getCallOptions()), responseObserver);
+    }
+
+    /**
+     * <pre>
      * What CheckAction would answer for this call now, guardrail by guardrail in
      * evaluation order, with no side effect: no rate-limit count, no approval
      * request, no circuit-breaker permit, no decision-log record, no metric. A
@@ -1207,6 +1287,32 @@ public final class SupervisorServiceGrpc {
     public dev.outrider.v1.CheckActionResponse checkAction(dev.outrider.v1.CheckActionRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getCheckActionMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * CheckAction for an agent that checks at a high rate: one long-lived stream
+     * instead of a call per action (measured in docs/benchmarks.md, "Streaming
+     * CheckActions"). Each request is decided exactly as a unary CheckAction
+     * (authorization of check.agent_id, the credential's rate limit,
+     * limits.max_inflight_per_agent, validation, request_id re-attaching to an
+     * approval, one decision-log record and one span per decision) and answered
+     * once with the request's `id`. Answers come as decisions finish, not in
+     * request order: a request waiting for a human holds up no other. A request
+     * that fails (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) is answered with
+     * `error` and the stream goes on. The stream itself ends with
+     * PERMISSION_DENIED when a request names another agent or the agent is
+     * killed or its credential revoked while the stream is open, and with
+     * INVALID_ARGUMENT when an id is reused while its request is in flight.
+     * Half-closing the request side ends the stream once every request is
+     * answered.
+     * </pre>
+     */
+    @io.grpc.ExperimentalApi("https://github.com/grpc/grpc-java/issues/10918")
+    public io.grpc.stub.BlockingClientCall<dev.outrider.v1.CheckActionsRequest, dev.outrider.v1.CheckActionsResponse>
+        checkActions() {
+      return io.grpc.stub.ClientCalls.blockingBidiStreamingCall(
+          getChannel(), getCheckActionsMethod(), getCallOptions());
     }
 
     /**
@@ -1843,6 +1949,7 @@ public final class SupervisorServiceGrpc {
   private static final int METHODID_CANCEL_APPROVAL = 15;
   private static final int METHODID_ADD_APPROVAL_PATTERN = 16;
   private static final int METHODID_REMOVE_APPROVAL_PATTERN = 17;
+  private static final int METHODID_CHECK_ACTIONS = 18;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1943,6 +2050,9 @@ public final class SupervisorServiceGrpc {
     public io.grpc.stub.StreamObserver<Req> invoke(
         io.grpc.stub.StreamObserver<Resp> responseObserver) {
       switch (methodId) {
+        case METHODID_CHECK_ACTIONS:
+          return (io.grpc.stub.StreamObserver<Req>) serviceImpl.checkActions(
+              (io.grpc.stub.StreamObserver<dev.outrider.v1.CheckActionsResponse>) responseObserver);
         default:
           throw new AssertionError();
       }
@@ -1986,6 +2096,13 @@ public final class SupervisorServiceGrpc {
               dev.outrider.v1.CheckActionRequest,
               dev.outrider.v1.CheckActionResponse>(
                 service, METHODID_CHECK_ACTION)))
+        .addMethod(
+          getCheckActionsMethod(),
+          io.grpc.stub.ServerCalls.asyncBidiStreamingCall(
+            new MethodHandlers<
+              dev.outrider.v1.CheckActionsRequest,
+              dev.outrider.v1.CheckActionsResponse>(
+                service, METHODID_CHECK_ACTIONS)))
         .addMethod(
           getExplainActionMethod(),
           io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -2130,6 +2247,7 @@ public final class SupervisorServiceGrpc {
               .addMethod(getGetAgentMethod())
               .addMethod(getListAgentsMethod())
               .addMethod(getCheckActionMethod())
+              .addMethod(getCheckActionsMethod())
               .addMethod(getExplainActionMethod())
               .addMethod(getAddGuardrailMethod())
               .addMethod(getRemoveGuardrailMethod())

@@ -82,6 +82,21 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_outrider_v1_CheckActionResponse_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_CheckActionsRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_CheckActionsRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_CheckActionsResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_CheckActionsResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_outrider_v1_CheckActionsError_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_outrider_v1_CheckActionsError_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_outrider_v1_ExplainActionRequest_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -269,144 +284,157 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       "oval\030\007 \001(\0132\025.outrider.v1.ApprovalR\010appro" +
       "val\022D\n\021effective_context\030\010 \001(\0132\027.google." +
       "protobuf.StructR\020effectiveContext\022\033\n\tper" +
-      "mit_id\030\t \001(\tR\010permitId\"\233\002\n\024ExplainAction" +
-      "Request\022\031\n\010agent_id\030\001 \001(\tR\007agentId\022\026\n\006ac" +
-      "tion\030\002 \001(\tR\006action\0221\n\007context\030\003 \001(\0132\027.go" +
-      "ogle.protobuf.StructR\007context\022[\n\016binary_" +
-      "context\030\004 \003(\01324.outrider.v1.ExplainActio" +
-      "nRequest.BinaryContextEntryR\rbinaryConte" +
-      "xt\032@\n\022BinaryContextEntry\022\020\n\003key\030\001 \001(\tR\003k" +
-      "ey\022\024\n\005value\030\002 \001(\014R\005value:\0028\001\"\361\002\n\024Guardra" +
-      "ilExplanation\022\034\n\tguardrail\030\001 \001(\tR\tguardr" +
-      "ail\022\022\n\004kind\030\002 \001(\tR\004kind\022\034\n\tevaluated\030\003 \001" +
-      "(\010R\tevaluated\022\030\n\007allowed\030\004 \001(\010R\007allowed\022" +
-      "1\n\010severity\030\005 \001(\0162\025.outrider.v1.Severity" +
-      "R\010severity\022\026\n\006reason\030\006 \001(\tR\006reason\0225\n\010du" +
-      "ration\030\007 \001(\0132\031.google.protobuf.DurationR" +
-      "\010duration\022\030\n\007decided\030\010 \001(\010R\007decided\022%\n\016n" +
-      "eeds_approval\030\t \001(\010R\rneedsApproval\022\024\n\005er" +
-      "ror\030\n \001(\tR\005error\022\026\n\006shadow\030\013 \001(\010R\006shadow" +
-      "\"\363\002\n\025ExplainActionResponse\022\030\n\007allowed\030\001 " +
-      "\001(\010R\007allowed\022\026\n\006reason\030\002 \001(\tR\006reason\0221\n\010" +
-      "severity\030\003 \001(\0162\025.outrider.v1.SeverityR\010s" +
-      "everity\022\034\n\tguardrail\030\004 \001(\tR\tguardrail\0229\n" +
-      "\010warnings\030\005 \003(\0132\035.outrider.v1.GuardrailW" +
-      "arningR\010warnings\022A\n\nguardrails\030\006 \003(\0132!.o" +
-      "utrider.v1.GuardrailExplanationR\nguardra" +
-      "ils\022%\n\016needs_approval\030\007 \001(\010R\rneedsApprov" +
-      "al\0222\n\006shadow\030\010 \001(\0132\032.outrider.v1.ShadowO" +
-      "utcomeR\006shadow\"j\n\023AddGuardrailRequest\0224\n" +
-      "\tguardrail\030\001 \001(\0132\026.outrider.v1.Guardrail" +
-      "R\tguardrail\022\035\n\nrequest_id\030\002 \001(\tR\trequest" +
-      "Id\"h\n\024AddGuardrailResponse\0224\n\tguardrail\030" +
-      "\001 \001(\0132\026.outrider.v1.GuardrailR\tguardrail" +
-      "\022\032\n\010position\030\002 \001(\005R\010position\"K\n\026RemoveGu" +
-      "ardrailRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nre" +
-      "quest_id\030\002 \001(\tR\trequestId\">\n\027RemoveGuard" +
-      "railResponse\022#\n\rremoved_count\030\001 \001(\005R\014rem" +
-      "ovedCount\"\027\n\025ListGuardrailsRequest\"P\n\026Li" +
-      "stGuardrailsResponse\0226\n\nguardrails\030\001 \003(\013" +
-      "2\026.outrider.v1.GuardrailR\nguardrails\"\025\n\023" +
-      "ReloadPolicyRequest\"W\n\024ReloadPolicyRespo" +
-      "nse\022\'\n\017guardrail_count\030\001 \001(\005R\016guardrailC" +
-      "ount\022\026\n\006source\030\002 \001(\tR\006source\"\201\003\n\024ListDec" +
-      "isionsRequest\022\031\n\010agent_id\030\001 \001(\tR\007agentId" +
-      "\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007outcome\030\003 \001(" +
-      "\tR\007outcome\022\034\n\tguardrail\030\004 \001(\tR\tguardrail" +
-      "\0229\n\nstart_time\030\005 \001(\0132\032.google.protobuf.T" +
-      "imestampR\tstartTime\0225\n\010end_time\030\006 \001(\0132\032." +
-      "google.protobuf.TimestampR\007endTime\022\033\n\tpa" +
-      "ge_size\030\007 \001(\005R\010pageSize\022\035\n\npage_token\030\010 " +
-      "\001(\tR\tpageToken\022%\n\016shadow_outcome\030\t \001(\tR\r" +
-      "shadowOutcome\022)\n\020shadow_guardrail\030\n \001(\tR" +
-      "\017shadowGuardrail\"t\n\025ListDecisionsRespons" +
-      "e\0223\n\tdecisions\030\001 \003(\0132\025.outrider.v1.Decis" +
-      "ionR\tdecisions\022&\n\017next_page_token\030\002 \001(\tR" +
-      "\rnextPageToken\"5\n\022GetApprovalRequest\022\037\n\013" +
-      "approval_id\030\001 \001(\tR\napprovalId\"H\n\023GetAppr" +
-      "ovalResponse\0221\n\010approval\030\001 \001(\0132\025.outride" +
-      "r.v1.ApprovalR\010approval\"7\n\024WatchApproval" +
-      "Request\022\037\n\013approval_id\030\001 \001(\tR\napprovalId" +
-      "\"J\n\025WatchApprovalResponse\0221\n\010approval\030\001 " +
-      "\001(\0132\025.outrider.v1.ApprovalR\010approval\"\305\002\n" +
-      "\024ListApprovalsRequest\022\031\n\010agent_id\030\001 \001(\tR" +
-      "\007agentId\022\026\n\006action\030\002 \001(\tR\006action\0220\n\005stat" +
-      "e\030\003 \001(\0162\032.outrider.v1.ApprovalStateR\005sta" +
-      "te\022\032\n\010reviewer\030\004 \001(\tR\010reviewer\0229\n\nstart_" +
-      "time\030\005 \001(\0132\032.google.protobuf.TimestampR\t" +
-      "startTime\0225\n\010end_time\030\006 \001(\0132\032.google.pro" +
-      "tobuf.TimestampR\007endTime\022\033\n\tpage_size\030\007 " +
-      "\001(\005R\010pageSize\022\035\n\npage_token\030\010 \001(\tR\tpageT" +
-      "oken\"t\n\025ListApprovalsResponse\0223\n\tapprova" +
-      "ls\030\001 \003(\0132\025.outrider.v1.ApprovalR\tapprova" +
-      "ls\022&\n\017next_page_token\030\002 \001(\tR\rnextPageTok" +
-      "en\"\313\001\n\025DecideApprovalRequest\022\037\n\013approval" +
-      "_id\030\001 \001(\tR\napprovalId\022\030\n\007approve\030\002 \001(\010R\007" +
-      "approve\022\030\n\007comment\030\003 \001(\tR\007comment\022>\n\016edi" +
-      "ted_context\030\004 \001(\0132\027.google.protobuf.Stru" +
-      "ctR\reditedContext\022\035\n\nrequest_id\030\005 \001(\tR\tr" +
-      "equestId\"K\n\026DecideApprovalResponse\0221\n\010ap" +
-      "proval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010app" +
-      "roval\"o\n\025CancelApprovalRequest\022\037\n\013approv" +
-      "al_id\030\001 \001(\tR\napprovalId\022\026\n\006reason\030\002 \001(\tR" +
-      "\006reason\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"K" +
-      "\n\026CancelApprovalResponse\0221\n\010approval\030\001 \001" +
-      "(\0132\025.outrider.v1.ApprovalR\010approval\"r\n\031A" +
-      "ddApprovalPatternRequest\022\034\n\tguardrail\030\001 " +
-      "\001(\tR\tguardrail\022\030\n\007pattern\030\002 \001(\tR\007pattern" +
-      "\022\035\n\nrequest_id\030\003 \001(\tR\trequestId\"8\n\032AddAp" +
-      "provalPatternResponse\022\032\n\010patterns\030\001 \003(\tR" +
-      "\010patterns\"u\n\034RemoveApprovalPatternReques" +
-      "t\022\034\n\tguardrail\030\001 \001(\tR\tguardrail\022\030\n\007patte" +
-      "rn\030\002 \001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR\tr" +
-      "equestId\";\n\035RemoveApprovalPatternRespons" +
-      "e\022\032\n\010patterns\030\001 \003(\tR\010patterns*Y\n\010WaitMod" +
-      "e\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000\022\026\n\022WAIT_MOD" +
-      "E_BLOCKING\020\001\022\032\n\026WAIT_MODE_NON_BLOCKING\020\002" +
-      "2\327\014\n\021SupervisorService\022V\n\rRegisterAgent\022" +
-      "!.outrider.v1.RegisterAgentRequest\032\".out" +
-      "rider.v1.RegisterAgentResponse\022\\\n\017Deregi" +
-      "sterAgent\022#.outrider.v1.DeregisterAgentR" +
-      "equest\032$.outrider.v1.DeregisterAgentResp" +
-      "onse\022G\n\010GetAgent\022\034.outrider.v1.GetAgentR" +
-      "equest\032\035.outrider.v1.GetAgentResponse\022M\n" +
-      "\nListAgents\022\036.outrider.v1.ListAgentsRequ" +
-      "est\032\037.outrider.v1.ListAgentsResponse\022P\n\013" +
-      "CheckAction\022\037.outrider.v1.CheckActionReq" +
-      "uest\032 .outrider.v1.CheckActionResponse\022V" +
-      "\n\rExplainAction\022!.outrider.v1.ExplainAct" +
-      "ionRequest\032\".outrider.v1.ExplainActionRe" +
-      "sponse\022S\n\014AddGuardrail\022 .outrider.v1.Add" +
-      "GuardrailRequest\032!.outrider.v1.AddGuardr" +
-      "ailResponse\022\\\n\017RemoveGuardrail\022#.outride" +
-      "r.v1.RemoveGuardrailRequest\032$.outrider.v" +
-      "1.RemoveGuardrailResponse\022Y\n\016ListGuardra" +
-      "ils\022\".outrider.v1.ListGuardrailsRequest\032" +
-      "#.outrider.v1.ListGuardrailsResponse\022S\n\014" +
-      "ReloadPolicy\022 .outrider.v1.ReloadPolicyR" +
-      "equest\032!.outrider.v1.ReloadPolicyRespons" +
-      "e\022V\n\rListDecisions\022!.outrider.v1.ListDec" +
-      "isionsRequest\032\".outrider.v1.ListDecision" +
-      "sResponse\022P\n\013GetApproval\022\037.outrider.v1.G" +
-      "etApprovalRequest\032 .outrider.v1.GetAppro" +
-      "valResponse\022X\n\rWatchApproval\022!.outrider." +
-      "v1.WatchApprovalRequest\032\".outrider.v1.Wa" +
-      "tchApprovalResponse0\001\022V\n\rListApprovals\022!" +
-      ".outrider.v1.ListApprovalsRequest\032\".outr" +
-      "ider.v1.ListApprovalsResponse\022Y\n\016DecideA" +
-      "pproval\022\".outrider.v1.DecideApprovalRequ" +
-      "est\032#.outrider.v1.DecideApprovalResponse" +
-      "\022Y\n\016CancelApproval\022\".outrider.v1.CancelA" +
-      "pprovalRequest\032#.outrider.v1.CancelAppro" +
-      "valResponse\022e\n\022AddApprovalPattern\022&.outr" +
-      "ider.v1.AddApprovalPatternRequest\032\'.outr" +
-      "ider.v1.AddApprovalPatternResponse\022n\n\025Re" +
-      "moveApprovalPattern\022).outrider.v1.Remove" +
-      "ApprovalPatternRequest\032*.outrider.v1.Rem" +
-      "oveApprovalPatternResponseBo\n\017dev.outrid" +
-      "er.v1B\026SupervisorServiceProtoP\001ZBgithub." +
-      "com/outrider-dev/outrider/clients/go/out" +
-      "rider/v1;outriderv1b\006proto3"
+      "mit_id\030\t \001(\tR\010permitId\"~\n\023CheckActionsRe" +
+      "quest\022\016\n\002id\030\001 \001(\004R\002id\0225\n\005check\030\002 \001(\0132\037.o" +
+      "utrider.v1.CheckActionRequestR\005check\022 \n\013" +
+      "traceparent\030\003 \001(\tR\013traceparent\"\250\001\n\024Check" +
+      "ActionsResponse\022\016\n\002id\030\001 \001(\004R\002id\022>\n\010respo" +
+      "nse\030\002 \001(\0132 .outrider.v1.CheckActionRespo" +
+      "nseH\000R\010response\0226\n\005error\030\003 \001(\0132\036.outride" +
+      "r.v1.CheckActionsErrorH\000R\005errorB\010\n\006resul" +
+      "t\"o\n\021CheckActionsError\022\022\n\004code\030\001 \001(\005R\004co" +
+      "de\022\030\n\007message\030\002 \001(\tR\007message\022\026\n\006reason\030\003" +
+      " \001(\tR\006reason\022\024\n\005field\030\004 \001(\tR\005field\"\233\002\n\024E" +
+      "xplainActionRequest\022\031\n\010agent_id\030\001 \001(\tR\007a" +
+      "gentId\022\026\n\006action\030\002 \001(\tR\006action\0221\n\007contex" +
+      "t\030\003 \001(\0132\027.google.protobuf.StructR\007contex" +
+      "t\022[\n\016binary_context\030\004 \003(\01324.outrider.v1." +
+      "ExplainActionRequest.BinaryContextEntryR" +
+      "\rbinaryContext\032@\n\022BinaryContextEntry\022\020\n\003" +
+      "key\030\001 \001(\tR\003key\022\024\n\005value\030\002 \001(\014R\005value:\0028\001" +
+      "\"\361\002\n\024GuardrailExplanation\022\034\n\tguardrail\030\001" +
+      " \001(\tR\tguardrail\022\022\n\004kind\030\002 \001(\tR\004kind\022\034\n\te" +
+      "valuated\030\003 \001(\010R\tevaluated\022\030\n\007allowed\030\004 \001" +
+      "(\010R\007allowed\0221\n\010severity\030\005 \001(\0162\025.outrider" +
+      ".v1.SeverityR\010severity\022\026\n\006reason\030\006 \001(\tR\006" +
+      "reason\0225\n\010duration\030\007 \001(\0132\031.google.protob" +
+      "uf.DurationR\010duration\022\030\n\007decided\030\010 \001(\010R\007" +
+      "decided\022%\n\016needs_approval\030\t \001(\010R\rneedsAp" +
+      "proval\022\024\n\005error\030\n \001(\tR\005error\022\026\n\006shadow\030\013" +
+      " \001(\010R\006shadow\"\363\002\n\025ExplainActionResponse\022\030" +
+      "\n\007allowed\030\001 \001(\010R\007allowed\022\026\n\006reason\030\002 \001(\t" +
+      "R\006reason\0221\n\010severity\030\003 \001(\0162\025.outrider.v1" +
+      ".SeverityR\010severity\022\034\n\tguardrail\030\004 \001(\tR\t" +
+      "guardrail\0229\n\010warnings\030\005 \003(\0132\035.outrider.v" +
+      "1.GuardrailWarningR\010warnings\022A\n\nguardrai" +
+      "ls\030\006 \003(\0132!.outrider.v1.GuardrailExplanat" +
+      "ionR\nguardrails\022%\n\016needs_approval\030\007 \001(\010R" +
+      "\rneedsApproval\0222\n\006shadow\030\010 \001(\0132\032.outride" +
+      "r.v1.ShadowOutcomeR\006shadow\"j\n\023AddGuardra" +
+      "ilRequest\0224\n\tguardrail\030\001 \001(\0132\026.outrider." +
+      "v1.GuardrailR\tguardrail\022\035\n\nrequest_id\030\002 " +
+      "\001(\tR\trequestId\"h\n\024AddGuardrailResponse\0224" +
+      "\n\tguardrail\030\001 \001(\0132\026.outrider.v1.Guardrai" +
+      "lR\tguardrail\022\032\n\010position\030\002 \001(\005R\010position" +
+      "\"K\n\026RemoveGuardrailRequest\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\">\n" +
+      "\027RemoveGuardrailResponse\022#\n\rremoved_coun" +
+      "t\030\001 \001(\005R\014removedCount\"\027\n\025ListGuardrailsR" +
+      "equest\"P\n\026ListGuardrailsResponse\0226\n\nguar" +
+      "drails\030\001 \003(\0132\026.outrider.v1.GuardrailR\ngu" +
+      "ardrails\"\025\n\023ReloadPolicyRequest\"W\n\024Reloa" +
+      "dPolicyResponse\022\'\n\017guardrail_count\030\001 \001(\005" +
+      "R\016guardrailCount\022\026\n\006source\030\002 \001(\tR\006source" +
+      "\"\201\003\n\024ListDecisionsRequest\022\031\n\010agent_id\030\001 " +
+      "\001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006action\022\030\n\007" +
+      "outcome\030\003 \001(\tR\007outcome\022\034\n\tguardrail\030\004 \001(" +
+      "\tR\tguardrail\0229\n\nstart_time\030\005 \001(\0132\032.googl" +
+      "e.protobuf.TimestampR\tstartTime\0225\n\010end_t" +
+      "ime\030\006 \001(\0132\032.google.protobuf.TimestampR\007e" +
+      "ndTime\022\033\n\tpage_size\030\007 \001(\005R\010pageSize\022\035\n\np" +
+      "age_token\030\010 \001(\tR\tpageToken\022%\n\016shadow_out" +
+      "come\030\t \001(\tR\rshadowOutcome\022)\n\020shadow_guar" +
+      "drail\030\n \001(\tR\017shadowGuardrail\"t\n\025ListDeci" +
+      "sionsResponse\0223\n\tdecisions\030\001 \003(\0132\025.outri" +
+      "der.v1.DecisionR\tdecisions\022&\n\017next_page_" +
+      "token\030\002 \001(\tR\rnextPageToken\"5\n\022GetApprova" +
+      "lRequest\022\037\n\013approval_id\030\001 \001(\tR\napprovalI" +
+      "d\"H\n\023GetApprovalResponse\0221\n\010approval\030\001 \001" +
+      "(\0132\025.outrider.v1.ApprovalR\010approval\"7\n\024W" +
+      "atchApprovalRequest\022\037\n\013approval_id\030\001 \001(\t" +
+      "R\napprovalId\"J\n\025WatchApprovalResponse\0221\n" +
+      "\010approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010" +
+      "approval\"\305\002\n\024ListApprovalsRequest\022\031\n\010age" +
+      "nt_id\030\001 \001(\tR\007agentId\022\026\n\006action\030\002 \001(\tR\006ac" +
+      "tion\0220\n\005state\030\003 \001(\0162\032.outrider.v1.Approv" +
+      "alStateR\005state\022\032\n\010reviewer\030\004 \001(\tR\010review" +
+      "er\0229\n\nstart_time\030\005 \001(\0132\032.google.protobuf" +
+      ".TimestampR\tstartTime\0225\n\010end_time\030\006 \001(\0132" +
+      "\032.google.protobuf.TimestampR\007endTime\022\033\n\t" +
+      "page_size\030\007 \001(\005R\010pageSize\022\035\n\npage_token\030" +
+      "\010 \001(\tR\tpageToken\"t\n\025ListApprovalsRespons" +
+      "e\0223\n\tapprovals\030\001 \003(\0132\025.outrider.v1.Appro" +
+      "valR\tapprovals\022&\n\017next_page_token\030\002 \001(\tR" +
+      "\rnextPageToken\"\313\001\n\025DecideApprovalRequest" +
+      "\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\030\n\007app" +
+      "rove\030\002 \001(\010R\007approve\022\030\n\007comment\030\003 \001(\tR\007co" +
+      "mment\022>\n\016edited_context\030\004 \001(\0132\027.google.p" +
+      "rotobuf.StructR\reditedContext\022\035\n\nrequest" +
+      "_id\030\005 \001(\tR\trequestId\"K\n\026DecideApprovalRe" +
+      "sponse\0221\n\010approval\030\001 \001(\0132\025.outrider.v1.A" +
+      "pprovalR\010approval\"o\n\025CancelApprovalReque" +
+      "st\022\037\n\013approval_id\030\001 \001(\tR\napprovalId\022\026\n\006r" +
+      "eason\030\002 \001(\tR\006reason\022\035\n\nrequest_id\030\003 \001(\tR" +
+      "\trequestId\"K\n\026CancelApprovalResponse\0221\n\010" +
+      "approval\030\001 \001(\0132\025.outrider.v1.ApprovalR\010a" +
+      "pproval\"r\n\031AddApprovalPatternRequest\022\034\n\t" +
+      "guardrail\030\001 \001(\tR\tguardrail\022\030\n\007pattern\030\002 " +
+      "\001(\tR\007pattern\022\035\n\nrequest_id\030\003 \001(\tR\treques" +
+      "tId\"8\n\032AddApprovalPatternResponse\022\032\n\010pat" +
+      "terns\030\001 \003(\tR\010patterns\"u\n\034RemoveApprovalP" +
+      "atternRequest\022\034\n\tguardrail\030\001 \001(\tR\tguardr" +
+      "ail\022\030\n\007pattern\030\002 \001(\tR\007pattern\022\035\n\nrequest" +
+      "_id\030\003 \001(\tR\trequestId\";\n\035RemoveApprovalPa" +
+      "tternResponse\022\032\n\010patterns\030\001 \003(\tR\010pattern" +
+      "s*Y\n\010WaitMode\022\031\n\025WAIT_MODE_UNSPECIFIED\020\000" +
+      "\022\026\n\022WAIT_MODE_BLOCKING\020\001\022\032\n\026WAIT_MODE_NO" +
+      "N_BLOCKING\020\0022\260\r\n\021SupervisorService\022V\n\rRe" +
+      "gisterAgent\022!.outrider.v1.RegisterAgentR" +
+      "equest\032\".outrider.v1.RegisterAgentRespon" +
+      "se\022\\\n\017DeregisterAgent\022#.outrider.v1.Dere" +
+      "gisterAgentRequest\032$.outrider.v1.Deregis" +
+      "terAgentResponse\022G\n\010GetAgent\022\034.outrider." +
+      "v1.GetAgentRequest\032\035.outrider.v1.GetAgen" +
+      "tResponse\022M\n\nListAgents\022\036.outrider.v1.Li" +
+      "stAgentsRequest\032\037.outrider.v1.ListAgents" +
+      "Response\022P\n\013CheckAction\022\037.outrider.v1.Ch" +
+      "eckActionRequest\032 .outrider.v1.CheckActi" +
+      "onResponse\022W\n\014CheckActions\022 .outrider.v1" +
+      ".CheckActionsRequest\032!.outrider.v1.Check" +
+      "ActionsResponse(\0010\001\022V\n\rExplainAction\022!.o" +
+      "utrider.v1.ExplainActionRequest\032\".outrid" +
+      "er.v1.ExplainActionResponse\022S\n\014AddGuardr" +
+      "ail\022 .outrider.v1.AddGuardrailRequest\032!." +
+      "outrider.v1.AddGuardrailResponse\022\\\n\017Remo" +
+      "veGuardrail\022#.outrider.v1.RemoveGuardrai" +
+      "lRequest\032$.outrider.v1.RemoveGuardrailRe" +
+      "sponse\022Y\n\016ListGuardrails\022\".outrider.v1.L" +
+      "istGuardrailsRequest\032#.outrider.v1.ListG" +
+      "uardrailsResponse\022S\n\014ReloadPolicy\022 .outr" +
+      "ider.v1.ReloadPolicyRequest\032!.outrider.v" +
+      "1.ReloadPolicyResponse\022V\n\rListDecisions\022" +
+      "!.outrider.v1.ListDecisionsRequest\032\".out" +
+      "rider.v1.ListDecisionsResponse\022P\n\013GetApp" +
+      "roval\022\037.outrider.v1.GetApprovalRequest\032 " +
+      ".outrider.v1.GetApprovalResponse\022X\n\rWatc" +
+      "hApproval\022!.outrider.v1.WatchApprovalReq" +
+      "uest\032\".outrider.v1.WatchApprovalResponse" +
+      "0\001\022V\n\rListApprovals\022!.outrider.v1.ListAp" +
+      "provalsRequest\032\".outrider.v1.ListApprova" +
+      "lsResponse\022Y\n\016DecideApproval\022\".outrider." +
+      "v1.DecideApprovalRequest\032#.outrider.v1.D" +
+      "ecideApprovalResponse\022Y\n\016CancelApproval\022" +
+      "\".outrider.v1.CancelApprovalRequest\032#.ou" +
+      "trider.v1.CancelApprovalResponse\022e\n\022AddA" +
+      "pprovalPattern\022&.outrider.v1.AddApproval" +
+      "PatternRequest\032\'.outrider.v1.AddApproval" +
+      "PatternResponse\022n\n\025RemoveApprovalPattern" +
+      "\022).outrider.v1.RemoveApprovalPatternRequ" +
+      "est\032*.outrider.v1.RemoveApprovalPatternR" +
+      "esponseBo\n\017dev.outrider.v1B\026SupervisorSe" +
+      "rviceProtoP\001ZBgithub.com/outrider-dev/ou" +
+      "trider/clients/go/outrider/v1;outriderv1" +
+      "b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -483,8 +511,26 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CheckActionResponse_descriptor,
         new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "DecisionId", "Warnings", "Approval", "EffectiveContext", "PermitId", });
-    internal_static_outrider_v1_ExplainActionRequest_descriptor =
+    internal_static_outrider_v1_CheckActionsRequest_descriptor =
       getDescriptor().getMessageType(10);
+    internal_static_outrider_v1_CheckActionsRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_CheckActionsRequest_descriptor,
+        new java.lang.String[] { "Id", "Check", "Traceparent", });
+    internal_static_outrider_v1_CheckActionsResponse_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_outrider_v1_CheckActionsResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_CheckActionsResponse_descriptor,
+        new java.lang.String[] { "Id", "Response", "Error", "Result", });
+    internal_static_outrider_v1_CheckActionsError_descriptor =
+      getDescriptor().getMessageType(12);
+    internal_static_outrider_v1_CheckActionsError_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_outrider_v1_CheckActionsError_descriptor,
+        new java.lang.String[] { "Code", "Message", "Reason", "Field", });
+    internal_static_outrider_v1_ExplainActionRequest_descriptor =
+      getDescriptor().getMessageType(13);
     internal_static_outrider_v1_ExplainActionRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ExplainActionRequest_descriptor,
@@ -496,157 +542,157 @@ public final class SupervisorServiceProto extends com.google.protobuf.GeneratedF
         internal_static_outrider_v1_ExplainActionRequest_BinaryContextEntry_descriptor,
         new java.lang.String[] { "Key", "Value", });
     internal_static_outrider_v1_GuardrailExplanation_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(14);
     internal_static_outrider_v1_GuardrailExplanation_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GuardrailExplanation_descriptor,
         new java.lang.String[] { "Guardrail", "Kind", "Evaluated", "Allowed", "Severity", "Reason", "Duration", "Decided", "NeedsApproval", "Error", "Shadow", });
     internal_static_outrider_v1_ExplainActionResponse_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(15);
     internal_static_outrider_v1_ExplainActionResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ExplainActionResponse_descriptor,
         new java.lang.String[] { "Allowed", "Reason", "Severity", "Guardrail", "Warnings", "Guardrails", "NeedsApproval", "Shadow", });
     internal_static_outrider_v1_AddGuardrailRequest_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(16);
     internal_static_outrider_v1_AddGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailRequest_descriptor,
         new java.lang.String[] { "Guardrail", "RequestId", });
     internal_static_outrider_v1_AddGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(17);
     internal_static_outrider_v1_AddGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddGuardrailResponse_descriptor,
         new java.lang.String[] { "Guardrail", "Position", });
     internal_static_outrider_v1_RemoveGuardrailRequest_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(18);
     internal_static_outrider_v1_RemoveGuardrailRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailRequest_descriptor,
         new java.lang.String[] { "Name", "RequestId", });
     internal_static_outrider_v1_RemoveGuardrailResponse_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(19);
     internal_static_outrider_v1_RemoveGuardrailResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveGuardrailResponse_descriptor,
         new java.lang.String[] { "RemovedCount", });
     internal_static_outrider_v1_ListGuardrailsRequest_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(20);
     internal_static_outrider_v1_ListGuardrailsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ListGuardrailsResponse_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(21);
     internal_static_outrider_v1_ListGuardrailsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListGuardrailsResponse_descriptor,
         new java.lang.String[] { "Guardrails", });
     internal_static_outrider_v1_ReloadPolicyRequest_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(22);
     internal_static_outrider_v1_ReloadPolicyRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyRequest_descriptor,
         new java.lang.String[] { });
     internal_static_outrider_v1_ReloadPolicyResponse_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(23);
     internal_static_outrider_v1_ReloadPolicyResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ReloadPolicyResponse_descriptor,
         new java.lang.String[] { "GuardrailCount", "Source", });
     internal_static_outrider_v1_ListDecisionsRequest_descriptor =
-      getDescriptor().getMessageType(21);
+      getDescriptor().getMessageType(24);
     internal_static_outrider_v1_ListDecisionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "Outcome", "Guardrail", "StartTime", "EndTime", "PageSize", "PageToken", "ShadowOutcome", "ShadowGuardrail", });
     internal_static_outrider_v1_ListDecisionsResponse_descriptor =
-      getDescriptor().getMessageType(22);
+      getDescriptor().getMessageType(25);
     internal_static_outrider_v1_ListDecisionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListDecisionsResponse_descriptor,
         new java.lang.String[] { "Decisions", "NextPageToken", });
     internal_static_outrider_v1_GetApprovalRequest_descriptor =
-      getDescriptor().getMessageType(23);
+      getDescriptor().getMessageType(26);
     internal_static_outrider_v1_GetApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_GetApprovalResponse_descriptor =
-      getDescriptor().getMessageType(24);
+      getDescriptor().getMessageType(27);
     internal_static_outrider_v1_GetApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_GetApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_WatchApprovalRequest_descriptor =
-      getDescriptor().getMessageType(25);
+      getDescriptor().getMessageType(28);
     internal_static_outrider_v1_WatchApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", });
     internal_static_outrider_v1_WatchApprovalResponse_descriptor =
-      getDescriptor().getMessageType(26);
+      getDescriptor().getMessageType(29);
     internal_static_outrider_v1_WatchApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_WatchApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_ListApprovalsRequest_descriptor =
-      getDescriptor().getMessageType(27);
+      getDescriptor().getMessageType(30);
     internal_static_outrider_v1_ListApprovalsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsRequest_descriptor,
         new java.lang.String[] { "AgentId", "Action", "State", "Reviewer", "StartTime", "EndTime", "PageSize", "PageToken", });
     internal_static_outrider_v1_ListApprovalsResponse_descriptor =
-      getDescriptor().getMessageType(28);
+      getDescriptor().getMessageType(31);
     internal_static_outrider_v1_ListApprovalsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_ListApprovalsResponse_descriptor,
         new java.lang.String[] { "Approvals", "NextPageToken", });
     internal_static_outrider_v1_DecideApprovalRequest_descriptor =
-      getDescriptor().getMessageType(29);
+      getDescriptor().getMessageType(32);
     internal_static_outrider_v1_DecideApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Approve", "Comment", "EditedContext", "RequestId", });
     internal_static_outrider_v1_DecideApprovalResponse_descriptor =
-      getDescriptor().getMessageType(30);
+      getDescriptor().getMessageType(33);
     internal_static_outrider_v1_DecideApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_DecideApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_CancelApprovalRequest_descriptor =
-      getDescriptor().getMessageType(31);
+      getDescriptor().getMessageType(34);
     internal_static_outrider_v1_CancelApprovalRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalRequest_descriptor,
         new java.lang.String[] { "ApprovalId", "Reason", "RequestId", });
     internal_static_outrider_v1_CancelApprovalResponse_descriptor =
-      getDescriptor().getMessageType(32);
+      getDescriptor().getMessageType(35);
     internal_static_outrider_v1_CancelApprovalResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_CancelApprovalResponse_descriptor,
         new java.lang.String[] { "Approval", });
     internal_static_outrider_v1_AddApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(33);
+      getDescriptor().getMessageType(36);
     internal_static_outrider_v1_AddApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_AddApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(34);
+      getDescriptor().getMessageType(37);
     internal_static_outrider_v1_AddApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_AddApprovalPatternResponse_descriptor,
         new java.lang.String[] { "Patterns", });
     internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor =
-      getDescriptor().getMessageType(35);
+      getDescriptor().getMessageType(38);
     internal_static_outrider_v1_RemoveApprovalPatternRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternRequest_descriptor,
         new java.lang.String[] { "Guardrail", "Pattern", "RequestId", });
     internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor =
-      getDescriptor().getMessageType(36);
+      getDescriptor().getMessageType(39);
     internal_static_outrider_v1_RemoveApprovalPatternResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_outrider_v1_RemoveApprovalPatternResponse_descriptor,

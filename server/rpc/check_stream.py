@@ -1,0 +1,118 @@
+"""CheckActions: many CheckActions on one bidirectional stream, each decided as the unary call decides it.
+
+The stream reads a request, decides it in a task of its own and writes the answer when it is ready, so a
+request waiting for a human holds up no other. At most `window` requests of one stream are unanswered at
+a time (decided or not, but not yet written): beyond, the stream stops reading, and HTTP/2 flow control
+makes the client wait. So a client that sends without reading answers holds at most `window` answers in
+the sidecar's memory, and one stream never has more decisions in flight than the agent's in-flight cap
+(limits.max_inflight_per_agent, which counts unary calls and every stream of the agent together).
+
+A request's own failure is its answer (`error`); the stream ends only when the request side fails: a
+request that does not parse, names another agent (authorization, per message), reuses an id in flight,
+or comes after the credential was revoked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from google.rpc import code_pb2
+
+from outrider.v1 import supervisor_service_pb2 as pb
+from server.domain.errors import InvalidArgument, OutriderError
+from server.rpc.errors import status_code
+
+log = logging.getLogger(__name__)
+
+Decide = Callable[[pb.CheckActionsRequest], Awaitable[pb.CheckActionResponse]]
+
+
+def error_to_pb(exc: OutriderError, field_prefix: str = "check.") -> pb.CheckActionsError:
+    """The status the unary call would have ended with, as one answer of the stream."""
+    return pb.CheckActionsError(
+        code=getattr(code_pb2, status_code(exc).name),
+        message=exc.message,
+        reason=exc.reason,
+        field=f"{field_prefix}{exc.field}" if exc.field else "",
+    )
+
+
+def internal_error(exc: BaseException) -> pb.CheckActionsError:
+    error_id = uuid.uuid4().hex[:12]
+    log.error("unexpected error in SupervisorService.CheckActions (error id %s)", error_id, exc_info=exc)
+    return pb.CheckActionsError(
+        code=code_pb2.INTERNAL,
+        message=f"internal error in CheckActions; the sidecar log has the details under error id {error_id}",
+        reason="INTERNAL",
+    )
+
+
+def _forget(pending: dict[int, asyncio.Task[None]], request_id: int, _task: asyncio.Task[None]) -> None:
+    pending.pop(request_id, None)
+
+
+class _End:
+    """The request side is done (`error` None) or failed."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+
+
+async def answer_stream(
+    requests: AsyncIterator[pb.CheckActionsRequest], decide: Decide, window: int
+) -> AsyncIterator[pb.CheckActionsResponse]:
+    """Answers for `requests`, in the order they are decided."""
+    answers: asyncio.Queue[pb.CheckActionsResponse | _End] = asyncio.Queue()
+    slots = asyncio.Semaphore(window)
+    pending: dict[int, asyncio.Task[None]] = {}
+
+    async def one(request: pb.CheckActionsRequest) -> None:
+        try:
+            answer = pb.CheckActionsResponse(id=request.id, response=await decide(request))
+        except OutriderError as exc:
+            answer = pb.CheckActionsResponse(id=request.id, error=error_to_pb(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            answer = pb.CheckActionsResponse(id=request.id, error=internal_error(exc))
+        answers.put_nowait(answer)
+
+    async def read() -> None:
+        try:
+            async for request in requests:
+                if request.id in pending:
+                    raise InvalidArgument(
+                        f"id {request.id} is already in flight on this stream; ids are unique until answered",
+                        field="id",
+                    )
+                await slots.acquire()  # released when its answer is written
+                task = asyncio.create_task(one(request))
+                pending[request.id] = task
+                task.add_done_callback(functools.partial(_forget, pending, request.id))
+            while pending:
+                await asyncio.wait(list(pending.values()))
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:
+            answers.put_nowait(_End(exc))
+        else:
+            answers.put_nowait(_End())
+
+    reader = asyncio.create_task(read())
+    try:
+        while True:
+            item = await answers.get()
+            if isinstance(item, _End):
+                if item.error is not None:
+                    raise item.error
+                return
+            yield item
+            slots.release()
+    finally:
+        reader.cancel()
+        for task in list(pending.values()):
+            task.cancel()
