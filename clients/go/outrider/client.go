@@ -3,7 +3,8 @@
 // The generated messages and gRPC stubs live in package outriderv1
 // (github.com/outrider-dev/outrider/clients/go/outrider/v1); this package adds only what every caller
 // would otherwise write again: the default address, the bearer token on every call, a default deadline,
-// CheckAction that re-attaches by request id after a deadline, and the google.rpc.ErrorInfo of an error.
+// CheckAction that re-attaches by request id after a deadline, CheckStream (many checks on one
+// CheckActions stream), and the google.rpc.ErrorInfo of an error.
 package outrider
 
 import (
