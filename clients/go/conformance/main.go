@@ -1,5 +1,6 @@
 // Command conformance is the Go conformance driver: it runs tests/conformance/scenarios.json against a
-// live sidecar through the generated stubs (CheckAction through outrider.Client.CheckAction). The
+// live sidecar through the generated stubs (CheckAction through outrider.Client.CheckAction; a `stream`
+// step through the raw SupervisorService.CheckActions stream, whose answers it sorts by id). The
 // rules are those of tests/conformance/README.md, shared by the Python, TypeScript and Java drivers.
 //
 //	OUTRIDER_CONFORMANCE_ADDRESS=127.0.0.1:50051 OUTRIDER_CONFORMANCE_TOKEN_OPERATOR=... \
@@ -11,11 +12,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -27,11 +31,20 @@ import (
 )
 
 type step struct {
-	Call    string            `json:"call"`
-	As      any               `json:"as"`
-	Request any               `json:"request"`
-	Expect  map[string]any    `json:"expect"`
-	Capture map[string]string `json:"capture"`
+	Call     string            `json:"call"`
+	Stream   string            `json:"stream"`
+	Requests []any             `json:"requests"`
+	As       any               `json:"as"`
+	Request  any               `json:"request"`
+	Expect   map[string]any    `json:"expect"`
+	Capture  map[string]string `json:"capture"`
+}
+
+func (st step) name() string {
+	if st.Stream != "" {
+		return st.Stream
+	}
+	return st.Call
 }
 
 type scenario struct {
@@ -117,12 +130,12 @@ func (d *driver) scenario(before []step, sc scenario) error {
 	vars := map[string]string{"run": outrider.NewRequestID()[:12]} // fresh per scenario run
 	for i, st := range before {
 		if err := d.step(st, vars); err != nil {
-			return fmt.Errorf("before_each %d (%s): %w", i+1, st.Call, err)
+			return fmt.Errorf("before_each %d (%s): %w", i+1, st.name(), err)
 		}
 	}
 	for i, st := range sc.Steps {
 		if err := d.step(st, vars); err != nil {
-			return fmt.Errorf("step %d (%s): %w", i+1, st.Call, err)
+			return fmt.Errorf("step %d (%s): %w", i+1, st.name(), err)
 		}
 	}
 	return nil
@@ -139,6 +152,9 @@ func (d *driver) step(st step, vars map[string]string) error {
 	ctx, err := d.credential(context.Background(), who, vars)
 	if err != nil {
 		return err
+	}
+	if st.Stream != "" {
+		return d.streamStep(ctx, st, vars)
 	}
 	request, err := substitute(orEmpty(st.Request), vars)
 	if err != nil {
@@ -197,6 +213,98 @@ func (d *driver) credential(ctx context.Context, who any, vars map[string]string
 		return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+d.tokens[w]), nil
 	}
 	return nil, fmt.Errorf("bad credential %v", who)
+}
+
+// streamStep runs a `stream` step: it opens the stream, sends every request in order, half-closes,
+// reads every answer until the stream ends, and matches the answers sorted by id and the stream's end.
+func (d *driver) streamStep(ctx context.Context, st step, vars map[string]string) error {
+	if len(st.Capture) > 0 {
+		return errors.New("capture is not supported on a stream step")
+	}
+	if st.Stream != "SupervisorService.CheckActions" {
+		return fmt.Errorf("unknown stream %q", st.Stream)
+	}
+	requests := make([]*outriderv1.CheckActionsRequest, len(st.Requests))
+	for i, raw := range st.Requests {
+		r, err := substitute(raw, vars)
+		if err != nil {
+			return err
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		requests[i] = &outriderv1.CheckActionsRequest{}
+		if err := protojson.Unmarshal(body, requests[i]); err != nil {
+			return fmt.Errorf("request %d: %w", i+1, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	stream, err := d.client.Supervisor.CheckActions(ctx)
+	if err != nil {
+		return fmt.Errorf("opening the stream: %w", err)
+	}
+	for _, r := range requests {
+		if err := stream.Send(r); err != nil {
+			break // the stream ended (io.EOF): Recv tells how
+		}
+	}
+	if err := stream.CloseSend(); err != nil {
+		return fmt.Errorf("half-closing: %w", err)
+	}
+	type answer struct {
+		id  uint64
+		doc any
+	}
+	var answers []answer
+	var streamErr error
+	for {
+		resp, err := stream.Recv()
+		if err != nil {
+			if err != io.EOF {
+				streamErr = err
+			}
+			break
+		}
+		text, err := protojson.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		var doc any
+		if err := json.Unmarshal(text, &doc); err != nil {
+			return err
+		}
+		answers = append(answers, answer{resp.GetId(), doc})
+	}
+	sort.SliceStable(answers, func(i, j int) bool { return answers[i].id < answers[j].id })
+	responses := make([]any, len(answers))
+	for i, a := range answers {
+		responses[i] = a.doc
+	}
+	expectAny, err := substitute(orEmpty(st.Expect), vars)
+	if err != nil {
+		return err
+	}
+	expect := expectAny.(map[string]any)
+	var problems []string
+	if wantErr, ok := expect["error"]; ok {
+		if streamErr == nil {
+			code := wantErr.(map[string]any)["code"]
+			return fmt.Errorf("expected the stream to end with %v, it ended OK after %s", code, compact(responses))
+		}
+		problems = match(wantErr, errorJSON(streamErr), "error")
+	} else if streamErr != nil {
+		e := errorJSON(streamErr)
+		return fmt.Errorf("the stream ended with %v: %v", e["code"], e["message"])
+	}
+	if want, ok := expect["responses"]; ok {
+		problems = append(problems, match(want, responses, "responses")...)
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // call runs one unary RPC by "Service.Method" on the generated stub: (response JSON, nil) or
