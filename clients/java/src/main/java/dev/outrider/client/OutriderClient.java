@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A thin client for the Outrider sidecar over the generated {@code dev.outrider.v1} stubs: the default
- * address, the bearer token on every call, a default deadline, and {@link #checkAction} that
- * re-attaches by request id after a deadline.
+ * address, the bearer token on every call, a default deadline, {@link #checkAction} that
+ * re-attaches by request id after a deadline, and {@link #checkStream} for many checks on one stream.
  *
  * <pre>{@code
  * try (OutriderClient client = OutriderClient.builder().token(System.getenv("OUTRIDER_TOKEN")).build()) {
@@ -84,6 +84,15 @@ public final class OutriderClient implements AutoCloseable {
   /** The channel with the token attached, for async stubs and streams (no default deadline there). */
   public Channel channel() {
     return channel;
+  }
+
+  /**
+   * A {@link CheckStream}: many checks, from any number of threads, on one CheckActions stream with
+   * this client's token (no deadline on the stream; each check waits as long as its caller lets it).
+   * The stream is opened by the first check.
+   */
+  public CheckStream checkStream() {
+    return new CheckStream(channel);
   }
 
   /** Same as {@code checkAction(request, null)}: re-attaches for as long as the sidecar holds the call. */
