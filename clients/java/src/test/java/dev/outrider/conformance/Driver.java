@@ -13,6 +13,8 @@ import com.google.rpc.ErrorInfo;
 import dev.outrider.client.OutriderClient;
 import dev.outrider.v1.AccessServiceGrpc;
 import dev.outrider.v1.CheckActionRequest;
+import dev.outrider.v1.CheckActionsRequest;
+import dev.outrider.v1.CheckActionsResponse;
 import dev.outrider.v1.RecoveryServiceGrpc;
 import dev.outrider.v1.SafeguardServiceGrpc;
 import dev.outrider.v1.SupervisorServiceGrpc;
@@ -21,25 +23,33 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The Java conformance driver: runs tests/conformance/scenarios.json against a live sidecar through
- * the generated method descriptors and marshallers (CheckAction through {@link OutriderClient}). The
+ * the generated method descriptors and marshallers (CheckAction through {@link OutriderClient}; a
+ * {@code stream} step through the raw SupervisorService.CheckActions stream, whose answers it sorts by id). The
  * rules are those of tests/conformance/README.md, shared by the Python, TypeScript and Go drivers.
  */
 public final class Driver {
@@ -121,13 +131,18 @@ public final class Driver {
       try {
         step(step, vars);
       } catch (StepFailure e) {
-        throw new StepFailure(kind + " " + (i + 1) + " (" + step.get("call").getAsString() + "): " + e.getMessage());
+        String name = step.has("stream") ? step.get("stream").getAsString() : step.get("call").getAsString();
+        throw new StepFailure(kind + " " + (i + 1) + " (" + name + "): " + e.getMessage());
       }
     }
   }
 
   private void step(JsonObject step, Map<String, String> vars) throws StepFailure {
     OutriderClient client = client(step.has("as") ? step.get("as") : defaultAs, vars);
+    if (step.has("stream")) {
+      streamStep(client, step, vars);
+      return;
+    }
     JsonElement request = substitute(step.has("request") ? step.get("request") : new JsonObject(), vars);
     JsonObject expect = substitute(step.has("expect") ? step.get("expect") : new JsonObject(), vars).getAsJsonObject();
     JsonElement response = null;
@@ -156,6 +171,89 @@ public final class Driver {
       for (Map.Entry<String, JsonElement> c : step.getAsJsonObject("capture").entrySet()) {
         vars.put(c.getKey(), lookup(response, c.getValue().getAsString()));
       }
+    }
+  }
+
+  /**
+   * A {@code stream} step: opens the stream, sends every request in order, half-closes, reads every
+   * answer until the stream ends, and matches the answers sorted by id and the stream's end.
+   */
+  private void streamStep(OutriderClient client, JsonObject step, Map<String, String> vars) throws StepFailure {
+    if (step.has("capture")) {
+      throw new StepFailure("capture is not supported on a stream step");
+    }
+    String name = step.get("stream").getAsString();
+    if (!name.equals("SupervisorService.CheckActions")) {
+      throw new StepFailure("unknown stream " + name);
+    }
+    List<CheckActionsRequest> requests = new ArrayList<>();
+    JsonArray raw = step.has("requests") ? step.getAsJsonArray("requests") : new JsonArray();
+    for (int i = 0; i < raw.size(); i++) {
+      CheckActionsRequest.Builder b = CheckActionsRequest.newBuilder();
+      try {
+        JsonFormat.parser().merge(substitute(raw.get(i), vars).toString(), b);
+      } catch (InvalidProtocolBufferException e) {
+        throw new StepFailure("request " + (i + 1) + ": " + e.getMessage());
+      }
+      requests.add(b.build());
+    }
+    List<CheckActionsResponse> answers = new CopyOnWriteArrayList<>();
+    CompletableFuture<Throwable> end = new CompletableFuture<>(); // null: ended OK
+    StreamObserver<CheckActionsRequest> out = SupervisorServiceGrpc.newStub(client.channel())
+        .withDeadlineAfter(30, TimeUnit.SECONDS)
+        .checkActions(new StreamObserver<CheckActionsResponse>() {
+          @Override
+          public void onNext(CheckActionsResponse r) {
+            answers.add(r);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            end.complete(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            end.complete(null);
+          }
+        });
+    for (CheckActionsRequest r : requests) {
+      out.onNext(r); // after the stream ended, ignored: the end status tells how
+    }
+    out.onCompleted();
+    Throwable failure;
+    try {
+      failure = end.get(35, TimeUnit.SECONDS);
+    } catch (InterruptedException | ExecutionException | TimeoutException e) {
+      throw new StepFailure("the stream did not end: " + e);
+    }
+    JsonArray responses = new JsonArray();
+    List<CheckActionsResponse> sorted = new ArrayList<>(answers);
+    sorted.sort(Comparator.comparing(CheckActionsResponse::getId, Long::compareUnsigned));
+    for (CheckActionsResponse r : sorted) {
+      try {
+        responses.add(JsonParser.parseString(JsonFormat.printer().print(r)));
+      } catch (InvalidProtocolBufferException e) {
+        throw new StepFailure("response: " + e.getMessage());
+      }
+    }
+    JsonObject expect = substitute(step.has("expect") ? step.get("expect") : new JsonObject(), vars).getAsJsonObject();
+    List<String> problems = new ArrayList<>();
+    StatusRuntimeException error = failure == null ? null : Status.fromThrowable(failure).asRuntimeException(Status.trailersFromThrowable(failure));
+    if (expect.has("error")) {
+      if (error == null) {
+        throw new StepFailure("expected the stream to end with " + expect.getAsJsonObject("error").get("code")
+            + ", it ended OK after " + responses);
+      }
+      problems.addAll(match(expect.get("error"), errorJson(error), "error"));
+    } else if (error != null) {
+      throw new StepFailure("the stream ended with " + error.getStatus().getCode() + ": " + error.getStatus().getDescription());
+    }
+    if (expect.has("responses")) {
+      problems.addAll(match(expect.get("responses"), responses, "responses"));
+    }
+    if (!problems.isEmpty()) {
+      throw new StepFailure(String.join("; ", problems));
     }
   }
 
