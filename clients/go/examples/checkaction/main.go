@@ -1,4 +1,5 @@
-// Command checkaction asks the sidecar whether an agent may deploy to production at a cost of 140.
+// Command checkaction asks the sidecar whether an agent may deploy to production at a cost of 140, then
+// asks about three more actions at once on one check stream.
 //
 //	OUTRIDER_TOKEN=otr_... [OUTRIDER_ADDRESS=127.0.0.1:50051] [OUTRIDER_AGENT=release-agent] go run ./examples/checkaction
 package main
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"sync"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -43,4 +45,41 @@ func main() {
 	// A block is an answer, not an error.
 	fmt.Printf("allowed=%t reason=%q severity=%s guardrail=%q warnings=%d\n",
 		r.GetAllowed(), r.GetReason(), r.GetSeverity(), r.GetGuardrail(), len(r.GetWarnings()))
+
+	// Many checks from many goroutines on one CheckActions stream; Close waits for their answers.
+	stream, err := client.CheckStream(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	actions := []string{"read-logs", "open-pr", "run-tests"}
+	answers := make([]string, len(actions))
+	failed := make([]bool, len(actions))
+	var wg sync.WaitGroup
+	for i, action := range actions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := stream.Check(context.Background(), &outriderv1.CheckActionRequest{AgentId: agent, Action: action})
+			if err != nil {
+				answers[i], failed[i] = fmt.Sprintf("%s: the sidecar could not answer: %v", action, err), true
+				return
+			}
+			answers[i] = fmt.Sprintf("%s: allowed=%t", action, r.GetAllowed())
+		}()
+	}
+	wg.Wait()
+	if err := stream.Close(); err != nil {
+		log.Fatal(err)
+	}
+	exit := 0
+	for i, a := range answers {
+		fmt.Println(a)
+		if failed[i] {
+			exit = 1
+		}
+	}
+	if exit != 0 {
+		client.Close()
+		os.Exit(exit)
+	}
 }
