@@ -42,9 +42,10 @@ type CheckStream struct {
 
 // checkConn is one CheckActions stream and the checks waiting for its answers.
 type checkConn struct {
-	stream outriderv1.SupervisorService_CheckActionsClient
-	cancel context.CancelFunc
-	sendMu sync.Mutex // grpc-go allows one SendMsg at a time per stream
+	stream   outriderv1.SupervisorService_CheckActionsClient
+	cancel   context.CancelFunc
+	sendMu   sync.Mutex // grpc-go allows one SendMsg at a time per stream
+	sentLast bool       // CloseSend was called (under sendMu)
 
 	mu      sync.Mutex
 	pending map[uint64]chan checkResult
@@ -187,6 +188,11 @@ func (s *CheckStream) Check(ctx context.Context, req *outriderv1.CheckActionRequ
 	s.mu.Unlock()
 
 	conn.sendMu.Lock()
+	if conn.sentLast { // Close half-closed the stream after this check was taken in
+		conn.sendMu.Unlock()
+		conn.forget(message.Id)
+		return nil, ErrCheckStreamClosed
+	}
 	err := conn.stream.Send(message)
 	conn.sendMu.Unlock()
 	if err != nil && err != io.EOF { // io.EOF: the stream ended; its reader reports why
@@ -232,6 +238,7 @@ func (s *CheckStream) Close() error {
 		return nil
 	}
 	conn.sendMu.Lock()
+	conn.sentLast = true
 	err := conn.stream.CloseSend()
 	conn.sendMu.Unlock()
 	if err != nil {
