@@ -36,7 +36,9 @@ import java.util.concurrent.TimeoutException;
  * reason and field, see {@link OutriderClient#errorInfo}). When the stream itself ends with an error
  * (another agent's id, a revoked credential, a lost connection), every pending check fails with that
  * error and the next check opens a new stream: a broken stream is never reused. {@link #close}
- * half-closes the stream and waits for the pending answers.
+ * half-closes the stream and waits for the pending answers. A check never blocks the caller's thread
+ * (checks beyond what the sidecar reads at once wait in the channel's buffer); only {@link #checkSync}
+ * and {@link #close} wait.
  *
  * <pre>{@code
  * try (CheckStream checks = client.checkStream()) {
@@ -183,7 +185,9 @@ public final class CheckStream implements AutoCloseable {
     } catch (TimeoutException e) {
       future.cancel(false);
       throw Status.DEADLINE_EXCEEDED.withDescription("no answer within " + maxWait).asRuntimeException();
-    } catch (InterruptedException | CancellationException e) {
+    } catch (CancellationException e) {
+      throw Status.CANCELLED.withDescription("the check was cancelled").withCause(e).asRuntimeException();
+    } catch (InterruptedException e) {
       future.cancel(false);
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted while waiting for the answer").withCause(e).asRuntimeException();
