@@ -276,3 +276,22 @@ func TestCheckStreamCloseWaitsForPendingAnswers(t *testing.T) {
 		t.Fatalf("check after Close = %v; want ErrCheckStreamClosed", err)
 	}
 }
+
+func TestCheckStreamACallerThatGivesUpLeavesTheStreamUsable(t *testing.T) {
+	fake := &fakeStreams{batch: 2} // the first check is answered only with the second
+	client := serveStreams(t, fake)
+	s, err := client.CheckStream(within(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(within(t))
+	cancel()
+	if _, err := s.Check(ctx, &outriderv1.CheckActionRequest{AgentId: "a", Action: "first"}); status.Code(err) != codes.Canceled {
+		t.Fatalf("a check whose context is done = %v; want CANCELED", err)
+	}
+	r, err := s.Check(within(t), &outriderv1.CheckActionRequest{AgentId: "a", Action: "second"})
+	if err != nil || r.GetReason() != "second" {
+		t.Fatalf("the next check = %v, %v; want its own answer (the first one's is dropped)", r, err)
+	}
+}
