@@ -92,9 +92,8 @@ class RegexSet:
         if self._set is None:
             return False
         match = self._set.Match
-        if self.context_free and len(texts) > 1:
-            if match("\n".join(texts)) is None:
-                return False
+        if self.context_free and len(texts) > 1 and match("\n".join(texts)) is None:
+            return False
         return any(match(text) is not None for text in texts)
 
     def matching(self, text: str) -> list[str]:
