@@ -44,6 +44,13 @@ func (f *fakeSupervisor) CheckAction(ctx context.Context, req *outriderv1.CheckA
 	return &outriderv1.CheckActionResponse{Allowed: true, Reason: "approved"}, nil
 }
 
+// snapshot copies what the fake has seen (a handler may still be running when a test reads it).
+func (f *fakeSupervisor) snapshot() (requestIDs, auth []string, deadlines []bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.requestIDs...), append([]string(nil), f.auth...), append([]bool(nil), f.deadlines...)
+}
+
 func (f *fakeSupervisor) GetAgent(ctx context.Context, req *outriderv1.GetAgentRequest) (*outriderv1.GetAgentResponse, error) {
 	st, err := status.New(codes.NotFound, "no agent is named "+req.GetAgentId()).WithDetails(
 		&errdetails.ErrorInfo{Reason: "NOT_FOUND", Domain: "outrider.dev", Metadata: map[string]string{"field": "agent_id"}})
@@ -78,13 +85,14 @@ func TestCheckActionReattachesWithTheSameRequestID(t *testing.T) {
 	if err != nil || !r.GetAllowed() || r.GetReason() != "approved" {
 		t.Fatalf("CheckAction = %v, %v; want the answer of the third attempt", r, err)
 	}
-	if len(fake.requestIDs) != 3 || fake.requestIDs[0] == "" ||
-		fake.requestIDs[1] != fake.requestIDs[0] || fake.requestIDs[2] != fake.requestIDs[0] {
-		t.Fatalf("request ids = %q; want three equal, non-empty ids", fake.requestIDs)
+	requestIDs, auth, _ := fake.snapshot()
+	if len(requestIDs) != 3 || requestIDs[0] == "" ||
+		requestIDs[1] != requestIDs[0] || requestIDs[2] != requestIDs[0] {
+		t.Fatalf("request ids = %q; want three equal, non-empty ids", requestIDs)
 	}
-	for _, a := range fake.auth {
+	for _, a := range auth {
 		if a != "Bearer otr_secret" {
-			t.Fatalf("authorization = %q", fake.auth)
+			t.Fatalf("authorization = %q", auth)
 		}
 	}
 }
@@ -103,12 +111,13 @@ func TestCheckActionKeepsTheCallersRequestIDAndStopsWithTheContext(t *testing.T)
 	if status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("err = %v; want DEADLINE_EXCEEDED once the caller's context ends", err)
 	}
-	if len(fake.requestIDs) < 2 || len(fake.requestIDs) > 11 {
-		t.Fatalf("%d attempts; want a few 100 ms attempts within 1 s", len(fake.requestIDs))
+	requestIDs, _, _ := fake.snapshot()
+	if len(requestIDs) < 2 || len(requestIDs) > 11 {
+		t.Fatalf("%d attempts; want a few 100 ms attempts within 1 s", len(requestIDs))
 	}
-	for _, id := range fake.requestIDs {
+	for _, id := range requestIDs {
 		if id != "mine" {
-			t.Fatalf("request ids = %q; want the caller's", fake.requestIDs)
+			t.Fatalf("request ids = %q; want the caller's", requestIDs)
 		}
 	}
 }
@@ -124,8 +133,9 @@ func TestCallsGetTheDefaultDeadlineAndErrorInfo(t *testing.T) {
 	if _, err := client.Supervisor.CheckAction(context.Background(), &outriderv1.CheckActionRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if !fake.deadlines[0] || len(fake.auth) != 0 {
-		t.Fatalf("deadline sent = %v, authorization = %q; want a deadline and no token", fake.deadlines, fake.auth)
+	_, auth, deadlines := fake.snapshot()
+	if !deadlines[0] || len(auth) != 0 {
+		t.Fatalf("deadline sent = %v, authorization = %q; want a deadline and no token", deadlines, auth)
 	}
 	_, err = client.Supervisor.GetAgent(context.Background(), &outriderv1.GetAgentRequest{AgentId: "ghost"})
 	info := ErrorInfo(err)
