@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -51,6 +52,25 @@ SERVICE_NAMES = (
     access_service_pb2.DESCRIPTOR.services_by_name["AccessService"].full_name,
 )
 DECISION_LOG_HEALTH = "outrider.decision_log"  # a gRPC health service name that follows the writer
+
+
+class _GenericOnly:
+    """The services' handlers as generic handlers only (what the generated `add_*_to_server` also adds),
+    not as registered methods as well.
+
+    For registered methods grpc.aio keeps one pending request per method and, for every call it takes up,
+    waits on all of them at once (`asyncio.wait` over ≈ 90 futures: the four services' methods), adding and
+    removing a done-callback on each: a cost per RPC that grows with the number of methods (docs/benchmarks.md,
+    "Registered methods"). With generic handlers there is one pending request and a dict lookup by method."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        self._server.add_generic_rpc_handlers(handlers)
+
+    def add_registered_method_handlers(self, service: str, handlers: Any) -> None:
+        return None
 
 
 @dataclass
@@ -132,7 +152,8 @@ async def build_server(
         ],
     )
     limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
-    access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), server)
+    registry = _GenericOnly(server)
+    access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), registry)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(
             services.chain,
@@ -146,10 +167,10 @@ async def build_server(
             reload_policy=services.policy.reload,
             charge=auth.charge,
         ),
-        server,
+        registry,
     )
     recovery_service_pb2_grpc.add_RecoveryServiceServicer_to_server(
-        RecoveryServicer(services.recovery, services.agents, limits=limits), server
+        RecoveryServicer(services.recovery, services.agents, limits=limits), registry
     )
     safeguard_service_pb2_grpc.add_SafeguardServiceServicer_to_server(
         SafeguardServicer(
@@ -161,7 +182,7 @@ async def build_server(
             config.max_context_bytes,
             limits=limits,
         ),
-        server,
+        registry,
     )
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))

@@ -12,12 +12,13 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from server.adapters.audit_files import FileCheckpointStore, read_key
 from server.adapters.audit_keys import AuditKeys
+from server.cli.database import CANNOT_OPEN, open_engine
 from server.config import Config
 from server.domain.errors import OutriderError
 from server.services.audit import AuditTrail, DecisionProof, FullVerifyResult
 from server.services.clock import SystemClock
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import migrate
 from server.storage.supervisor.repository import SqlDecisionRepository
 
 
@@ -60,11 +61,9 @@ def run_audit(args: argparse.Namespace, config: Config) -> int:
         except OutriderError as exc:
             print(f"outrider: {exc.message}", file=sys.stderr)
             return 2
-    try:
-        engine = create_db_engine(config.database_url())
-    except (SQLAlchemyError, ValueError) as exc:
-        print(f"outrider: cannot open the database: {exc}", file=sys.stderr)
-        return 2
+    engine = open_engine(config)
+    if engine is None:
+        return CANNOT_OPEN
     try:
         migrate(engine)
         trail = AuditTrail(

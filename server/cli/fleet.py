@@ -10,11 +10,12 @@ from datetime import UTC, datetime
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.cli.database import CANNOT_OPEN, open_engine
 from server.config import Config
 from server.domain.fleet.sidecars import SidecarHealth
 from server.services.clock import SystemClock
 from server.services.fleet.sidecars import SidecarService
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import migrate
 from server.storage.fleet.attachments import SqlAttachmentRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 
@@ -38,11 +39,9 @@ def _ago(now: datetime, then: datetime) -> str:
 
 def run_fleet(args: argparse.Namespace, config: Config) -> int:
     """0: every listed sidecar is alive or stopped cleanly; 1: one is gone; 2: no database."""
-    try:
-        engine = create_db_engine(config.database_url())
-    except (SQLAlchemyError, ValueError) as exc:
-        print(f"outrider: cannot open the database: {exc}", file=sys.stderr)
-        return 2
+    engine = open_engine(config)
+    if engine is None:
+        return CANNOT_OPEN
     try:
         migrate(engine)
         rows = SidecarService(SqlSidecarRepository(engine), SystemClock(), config.fleet, "").status()

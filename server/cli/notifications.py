@@ -11,6 +11,7 @@ from collections.abc import Callable
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
+from server.cli.database import CANNOT_OPEN, open_engine
 from server.config import Config
 from server.domain.errors import OutriderError
 from server.domain.notifications.delivery import DeliveryState, Notification, NotificationFilter
@@ -18,7 +19,7 @@ from server.services.clock import SystemClock
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import migrate
 from server.storage.notifications.repository import SqlNotificationRepository
 
 
@@ -43,11 +44,9 @@ def add_notifications_parser(
 
 def run_notifications(args: argparse.Namespace, config: Config) -> int:
     """0: done; 1: refused (no such notification, not FAILED); 2: the database could not be opened."""
-    try:
-        engine = create_db_engine(config.database_url())
-    except (SQLAlchemyError, ValueError) as exc:
-        print(f"outrider: cannot open the database: {exc}", file=sys.stderr)
-        return 2
+    engine = open_engine(config)
+    if engine is None:
+        return CANNOT_OPEN
     try:
         migrate(engine)
         clock = SystemClock()

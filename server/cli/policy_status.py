@@ -11,11 +11,12 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from server.cli.database import CANNOT_OPEN, open_engine
 from server.config import Config
 from server.domain.fleet.policy import short
 from server.services.clock import SystemClock
 from server.services.fleet.sidecars import SidecarService
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import migrate
 from server.storage.fleet.policy import SqlFleetPolicyRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 
@@ -30,11 +31,9 @@ def add_status_parser(psub: Any, add_config_flags: Callable[[argparse.ArgumentPa
 
 def run_status(args: argparse.Namespace, config: Config) -> int:
     """0: every alive sidecar runs the fleet's policy; 1: one lags behind (or none is stored); 2: no database."""
-    try:
-        engine = create_db_engine(config.database_url())
-    except (SQLAlchemyError, ValueError) as exc:
-        print(f"outrider: cannot open the database: {exc}", file=sys.stderr)
-        return 2
+    engine = open_engine(config)
+    if engine is None:
+        return CANNOT_OPEN
     try:
         migrate(engine)
         policy = SqlFleetPolicyRepository(engine).get()

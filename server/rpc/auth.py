@@ -90,6 +90,9 @@ def peer_host(peer: str) -> str:
 
 # CheckAction from a killed agent is answered (BLOCK by the `kill-switch` guardrail), not refused: the
 # agent learns why it may not act.
+# The agent's control channel: after a kill it still carries the agent's ack of the KILL command (the
+# kill ends the channel itself), so an open one is not refused message by message.
+_CONTROL_CHANNEL = "/outrider.v1.RecoveryService/Attach"
 _ANSWERED_WHEN_TERMINATED = {
     "/outrider.v1.SupervisorService/CheckAction",
     "/outrider.v1.SupervisorService/CheckActions",
@@ -192,7 +195,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         async for message in requests:
             if not first and self._authenticate(context) != principal:
                 raise Unauthenticated("the stream's credential changed", reason="BAD_CREDENTIAL")
-            if not first:
+            if not first and method != _CONTROL_CHANNEL:
                 self._refuse_killed(principal, method)
             first = False
             authorize(principal, rule, method, {f: _field(message, f) for f in rule.fields}, streaming=True)

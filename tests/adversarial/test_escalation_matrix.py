@@ -62,6 +62,10 @@ FIELDS: dict[str, dict[str, str]] = {
         "agent_id": SELF, "action": DATA, "context": DATA, "request_id": DATA, "binary_context": DATA,
         "wait_mode": DATA,
     },
+    "CheckActions": {
+        "id": CONNECTION, "check.agent_id": SELF, "check.action": DATA, "check.context": DATA,
+        "check.request_id": DATA, "check.binary_context": DATA, "check.wait_mode": DATA, "traceparent": DATA,
+    },
     "ExplainAction": {"agent_id": SELF, "action": DATA, "context": DATA, "binary_context": DATA},
     "ListDecisions": {
         "agent_id": SELF, "action": FILTER, "outcome": FILTER, "guardrail": FILTER, "start_time": FILTER,

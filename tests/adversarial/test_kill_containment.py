@@ -137,3 +137,32 @@ def test_require_registration_blocks_unregistered_agents(tmp_path: Path, clock: 
         assert "not registered" in blocked.reason
         me.stub.RegisterAgent(agent("w1"))
         assert me.stub.CheckAction(check("w1", "read")).allowed
+
+
+def test_a_stream_opened_before_the_kill_ends_at_its_next_message(s: RunningSidecar) -> None:
+    """Before: a ReportOutcomes stream opened before the kill kept reporting after it (the credential and the
+    standing were checked once, when the stream opened)."""
+    import queue
+
+    me = s.as_agent("w3")
+    me.stub.RegisterAgent(agent("w3"))
+    permits = [me.safeguard.AcquirePermit(spb.AcquirePermitRequest(key="w3:db")).permit_id for _ in range(2)]
+    outbox: queue.Queue[Any] = queue.Queue()
+
+    def messages() -> Any:
+        while (m := outbox.get()) is not None:
+            yield m
+
+    future = me.safeguard.ReportOutcomes.future(messages(), timeout=30)
+    outbox.put(spb.ReportOutcomesRequest(permit_id=permits[0], outcome=sg.CALL_OUTCOME_SUCCESS))
+    # The first outcome was taken (the stream is open and admitted) before the kill.
+    eventually(lambda: s.services.breakers.get("w3:db").in_flight == 1, what="first outcome")
+    kill(s, "w3")
+    outbox.put(spb.ReportOutcomesRequest(permit_id=permits[1], outcome=sg.CALL_OUTCOME_FAILURE))
+    outbox.put(None)
+    try:
+        future.result(30)
+        raise AssertionError("the stream outlived the kill")
+    except grpc.RpcError as err:
+        assert err.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "killed" in (err.details() or "")

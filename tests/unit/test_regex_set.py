@@ -86,3 +86,27 @@ def test_combined_scan_matches_one_by_one(patterns: list[str], texts: list[str])
         assert regexes.any_match(text) == bool(alone)
         # The same patterns mean the same in Python's re (the grammar stays in their common subset).
         assert bool(alone) == any(re.search(p, text) for p in patterns)
+
+
+@seed(20261202)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    patterns=st.lists(_pattern(), min_size=1, max_size=4),
+    texts=st.lists(st.text(alphabet="abAB 1-\n", max_size=8), min_size=0, max_size=6),
+)
+def test_one_search_over_all_texts_answers_as_each_text_alone(patterns: list[str], texts: list[str]) -> None:
+    """The joined search (one GIL release per call instead of one per leaf) neither misses a match inside
+    one text nor reports one that only straddles two: anchored patterns are searched text by text."""
+    regexes = RegexSet(patterns, "test", "blocked_patterns")
+    assert regexes.any_match_in(texts) == any(re2.search(p, t) for p in patterns for t in texts)
+
+
+def test_the_joined_search_is_exact_at_its_edges() -> None:
+    straddles = RegexSet([r"a\sb"], "test", "blocked_patterns")
+    assert straddles.context_free and not straddles.any_match_in(["xa", "by"])  # "xa\nby" only when joined
+    assert straddles.any_match_in(["zz", "a b"])
+    anchored = RegexSet([r"^rm"], "test", "blocked_patterns")
+    assert not anchored.context_free and anchored.any_match_in(["x", "rm -rf"])  # not at the joined text's start
+    word = RegexSet([r"\bDROP"], "test", "blocked_patterns")
+    assert not word.context_free and word.any_match_in(["x", "DROP"])
+    assert not RegexSet([], "test", "blocked_patterns").any_match_in(["anything"])

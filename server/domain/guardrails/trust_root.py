@@ -88,9 +88,8 @@ class TrustRoot(Guardrail):
             return GuardrailResult.blocked(f"Action {call.action!r} is not allowed by the trust root")
         if not self.blocked:
             return GuardrailResult.allow()
-        any_match = self.blocked.any_match
         texts = collect_texts(call.binary_context, collect_texts(call.context, [call.action]))
-        if not any(any_match(text) for text in texts):
+        if not self.blocked.any_match_in(texts):
             return GuardrailResult.allow()
         # A match: walk again, with paths, to say which pattern matched where.
         for where, text in self._leaves(call):
