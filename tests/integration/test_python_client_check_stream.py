@@ -31,6 +31,7 @@ from server.domain.access.principals import PrincipalKind
 from .harness import RunningSidecar
 from .rpc import guardrail
 from .test_approvals import decide, hitl, pending
+from .test_check_actions_stream import stored
 from .test_python_client_core import free_port
 
 CALLS = [("read", {"cost": 1}), ("shell.exec", {}), ("write", {"cost": 140})]
@@ -77,6 +78,9 @@ def test_many_threads_share_one_stream_and_get_the_unary_answers(sidecar: Runnin
         assert err.metadata == {"field": "action"}
         assert stream.check("worker-1", "read").allowed
         assert stream._session is first  # one stream all along
+        # A check's traceparent is its decision's trace (stored with the decision).
+        r = stream.check("worker-1", "read", traceparent=f"00-{'ab' * 16}-{'cd' * 8}-01")
+    assert {d.decision_id: d.trace_id for d in stored(sidecar, "worker-1")}[r.decision_id] == "ab" * 16
 
 
 def test_another_agents_check_breaks_the_stream_for_every_waiting_check_and_the_next_opens_a_new_one(
