@@ -136,10 +136,17 @@ export class CheckStream {
   check(request: MessageInitShape<typeof CheckActionRequestSchema>, options: CheckStreamOptions = {}): Promise<CheckActionResponse> {
     if (this.closed) return Promise.reject(new ConnectError("the check stream is closed", Code.FailedPrecondition));
     if (options.signal?.aborted) return Promise.reject(ConnectError.from(options.signal.reason));
-    const check = clone(CheckActionRequestSchema, create(CheckActionRequestSchema, request));
-    if (!check.requestId) check.requestId = randomUUID().replaceAll("-", "");
+    let message: CheckActionsRequest;
+    try {
+      // A wrong type from a JavaScript caller is refused here (create and clone validate every field):
+      // it fails this check alone, never the stream the other checks share.
+      const check = clone(CheckActionRequestSchema, create(CheckActionRequestSchema, request));
+      if (!check.requestId) check.requestId = randomUUID().replaceAll("-", "");
+      message = create(CheckActionsRequestSchema, { id: this.nextId, check, traceparent: options.traceparent ?? "" });
+    } catch (err) {
+      return Promise.reject(ConnectError.from(err, Code.InvalidArgument));
+    }
     const id = this.nextId++;
-    const message = create(CheckActionsRequestSchema, { id, check, traceparent: options.traceparent ?? "" });
     if (this.session === undefined || this.session.ended) this.session = new Session(this.supervisor);
     const session = this.session;
     const answer = new Promise<CheckActionResponse>((resolve, reject) => {

@@ -152,7 +152,12 @@ test("a request's error answer rejects that check as the unary call would; the s
     assert.equal(err.rawMessage, "action is required");
     assert.deepEqual(errorInfo(err), { reason: "INVALID_FIELD", domain: "outrider.dev", metadata: { field: "action" } });
     assert.equal((await stream.check({ agentId: "a", action: "read" })).allowed, true);
+    // A request of the wrong shape (an untyped caller) fails alone, before it reaches the stream.
+    const bad = await rejection(stream.check({ agentId: "a", action: "read", waitMode: "soon" as never }));
+    assert.equal(bad.code, Code.InvalidArgument);
+    assert.equal((await stream.check({ agentId: "a", action: "read" })).allowed, true);
     assert.equal(opened.length, 1);
+    assert.equal(opened[0]!.requests.length, 3);
   } finally {
     await stream.close();
     client.close();
