@@ -87,6 +87,7 @@ class Config:
     requests_per_second: float = 250.0
     # The event loop stays free (docs/benchmarks.md has the figures these defaults come from).
     max_inflight_per_agent: int = 16  # concurrent CheckActions per agent; RESOURCE_EXHAUSTED beyond
+    max_check_streams_per_agent: int = 4  # open CheckActions streams per agent; RESOURCE_EXHAUSTED beyond
     offload_context_bytes: int = 64 * 1024  # contexts this large are checked on the chain pool
     chain_workers: int = 2  # threads of that pool
     max_offloaded: int = 64  # large-context calls waiting for it at most; RESOURCE_EXHAUSTED beyond
@@ -307,6 +308,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             "requests_per_second",
             "burst",
             "max_inflight_per_agent",
+            "max_check_streams_per_agent",
             "offload_context_bytes",
             "chain_workers",
             "max_offloaded",
@@ -372,6 +374,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         tls_client_ca_file=tls.get("client_ca_file", _path, None),
         requests_per_second=lim.get("requests_per_second", _positive_float, 250.0),
         max_inflight_per_agent=lim.get("max_inflight_per_agent", _positive_int, 16),
+        max_check_streams_per_agent=lim.get("max_check_streams_per_agent", _positive_int, 4),
         offload_context_bytes=lim.get("offload_context_bytes", _positive_int, 64 * 1024),
         chain_workers=lim.get("chain_workers", _positive_int, 2),
         max_offloaded=lim.get("max_offloaded", _positive_int, 64),

@@ -183,3 +183,32 @@ def test_a_context_too_deep_is_that_requests_answer(tmp_path: Path) -> None:
         assert fine.response.allowed
         stream.close()
         assert stream.ended() is None
+
+
+def test_an_agent_cannot_hold_more_than_its_share_of_open_streams(tmp_path: Path) -> None:
+    """Before: each idle stream cost one request of the rate limit to open and then nothing, so one agent
+    could pile up streams (and their memory) without bound."""
+    with RunningSidecar(make_config(tmp_path, max_check_streams_per_agent=2)) as s:
+        me = s.as_agent("agent-1")
+        held = [CheckStream(me.stub), CheckStream(me.stub)]
+        for i, st in enumerate(held):
+            st.send(i, check())
+            st.wait(i)
+        third = CheckStream(me.stub)
+        third.send(9, check())
+        err = third.ended()
+        assert err is not None and err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert error_info(err).reason == "TOO_MANY_STREAMS"
+        other = CheckStream(s.as_agent("agent-2").stub)  # another agent's share is its own
+        other.send(1, check("agent-2"))
+        assert other.wait(1)[0].response.allowed
+        operator = CheckStream(s.stub)  # operators are not counted
+        operator.send(1, check())
+        assert operator.wait(1)[0].response.allowed
+        held[0].close()
+        assert held[0].ended() is None
+        again = CheckStream(me.stub)  # a closed stream gives its place back
+        again.send(1, check())
+        assert again.wait(1)[0].response.allowed
+        for st in (held[1], other, operator, again):
+            st.cancel()
