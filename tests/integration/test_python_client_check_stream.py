@@ -114,6 +114,28 @@ def test_another_agents_check_breaks_the_stream_for_every_waiting_check_and_the_
         assert r.approval_id == a.approval_id
 
 
+def test_streams_breaking_under_many_threads_leave_no_check_hanging(sidecar: RunningSidecar) -> None:
+    with agent_client(sidecar) as c, c.check_stream() as stream:
+
+        def worker(n: int) -> list[str]:
+            out = []
+            for i in range(15):
+                agent = "someone-else" if (n + i) % 11 == 10 else "worker-1"  # breaks the stream now and then
+                try:
+                    out.append("ok" if stream.check(agent, "read", timeout=10).allowed else "blocked")
+                except PermissionDeniedError as err:
+                    assert err.reason == "NOT_YOUR_AGENT"
+                    out.append("denied")
+            return out
+
+        with ThreadPoolExecutor(12) as pool:
+            outcomes = [o for f in [pool.submit(worker, n) for n in range(12)] for o in f.result(30)]
+        assert len(outcomes) == 180 and "blocked" not in outcomes
+        intruders = sum(1 for n in range(12) for i in range(15) if (n + i) % 11 == 10)
+        assert outcomes.count("denied") >= intruders  # every other-agent check, and those caught in a break
+        assert stream.check("worker-1", "read").allowed  # a fresh stream after the last break
+
+
 def test_a_check_waiting_for_a_person_holds_up_no_other_and_close_waits_for_it(sidecar: RunningSidecar) -> None:
     hitl(sidecar)
     results: list[CheckResult] = []
