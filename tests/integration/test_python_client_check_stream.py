@@ -285,3 +285,28 @@ def test_the_async_stream(sidecar: RunningSidecar) -> None:
                     await stream.check("worker-1", "read")
 
     asyncio.run(go())
+
+
+def test_async_streams_breaking_under_many_tasks_leave_no_check_hanging(sidecar: RunningSidecar) -> None:
+    secret = sidecar.issue(PrincipalKind.AGENT, "worker-1")
+
+    async def worker(stream: Any, n: int) -> list[str]:
+        out = []
+        for i in range(6):
+            try:
+                r = await stream.check("someone-else" if (n + i) % 13 == 12 else "worker-1", "read")
+                out.append("ok" if r.allowed else "blocked")
+            except PermissionDeniedError:
+                out.append("denied")
+        return out
+
+    async def go() -> list[str]:
+        async with AsyncClient(sidecar.sidecar.target, secret, timeout=5) as c, c.check_stream() as stream:
+            done = await asyncio.wait_for(asyncio.gather(*(worker(stream, n) for n in range(20))), 30)
+            assert (await stream.check("worker-1", "read")).allowed
+            return [o for out in done for o in out]
+
+    outcomes = asyncio.run(go())
+    intruders = sum(1 for n in range(20) for i in range(6) if (n + i) % 13 == 12)
+    assert len(outcomes) == 120 and "blocked" not in outcomes and outcomes.count("denied") >= intruders
+    assert "ok" in outcomes
