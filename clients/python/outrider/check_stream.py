@@ -160,12 +160,11 @@ class CheckStream:
         ``wait=False``; a block is an answer, not an error. `traceparent` (W3C) makes the decision's span
         part of the caller's trace. `timeout`: DeadlineExceededError when no answer came in that many
         seconds (the request stays in flight at the sidecar; its late answer is dropped)."""
+        request = _request(0, agent_id, action, context, request_id, wait, traceparent, binary_context)
         with self._lock:
             if self._closed:
                 raise ValueError("the check stream is closed")
-            request = _request(
-                next(self._ids), agent_id, action, context, request_id, wait, traceparent, binary_context
-            )
+            request.id = next(self._ids)
             if self._session is None or self._session.ended:
                 self._session = _Session(self._client.supervisor, self._client._stream_options(None), self._lock)
             session = self._session
