@@ -149,3 +149,26 @@ def test_http_checks_run_on_one_elected_sidecar_and_a_new_one_takes_over_when_it
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_an_agent_attached_nowhere_is_judged_once_by_the_elected_sidecar(mon_fleet: Fleet) -> None:
+    """No sidecar sees its channel, so the elected one judges its ping check as a sidecar alone would (not
+    connected): failures come once per interval, not once per sidecar."""
+    a, b, c = mon_fleet.sidecars
+    register(_Stubs(a), "mon-nowhere")
+    b.recovery.AddHealthCheck(ping_check("mon-nowhere", timeout=1))
+    c.recovery.StartMonitoring(rpb.StartMonitoringRequest(interval=seconds(INTERVAL)))
+    try:
+        wait_until(lambda: _failures(a, "mon-nowhere") >= 2, "the elected sidecar judges the agent", timeout=15)
+        start, failures = time.monotonic(), _failures(a, "mon-nowhere")
+        time.sleep(10 * INTERVAL)
+        rate = (_failures(a, "mon-nowhere") - failures) / (time.monotonic() - start)
+        assert rate < 1.5 / INTERVAL, rate  # one judge; three would triple it
+        owner, pid = _leader(mon_fleet.db_url)
+        assert owner and pid in {s.p.pid for s in mon_fleet.sidecars}
+        detail = a.recovery.ListRecoveryEvents(
+            rpb.ListRecoveryEventsRequest(types=[r.RECOVERY_EVENT_TYPE_HEALTH_CHECK_FAILED], agent_id="mon-nowhere")
+        ).events[0]
+        assert "connect" in str(detail).lower()  # judged as not connected, as one sidecar alone would
+    finally:
+        a.recovery.StopMonitoring(rpb.StopMonitoringRequest())
