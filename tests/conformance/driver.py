@@ -175,8 +175,33 @@ class Driver:
             return None, error_json(err)
         return json_format.MessageToDict(resp), None
 
+    def stream(self, name: str, requests: list[Any], metadata: list[tuple[str, str]]) -> tuple[list[Any], Any]:
+        """A bidirectional stream: every request sent in order, then half-close; (the responses received,
+        sorted by numeric `id`, None) when it ends OK, (the same, error JSON) when it ends with a status."""
+        service, _, method = name.partition(".")
+        if service not in self.services:
+            raise StepFailure(f"unknown service {service!r}")
+        descriptor, stub_cls = self.services[service]
+        mdesc = descriptor.methods_by_name.get(method)
+        if mdesc is None or not (mdesc.client_streaming and mdesc.server_streaming):
+            raise StepFailure(f"unknown or not a bidirectional streaming method {name!r}")
+        cls = message_factory.GetMessageClass(mdesc.input_type)
+        messages = [json_format.ParseDict(r, cls()) for r in requests]
+        rpc: Callable[..., Any] = getattr(stub_cls(self.channel), method)
+        responses: list[Any] = []
+        error = None
+        try:
+            for resp in rpc(iter(messages), metadata=metadata, timeout=TIMEOUT):
+                responses.append(json_format.MessageToDict(resp))
+        except grpc.RpcError as err:
+            error = error_json(err)
+        return sorted(responses, key=lambda r: int(r.get("id", 0))), error
+
     def step(self, defaults: Mapping[str, Any], step: Mapping[str, Any], variables: dict[str, str]) -> None:
         metadata = self._metadata(step.get("as", defaults.get("as", "operator")), variables)
+        if "stream" in step:
+            self.stream_step(step, metadata, variables)
+            return
         request = substitute(step.get("request", {}), variables)
         response, error = self.call(step["call"], request, metadata)
         expect = substitute(step.get("expect", {}), variables)
@@ -193,6 +218,24 @@ class Driver:
         for var, dotted in step.get("capture", {}).items():
             variables[var] = lookup(response, dotted)
 
+    def stream_step(self, step: Mapping[str, Any], metadata: list[tuple[str, str]], variables: dict[str, str]) -> None:
+        if "capture" in step:
+            raise StepFailure("capture is not supported on a stream step")
+        requests = substitute(step.get("requests", []), variables)
+        responses, error = self.stream(step["stream"], requests, metadata)
+        expect = substitute(step.get("expect", {}), variables)
+        problems: list[str] = []
+        if "error" in expect:
+            if error is None:
+                raise StepFailure(f"expected the stream to end with {expect['error'].get('code')}, it ended OK")
+            problems += match(expect["error"], error, "error")
+        elif error is not None:
+            raise StepFailure(f"the stream ended with {error['code']}: {error['message']}")
+        if "responses" in expect:
+            problems += match(expect["responses"], responses, "responses")
+        if problems:
+            raise StepFailure("; ".join(problems))
+
     def run(self, suite: Mapping[str, Any]) -> Outcome:
         outcome = Outcome()
         defaults = suite.get("defaults", {})
@@ -205,7 +248,8 @@ class Driver:
                     try:
                         self.step(defaults, step, variables)
                     except StepFailure as exc:
-                        raise StepFailure(f"{kind} {i + 1} ({step['call']}): {exc}") from None
+                        what = step.get("call") or step.get("stream")
+                        raise StepFailure(f"{kind} {i + 1} ({what}): {exc}") from None
             except StepFailure as exc:
                 outcome.failed += 1
                 outcome.lines.append(f"FAIL {scenario['name']}\n     {exc}")

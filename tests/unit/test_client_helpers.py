@@ -1,5 +1,5 @@
 """The Python client's pure helpers: retry timings (seeded; the toolkit's defaults, jitter off, on_retry), sandboxed
-execution, the control channel's rules, values read back from protobuf."""
+execution, the control channel's rules, values read back from protobuf, a check stream's error answers."""
 
 from __future__ import annotations
 
@@ -11,8 +11,18 @@ from typing import Any
 import grpc
 import pytest
 
-from outrider import OutriderError, retry, sandboxed
+from outrider import (
+    InternalError,
+    InvalidArgumentError,
+    OutriderError,
+    ResourceExhaustedError,
+    SidecarTimeoutError,
+    retry,
+    sandboxed,
+)
+from outrider.errors import from_stream_error
 from outrider.retry import backoff_delay
+from outrider.v1 import supervisor_service_pb2 as spb
 
 
 def test_backoff_is_exponential_with_jitter_in_half_to_one_and_a_half() -> None:
@@ -317,3 +327,24 @@ def test_the_re_attach_loops_decisions_shared_by_both_agent_helpers(caplog: pyte
     assert agent.error is not None and agent.error.message == "KeyError: 'ours'" and caplog.records
     assert agent._stream_ended(_Status(grpc.StatusCode.UNAUTHENTICATED, "bad token"), False) is None
     assert agent._outcome is StopReason.FATAL and agent.error.message == "bad token"
+
+
+def test_a_check_streams_error_answer_becomes_the_unary_calls_typed_error() -> None:
+    err = from_stream_error(
+        spb.CheckActionsError(code=3, message="action is required", reason="INVALID_FIELD", field="check.action")
+    )
+    assert type(err) is InvalidArgumentError and err.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert (err.message, err.reason, err.field, err.metadata) == (
+        "action is required",
+        "INVALID_FIELD",
+        "action",
+        {"field": "action"},
+    )
+    busy = from_stream_error(spb.CheckActionsError(code=8, message="too many", reason="TOO_MANY_IN_FLIGHT"))
+    assert type(busy) is ResourceExhaustedError and (busy.field, busy.metadata) == ("", {})
+    # A sidecar's answer, never a TransportError; an unknown number or INTERNAL is an InternalError.
+    late = from_stream_error(spb.CheckActionsError(code=4, message="slow"))
+    assert not isinstance(late, SidecarTimeoutError) and late.code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert type(from_stream_error(spb.CheckActionsError(code=99))) is InternalError
+    assert type(from_stream_error(spb.CheckActionsError(code=13, message="boom"))) is InternalError
+    assert from_stream_error(spb.CheckActionsError(code=3, field="other.x")).field == "other.x"

@@ -6,6 +6,7 @@ with Client(token="otr_...") as c:
     if not r.allowed:
         print(r.reason)
 
+`client.check_stream()` multiplexes many checks over one CheckActions stream (check_stream.py).
 `Client` and `AsyncClient` share one core (`_base.BaseClient`); errors form one tree (errors.py), with a
 `TransportError` branch for "the sidecar gave no answer"; answers use string enums (enums.py).
 Helpers: Isolator (circuit breakers), lease (execution slots), Budget (tokens), Agent (the control
@@ -18,6 +19,7 @@ from .agent import Agent, Command, CommandRejected, Handoff, KillOrder, heartbea
 from .agent_aio import AsyncAgent
 from .aio import AsyncClient
 from .budgets import Allocation, AsyncBudget, Budget, Reservation, Signal, Usage, budget
+from .check_stream import AsyncCheckStream, CheckStream
 from .client import Client
 from .enums import (
     ApprovalState,
@@ -63,6 +65,7 @@ __all__ = [
     "ApprovalState",
     "AsyncAgent",
     "AsyncBudget",
+    "AsyncCheckStream",
     "AsyncClient",
     "AsyncIsolator",
     "BreakerState",
@@ -70,6 +73,7 @@ __all__ = [
     "Budget",
     "BudgetExhaustedError",
     "CheckResult",
+    "CheckStream",
     "CircuitOpenError",
     "Client",
     "Command",

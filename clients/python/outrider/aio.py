@@ -10,6 +10,7 @@ import grpc
 
 from ._base import BaseClient
 from ._common import DEFAULT_ATTACH_INTERVAL, TLS, CheckResult, Settings, check_result
+from .check_stream import AsyncCheckStream
 from .errors import DeadlineExceededError, UnavailableError, from_rpc_error
 
 T = TypeVar("T")
@@ -60,6 +61,10 @@ class AsyncClient(BaseClient):
             except (DeadlineExceededError, UnavailableError) as err:
                 await asyncio.sleep(plan.pause_after(err))
 
+    def check_stream(self) -> AsyncCheckStream:
+        """See `Client.check_stream`: ``async with client.check_stream() as s: await s.check(...)``."""
+        return AsyncCheckStream(self)
+
     async def watch(
         self, method: Callable[..., AsyncIterator[T]], request: Any, timeout: float | None = None
     ) -> AsyncIterator[T]:
@@ -83,4 +88,4 @@ class AsyncClient(BaseClient):
         await self.close()
 
 
-__all__ = ["TLS", "AsyncClient", "CheckResult"]
+__all__ = ["TLS", "AsyncCheckStream", "AsyncClient", "CheckResult"]

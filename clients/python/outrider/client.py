@@ -10,6 +10,7 @@ import grpc
 
 from ._base import BaseClient
 from ._common import DEFAULT_ATTACH_INTERVAL, TLS, CheckResult, Settings, check_result
+from .check_stream import CheckStream
 from .errors import DeadlineExceededError, OutriderError, UnavailableError, from_rpc_error
 
 T = TypeVar("T")
@@ -72,6 +73,12 @@ class Client(BaseClient):
             except (DeadlineExceededError, UnavailableError) as err:
                 time.sleep(plan.pause_after(err))
 
+    def check_stream(self) -> CheckStream:
+        """Many checks, from any number of threads, over one CheckActions stream (opened at the first
+        check): ``with client.check_stream() as s: s.check("worker-1", "deploy")``. See
+        `outrider.check_stream`."""
+        return CheckStream(self)
+
     def watch(self, method: Callable[..., Iterator[T]], request: Any, timeout: float | None = None) -> Iterator[T]:
         """The messages of a server stream (``client.watch(client.supervisor.WatchApproval, request)``)
         until it ends, with the token and typed errors; no deadline unless `timeout`. Leaving the loop
@@ -94,4 +101,4 @@ class Client(BaseClient):
         self.close()
 
 
-__all__ = ["TLS", "CheckResult", "Client", "OutriderError"]
+__all__ = ["TLS", "CheckResult", "CheckStream", "Client", "OutriderError"]

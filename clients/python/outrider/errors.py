@@ -31,9 +31,14 @@ UNAVAILABLE, as it always did.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+
+if TYPE_CHECKING:
+    from .v1.supervisor_service_pb2 import CheckActionsError
 
 
 class OutriderError(Exception):
@@ -161,3 +166,18 @@ def from_rpc_error(err: grpc.RpcError) -> OutriderError:
                 answered = answered or info.domain == SIDECAR_DOMAIN
     cls = _BY_CODE.get(code, InternalError) if answered else _TRANSPORT.get(code) or _BY_CODE.get(code, InternalError)
     return cls(message, code=code, reason=reason, field=metadata.get("field", ""), metadata=metadata)
+
+
+_BY_NUMBER: dict[int, grpc.StatusCode] = {c.value[0]: c for c in grpc.StatusCode}
+STREAM_FIELD_PREFIX = "check."  # CheckActions names a field of the stream's request: check.action
+
+
+def from_stream_error(err: CheckActionsError) -> OutriderError:
+    """The typed error for one check's `error` answer on a CheckActions stream: the error the unary
+    CheckAction would have raised (the same class, code, reason, and field, without the "check." the
+    stream's request puts in front of it). Always a sidecar answer, never a TransportError."""
+    code = _BY_NUMBER.get(err.code, grpc.StatusCode.UNKNOWN)
+    field = err.field.removeprefix(STREAM_FIELD_PREFIX)
+    metadata = {"field": field} if field else {}
+    cls = _BY_CODE.get(code, InternalError)
+    return cls(err.message or str(code), code=code, reason=err.reason, field=field, metadata=metadata)

@@ -1,5 +1,6 @@
 // The TypeScript conformance driver: runs tests/conformance/scenarios.json against a live sidecar
-// through the generated clients (CheckAction through OutriderClient.checkAction). The rules are
+// through the generated clients (CheckAction through OutriderClient.checkAction; a `stream` step through
+// the generated bidirectional call). The rules are
 // those of tests/conformance/README.md, shared by the Python, Go and Java drivers.
 //
 //   OUTRIDER_CONFORMANCE_ADDRESS=127.0.0.1:50051 OUTRIDER_CONFORMANCE_TOKEN_OPERATOR=... \
@@ -24,10 +25,12 @@ type Json = JsonValue;
 type JsonObject = { [k: string]: Json };
 
 interface Step {
-  call: string;
+  call?: string;
+  stream?: string;
   as?: string | { bearer: string };
   request?: JsonObject;
-  expect?: { response?: Json; error?: Json };
+  requests?: Json[];
+  expect?: { response?: Json; responses?: Json; error?: Json };
   capture?: Record<string, string>;
 }
 
@@ -147,25 +150,73 @@ async function call(name: string, request: Json, hdrs: Record<string, string>): 
         : await (stub[method.localName] as (r: unknown, o: object) => Promise<never>)(req, { headers: hdrs });
     return [toJson(method.output, resp), undefined];
   } catch (err) {
-    const e = ConnectError.from(err);
-    const info = errorInfo(e);
-    return [
-      undefined,
-      {
-        code: codeName(e.code),
-        message: e.rawMessage,
-        reason: info?.reason ?? "",
-        domain: info?.domain ?? "",
-        field: info?.metadata.field ?? "",
-      },
-    ];
+    return [undefined, errorJson(err)];
   }
+}
+
+function errorJson(err: unknown): JsonObject {
+  const e = ConnectError.from(err);
+  const info = errorInfo(e);
+  return {
+    code: codeName(e.code),
+    message: e.rawMessage,
+    reason: info?.reason ?? "",
+    domain: info?.domain ?? "",
+    field: info?.metadata.field ?? "",
+  };
+}
+
+/** A bidirectional stream: every request sent in order, then half-close; the responses received, sorted
+ *  by numeric id, and the error JSON when the stream ended with a status. */
+async function stream(name: string, requests: Json[], hdrs: Record<string, string>): Promise<[JsonObject[], JsonObject | undefined]> {
+  const [serviceName, methodName] = name.split(".");
+  const entry = services[serviceName ?? ""];
+  if (!entry) throw new StepFailure(`unknown service ${JSON.stringify(serviceName)}`);
+  const [desc, stub] = entry;
+  const method = desc.methods.find((m) => m.name === methodName);
+  if (!method || method.methodKind !== "bidi_streaming") throw new StepFailure(`unknown or not a bidirectional streaming method ${name}`);
+  const messages = requests.map((r) => fromJson(method.input, r));
+  async function* input(): AsyncGenerator<unknown> {
+    yield* messages;
+  }
+  const open = stub[method.localName] as (r: AsyncIterable<unknown>, o: object) => AsyncIterable<never>;
+  const responses: JsonObject[] = [];
+  let error: JsonObject | undefined;
+  try {
+    for await (const resp of open(input(), { headers: hdrs, timeoutMs: client.timeoutMs })) {
+      responses.push(toJson(method.output, resp) as JsonObject);
+    }
+  } catch (err) {
+    error = errorJson(err);
+  }
+  const id = (r: JsonObject): bigint => BigInt(typeof r.id === "string" || typeof r.id === "number" ? r.id : 0);
+  responses.sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+  return [responses, error];
+}
+
+async function runStreamStep(step: Step, hdrs: Record<string, string>, vars: Record<string, string>): Promise<void> {
+  if (step.capture !== undefined) throw new StepFailure("capture is not supported on a stream step");
+  const requests = substitute(step.requests ?? [], vars) as Json[];
+  const [responses, error] = await stream(step.stream!, requests, hdrs);
+  const expect = substitute((step.expect ?? {}) as Json, vars) as { responses?: Json; error?: Json };
+  const problems: string[] = [];
+  if (expect.error !== undefined) {
+    if (error === undefined) {
+      throw new StepFailure(`expected the stream to end with ${show((expect.error as JsonObject).code ?? null)}, it ended OK`);
+    }
+    problems.push(...match(expect.error, error, "error"));
+  } else if (error !== undefined) {
+    throw new StepFailure(`the stream ended with ${String(error.code)}: ${String(error.message)}`);
+  }
+  if (expect.responses !== undefined) problems.push(...match(expect.responses, responses, "responses"));
+  if (problems.length > 0) throw new StepFailure(problems.join("; "));
 }
 
 async function runStep(suite: Suite, step: Step, tokens: Record<string, string>, vars: Record<string, string>): Promise<void> {
   const hdrs = headers(step.as ?? suite.defaults?.as ?? "operator", tokens, vars);
+  if (step.stream !== undefined) return runStreamStep(step, hdrs, vars);
   const request = substitute(step.request ?? {}, vars);
-  const [response, error] = await call(step.call, request, hdrs);
+  const [response, error] = await call(step.call ?? "", request, hdrs);
   const expect = substitute((step.expect ?? {}) as Json, vars) as { response?: Json; error?: Json };
   let problems: string[];
   if (expect.error !== undefined) {
@@ -204,7 +255,7 @@ async function main(): Promise<number> {
         try {
           await runStep(suite, step, tokens, vars);
         } catch (err) {
-          if (err instanceof StepFailure) throw new StepFailure(`${kind} ${i} (${step.call}): ${err.message}`);
+          if (err instanceof StepFailure) throw new StepFailure(`${kind} ${i} (${step.call ?? step.stream}): ${err.message}`);
           throw err;
         }
       }

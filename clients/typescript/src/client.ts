@@ -1,10 +1,11 @@
 // A thin convenience layer over the generated clients: default address, bearer token, default
-// deadlines, and checkAction that re-attaches by request id after a deadline.
+// deadlines, checkAction that re-attaches by request id after a deadline, and checkStream.
 import { clone, create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { randomUUID } from "node:crypto";
 
+import { CheckStream } from "./check-stream.js";
 import { AccessService } from "./gen/outrider/v1/access_service_pb.js";
 import { RecoveryService } from "./gen/outrider/v1/recovery_service_pb.js";
 import { SafeguardService } from "./gen/outrider/v1/safeguard_service_pb.js";
@@ -93,6 +94,15 @@ export class OutriderClient {
         if (!timedOut || attemptMs <= 0 || options.signal?.aborted) throw err;
       }
     }
+  }
+
+  /**
+   * Many checks over one CheckActions stream (opened at the first check), with the client's token:
+   * `const s = client.checkStream(); const r = await s.check({ agentId, action }); await s.close();`.
+   * See `CheckStream`.
+   */
+  checkStream(): CheckStream {
+    return new CheckStream(this.supervisor);
   }
 
   /** Closes the HTTP/2 connection. */
