@@ -49,7 +49,7 @@ ACTION = "files.read"
 # Five built-in guardrails; an allowed call runs all of them (trust_root first, then in order).
 POLICY = r"""
 log: {level: warning}
-limits: {requests_per_second: 1000000, burst: 1000000}  # the per-credential limit must not trip
+limits: {requests_per_second: 1000000, burst: 1000000, max_check_streams_per_agent: 64}  # no limit may trip
 guardrails:
   - {name: root, kind: trust_root, blocked_patterns: ['(?i)rm\s+-rf', '(?i)DROP\s+TABLE']}
   - {name: cost-cap, kind: cost_cap, key: cost, max: 100}
