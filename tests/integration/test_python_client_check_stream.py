@@ -18,6 +18,7 @@ from outrider import (
     CheckResult,
     Client,
     DeadlineExceededError,
+    InternalError,
     InvalidArgumentError,
     OutriderError,
     PermissionDeniedError,
@@ -298,6 +299,12 @@ def test_async_streams_breaking_under_many_tasks_leave_no_check_hanging(sidecar:
                 out.append("ok" if r.allowed else "blocked")
             except PermissionDeniedError:
                 out.append("denied")
+            except InternalError as exc:
+                # grpc.aio: a request written just as the sidecar ended the stream fails in grpc core, and
+                # grpc.aio then reports the call as INTERNAL "Internal error from Core" instead of the
+                # sidecar's status (grpc/aio/_call.py, `_write`). Still an answer, never a hang.
+                assert "Internal error from Core" in exc.message, exc
+                out.append("broken")
         return out
 
     async def go() -> list[str]:
@@ -308,5 +315,6 @@ def test_async_streams_breaking_under_many_tasks_leave_no_check_hanging(sidecar:
 
     outcomes = asyncio.run(go())
     intruders = sum(1 for n in range(20) for i in range(6) if (n + i) % 13 == 12)
-    assert len(outcomes) == 120 and "blocked" not in outcomes and outcomes.count("denied") >= intruders
+    assert len(outcomes) == 120 and "blocked" not in outcomes
+    assert outcomes.count("denied") + outcomes.count("broken") >= intruders
     assert "ok" in outcomes

@@ -8,7 +8,9 @@ counter), the sidecar answers by id as decisions finish, so a check waiting for 
 other. A check's own failure raises the error the unary `check_action` would raise (same class, code,
 reason and field). When the stream itself ends with an error (a check naming another agent, a revoked
 credential, the sidecar going away), every check waiting on it raises that error and the next check opens
-a new stream: a broken stream is never reused. Unlike `check_action`, a check that was waiting when the
+a new stream: a broken stream is never reused. (With asyncio, a check written at the very moment the
+sidecar ends the stream can get InternalError "Internal error from Core" instead of the stream's status:
+grpc.aio reports a failed write that way, `grpc/aio/_call.py`.) Unlike `check_action`, a check that was waiting when the
 stream broke is not re-sent; send it again with the same `request_id` to re-attach to its approval.
 `close()` (leaving the `with` block) half-closes the stream and waits for the answers still due.
 """
