@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from server.cli.workers import write_port_file
 from server.config import Config, ConfigError, load_config
 from server.domain.errors import OutriderError
 from server.logs import setup_logging
@@ -240,8 +241,6 @@ async def _serve(config: Config, port_file: str | None) -> int:
         print(f"outrider: cannot start: {exc}", file=sys.stderr)
         return 2
     sidecar.services.telemetry.install_global()  # one sidecar per process: plugins' own spans join its traces
-    if port_file:
-        Path(port_file).write_text(str(sidecar.port))
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -263,6 +262,8 @@ async def _serve(config: Config, port_file: str | None) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, _reload)
+    if port_file:  # "ready" only once the signals are handled: a supervisor may signal at once
+        write_port_file(Path(port_file), sidecar.port)
     await stop.wait()
     log.info("shutting down", extra={"grace_seconds": config.shutdown_grace})
     await sidecar.stop()

@@ -61,6 +61,14 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def write_port_file(path: Path, port: int) -> None:
+    """Announce readiness: the port appears whole or not at all (a reader never sees an empty or half
+    file), written by a temporary file renamed over the path."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(str(port))
+    os.replace(tmp, path)
+
+
 def child_argv(argv: Sequence[str], listen: str, index: int, port_file: Path) -> list[str]:
     """The worker's `outrider serve` arguments: the parent's, without its own flags, on the reserved port."""
     out: list[str] = []
@@ -126,7 +134,7 @@ class Supervisor:
     def _wait_serving(self, w: _Worker) -> bool:
         deadline = time.monotonic() + _START_TIMEOUT
         while not self.stopping and time.monotonic() < deadline:
-            if w.port_file.exists() and w.port_file.read_text():
+            if w.port_file.exists():  # written whole (write_port_file)
                 return True
             if w.process is not None and w.process.poll() is not None:
                 return False
@@ -160,7 +168,7 @@ class Supervisor:
             for w in self.workers[1:]:
                 self._wait_serving(w)
             if self.port_file is not None:
-                self.port_file.write_text(self.listen.rpartition(":")[2])
+                write_port_file(self.port_file, int(self.listen.rpartition(":")[2]))
             log.info("workers serving", extra={"workers": self.count, "listen": self.listen})
             while not self.stopping:
                 self._supervise()

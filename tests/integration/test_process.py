@@ -212,3 +212,30 @@ def test_bad_config_stops_startup_with_a_clear_message(tmp_path: Path, yaml_text
     assert r.returncode == 2
     assert str(cfg) in r.stderr and expected in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_signal_sent_the_moment_the_port_file_appears_is_handled(tmp_path: Path) -> None:
+    # The port file says "ready": a supervisor may signal at once. The handlers must be in place by then,
+    # or SIGHUP's default action kills the sidecar (a CI run lost a reload test to this window).
+    token = operator_token(tmp_path)
+    for attempt in range(3):
+        port_file = tmp_path / f"port-{attempt}"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cmd = [sys.executable, "-m", "server", "serve", "--listen", "127.0.0.1:0", "--no-console"]
+        cmd += ["--data-dir", str(tmp_path / "data"), "--port-file", str(port_file)]
+        with (tmp_path / "serve.log").open("ab") as out:
+            p = subprocess.Popen(cmd, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, env=env)
+        try:
+            deadline = time.monotonic() + 30
+            while not (port_file.exists() and port_file.read_text()):
+                assert p.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            p.send_signal(signal.SIGHUP)
+            channel = with_token(grpc.insecure_channel(f"127.0.0.1:{port_file.read_text()}"), token)
+            stub = supervisor_service_pb2_grpc.SupervisorServiceStub(channel)
+            assert stub.ListGuardrails(pb.ListGuardrailsRequest(), timeout=10) is not None
+            assert p.poll() is None, f"the sidecar died of the signal (exit {p.returncode})"
+            channel.close()
+        finally:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+            assert p.wait(30) == 0
