@@ -262,6 +262,7 @@ def build_services(
         offload_bytes=config.offload_context_bytes,
         max_offloaded=config.max_offloaded,
         max_inflight_per_agent=config.max_inflight_per_agent,
+        max_streams_per_agent=config.max_check_streams_per_agent,
     )
     recovery.load()
     notifications = NotificationService(

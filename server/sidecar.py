@@ -166,7 +166,6 @@ async def build_server(
             limits=limits,
             reload_policy=services.policy.reload,
             charge=auth.charge,
-            max_check_streams=config.max_check_streams_per_agent,
         ),
         registry,
     )

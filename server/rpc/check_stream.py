@@ -16,17 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from google.rpc import code_pb2
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.errors import InvalidArgument, OutriderError
-from server.rpc.errors import status_code
-
-log = logging.getLogger(__name__)
+from server.rpc.errors import log_internal, status_code
 
 Decide = Callable[[pb.CheckActionsRequest], Awaitable[pb.CheckActionResponse]]
 
@@ -42,13 +38,9 @@ def error_to_pb(exc: OutriderError, field_prefix: str = "check.") -> pb.CheckAct
 
 
 def internal_error(exc: BaseException) -> pb.CheckActionsError:
-    error_id = uuid.uuid4().hex[:12]
-    log.error("unexpected error in SupervisorService.CheckActions (error id %s)", error_id, exc_info=exc)
-    return pb.CheckActionsError(
-        code=code_pb2.INTERNAL,
-        message=f"internal error in CheckActions; the sidecar log has the details under error id {error_id}",
-        reason="INTERNAL",
-    )
+    """One request's unexpected failure: logged under an error id, answered as the unary call would be."""
+    _, message = log_internal("SupervisorService.CheckActions", exc)
+    return pb.CheckActionsError(code=code_pb2.INTERNAL, message=message, reason="INTERNAL")
 
 
 def _forget(pending: dict[int, asyncio.Task[None]], request_id: int, _task: asyncio.Task[None]) -> None:

@@ -61,15 +61,16 @@ async def abort(context: grpc.aio.ServicerContext[Any, Any], exc: e.OutriderErro
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
-async def abort_internal(context: grpc.aio.ServicerContext[Any, Any], method: str, exc: BaseException) -> None:
+def log_internal(method: str, exc: BaseException) -> tuple[str, str]:
+    """Log an unexpected error under a fresh error id; (id, the message a caller gets: no internals)."""
     error_id = uuid.uuid4().hex[:12]
     log.error("unexpected error in %s (error id %s)", method, error_id, exc_info=exc)
-    status = rich_status(
-        grpc.StatusCode.INTERNAL,
-        f"internal error in {method}; the sidecar log has the details under error id {error_id}",
-        "INTERNAL",
-        {"error_id": error_id},
-    )
+    return error_id, f"internal error in {method}; the sidecar log has the details under error id {error_id}"
+
+
+async def abort_internal(context: grpc.aio.ServicerContext[Any, Any], method: str, exc: BaseException) -> None:
+    error_id, message = log_internal(method, exc)
+    status = rich_status(grpc.StatusCode.INTERNAL, message, "INTERNAL", {"error_id": error_id})
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 

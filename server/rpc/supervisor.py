@@ -14,7 +14,7 @@ from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
 from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
-from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied, ResourceExhausted
+from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
 from server.rpc import convert
 from server.rpc.auth import current_principal
@@ -46,12 +46,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
         reload_policy: Callable[[str], tuple[int, str]] | None = None,
         charge: Callable[[Ctx], None] = lambda context: None,
-        max_check_streams: int = 4,
     ) -> None:
-        # Open CheckActions streams per agent (event-loop state): an idle stream costs memory, and each
-        # opening only one request of the rate limit.
-        self.max_check_streams = max_check_streams
-        self._check_streams: dict[str, int] = {}
         self.limits = limits
         # One request of a stream against the caller's rate limit (AuthInterceptor.charge).
         self.charge = charge
@@ -119,23 +114,14 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
         p = current_principal()
         agent = "" if p.is_operator else p.subject
-        held = self._check_streams.get(agent, 0)
-        if agent and held >= self.max_check_streams:
-            raise ResourceExhausted(
-                f"agent {agent!r} already has {held} CheckActions streams open "
-                f"(limits.max_check_streams_per_agent: {self.max_check_streams}); share one stream",
-                reason="TOO_MANY_STREAMS",
-            )
-        self._check_streams[agent] = held + 1
+        if agent:  # operators' streams are not capped (as their unary calls are not)
+            self.checks.admit_stream(agent)
         try:
             async for answer in answer_stream(request_iterator, decide, self.checks.max_inflight_per_agent):
                 yield answer
         finally:
-            left = self._check_streams.get(agent, 1) - 1
-            if left > 0:
-                self._check_streams[agent] = left
-            else:
-                self._check_streams.pop(agent, None)
+            if agent:
+                self.checks.release_stream(agent)
 
     def _decision_span(self, message: pb.CheckActionsRequest) -> Any:
         """One span per decision: a child of the request's own `traceparent` when it carries a valid one,

@@ -156,12 +156,17 @@ class CheckActionService:
         offload_bytes: int = 64 * 1024,
         max_offloaded: int = 64,
         max_inflight_per_agent: int = 16,
+        max_streams_per_agent: int = 4,
     ) -> None:
         self.chain_pool = chain_pool
         self.offload_bytes = offload_bytes
         self.max_offloaded = max_offloaded
         self.max_inflight_per_agent = max_inflight_per_agent
         self._inflight: dict[str, int] = {}  # event-loop state: CheckActions in progress per agent
+        # Open CheckActions streams per agent (event-loop state): an idle stream costs memory, and each
+        # opening only one request of the rate limit (limits.max_check_streams_per_agent).
+        self.max_streams_per_agent = max_streams_per_agent
+        self._streams: dict[str, int] = {}
         self._offloaded = 0  # calls on (or waiting for) the chain pool
         self.chain = chain
         self.agents = agents
@@ -206,6 +211,25 @@ class CheckActionService:
             self._inflight[agent_id] = held
         else:
             self._inflight.pop(agent_id, None)
+
+    def admit_stream(self, agent_id: str) -> None:
+        """Open one of the agent's CheckActions streams (RESOURCE_EXHAUSTED beyond its share);
+        `release_stream` closes it. Event-loop state, as `admit`."""
+        held = self._streams.get(agent_id, 0)
+        if held >= self.max_streams_per_agent:
+            raise ResourceExhausted(
+                f"agent {agent_id!r} already has {held} CheckActions streams open "
+                f"(limits.max_check_streams_per_agent: {self.max_streams_per_agent}); share one stream",
+                reason="TOO_MANY_STREAMS",
+            )
+        self._streams[agent_id] = held + 1
+
+    def release_stream(self, agent_id: str) -> None:
+        held = self._streams.get(agent_id, 1) - 1
+        if held > 0:
+            self._streams[agent_id] = held
+        else:
+            self._streams.pop(agent_id, None)
 
     def heavy(self, context_bytes: int) -> bool:
         return self.chain_pool is not None and context_bytes >= self.offload_bytes
