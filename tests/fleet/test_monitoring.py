@@ -172,3 +172,35 @@ def test_an_agent_attached_nowhere_is_judged_once_by_the_elected_sidecar(mon_fle
         assert "connect" in str(detail).lower()  # judged as not connected, as one sidecar alone would
     finally:
         a.recovery.StopMonitoring(rpb.StopMonitoringRequest())
+
+
+def _last_status(s: SidecarProc, agent_id: str) -> tuple[bool, str] | None:
+    status = s.recovery.GetAgentRecoveryStatus(rpb.GetAgentRecoveryStatusRequest(agent_id=agent_id)).status
+    return (status.last_status.healthy, status.last_status.reason) if status.HasField("last_status") else None
+
+
+def test_a_checks_result_on_b_is_the_result_every_sidecar_reports(shared_fleet: Fleet) -> None:
+    """Before: the latest result lived in the memory of the sidecar that ran the check, so A and C
+    reported no result (and chose substitutes as if the agent were healthy)."""
+    a, b, c = shared_fleet.sidecars
+    register(_Stubs(a), "mon-status")
+    a.recovery.AddHealthCheck(ping_check("mon-status", timeout=0.5))
+    with SimAgent(b.recovery, "mon-status", lambda command: None) as hung:  # attached to B, never answers
+        hung.wait_accepted()
+        ran = b.recovery.RunHealthChecks(rpb.RunHealthChecksRequest(), timeout=60)
+    mine = [(st.healthy, st.reason) for st in ran.statuses if st.agent_id == "mon-status"]
+    assert mine == [(False, "ping timed out after 0.5s")]  # B holds the channel: B ran it
+    for s in (a, c):
+        started = time.monotonic()
+        wait_until(lambda s=s: _last_status(s, "mon-status") == mine[0], f"B's result on {s.name}", timeout=5)
+        assert time.monotonic() - started < 2.0  # the change feed's bound, not a poll of minutes
+    with SimAgent(c.recovery, "mon-status") as healthy:  # now on C, answering
+        healthy.wait_accepted()
+        ran = c.recovery.RunHealthChecks(rpb.RunHealthChecksRequest(), timeout=60)
+        assert [(st.healthy, st.reason) for st in ran.statuses if st.agent_id == "mon-status"] == [(True, "")]
+    for s in (a, b):
+        wait_until(lambda s=s: _last_status(s, "mon-status") == (True, ""), f"C's result on {s.name}", timeout=5)
+    # A new spec starts without a result, on every sidecar.
+    a.recovery.AddHealthCheck(ping_check("mon-status", timeout=2))
+    for s in (a, b, c):
+        wait_until(lambda s=s: _last_status(s, "mon-status") is None, f"the new spec on {s.name}", timeout=5)

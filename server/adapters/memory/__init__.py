@@ -36,7 +36,7 @@ from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.domain.notifications.delivery import Notification
 from server.domain.pages import decode, encode, page_size
 from server.domain.recovery.events import EventFilter, RecoveryEvent, RecoveryEventType
-from server.domain.recovery.health import HealthCheckSpec
+from server.domain.recovery.health import HealthCheckSpec, HealthStatus
 from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
 from server.domain.recovery.ladder import HistoryFilter, RecoveryPolicy, RecoveryResult, RecoveryState
 from server.services.ports import Page
@@ -507,6 +507,7 @@ class MemoryRecovery:
         self.states: dict[str, RecoveryState] = {}
         self.history_rows: list[tuple[int, RecoveryResult]] = []
         self.checks: dict[str, HealthCheckSpec] = {}
+        self.statuses: dict[str, HealthStatus] = {}  # the latest result of each agent's check
         self.settings: dict[str, dict[str, Any]] = {}
         self._seq = itertools.count(1)
 
@@ -560,9 +561,20 @@ class MemoryRecovery:
 
     def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
         self.checks[agent_id] = copy.deepcopy(spec)
+        self.statuses.pop(agent_id, None)
 
     def delete_check(self, agent_id: str) -> bool:
+        self.statuses.pop(agent_id, None)
         return self.checks.pop(agent_id, None) is not None
+
+    def save_status(self, status: HealthStatus) -> bool:
+        if status.agent_id not in self.checks:
+            return False
+        self.statuses[status.agent_id] = status
+        return True
+
+    def load_statuses(self, agent_id: str = "") -> dict[str, HealthStatus]:
+        return {a: st for a, st in self.statuses.items() if not agent_id or a == agent_id}
 
     def get_setting(self, key: str) -> dict[str, Any] | None:
         return copy.deepcopy(self.settings.get(key))

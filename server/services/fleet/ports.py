@@ -19,6 +19,7 @@ ACCESS_TOPIC = "access"  # (token id or certificate fingerprint) a credential is
 POLICIES_TOPIC = "recovery_policies"  # (group, "*" for the policy file's) a recovery policy
 STATES_TOPIC = "recovery_states"  # (agent id) retry count, cooldown, last attempt
 CHECKS_TOPIC = "health_checks"  # (agent id) a health-check spec
+HEALTH_TOPIC = "health_status"  # (agent id) the latest result of the agent's health check
 GUARDRAILS_TOPIC = "guardrails"  # (the chain version) the guardrail chain was replaced
 SUBSTITUTES_TOPIC = "substitutes"  # (the substitute's agent id) a substitute registered or removed
 POLICY_TOPIC = "policy"  # (the fleet policy version) a policy file was applied fleet-wide

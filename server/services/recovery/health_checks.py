@@ -22,7 +22,7 @@ from server.domain.recovery.health import (
     ping_timeout_reason,
 )
 from server.domain.recovery.ladder import EJECTED_GROUP
-from server.services.fleet.ports import CHECKS_TOPIC, ChangeFeed
+from server.services.fleet.ports import CHECKS_TOPIC, HEALTH_TOPIC, ChangeFeed
 from server.services.ports import AuditSink, Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import ControlChannelHub
@@ -62,15 +62,19 @@ class HealthCheckService:
         self._lock = threading.Lock()
         self._checks: dict[str, HealthCheckSpec] = {}
         self._added: dict[str, float] = {}
+        # The latest result per agent: a cache of the stored one (whichever sidecar ran the check), fresh
+        # within the change feed's bound (a notification; the feed's poll when the listener is down).
         self._statuses: dict[str, HealthStatus] = {}
-        if changes is not None:  # a spec added or removed on another sidecar
-            changes.subscribe(CHECKS_TOPIC, lambda _agent_id: self._reload(), self._reload)
+        if changes is not None:  # a spec added or removed, or a check run, on another sidecar
+            changes.subscribe(CHECKS_TOPIC, self._reload_check, self._reload)
+            changes.subscribe(HEALTH_TOPIC, self._reload_status, self._reload_statuses)
 
     def load(self) -> None:
         with self._lock:
             self._checks = self.repo.load_checks()
             now = self.clock.monotonic()
             self._added = dict.fromkeys(self._checks, now)
+            self._statuses = self.repo.load_statuses()
 
     def _reload(self) -> None:
         """The stored specs replace the cached ones; a check already known keeps its start time."""
@@ -78,6 +82,24 @@ class HealthCheckService:
             self._checks = self.repo.load_checks()
             now = self.clock.monotonic()
             self._added = {a: self._added.get(a, now) for a in self._checks}
+            self._statuses = {a: st for a, st in self._statuses.items() if a in self._checks}
+
+    def _reload_check(self, agent_id: str) -> None:
+        self._reload()
+        self._reload_status(agent_id)  # a replaced spec starts without a result
+
+    def _reload_status(self, agent_id: str) -> None:
+        stored = self.repo.load_statuses(agent_id).get(agent_id)
+        with self._lock:
+            if stored is None:
+                self._statuses.pop(agent_id, None)
+            else:
+                self._statuses[agent_id] = stored
+
+    def _reload_statuses(self) -> None:
+        stored = self.repo.load_statuses()
+        with self._lock:
+            self._statuses = stored
 
     # ---- the checks ----------------------------------------------------------------------------
 
@@ -148,6 +170,10 @@ class HealthCheckService:
         )
         if agent_id in self._checks:
             self._statuses[agent_id] = status
+            try:  # every sidecar's GetAgentRecoveryStatus and substitute choice see it
+                await asyncio.to_thread(self.repo.save_status, status)
+            except Exception:  # the check's verdict stands; only its sharing failed
+                log.exception("could not store a health-check result", extra={"agent_id": agent_id})
         return status
 
     async def _probe(self, agent_id: str, spec: HealthCheckSpec) -> tuple[bool, str]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from server.domain.recovery.events import EventFilter, RecoveryEvent, RecoveryEventType
-from server.domain.recovery.health import HealthCheckSpec
+from server.domain.recovery.health import HealthCheckSpec, HealthStatus
 from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
 from server.domain.recovery.ladder import HistoryFilter, RecoveryPolicy, RecoveryResult, RecoveryState
 from server.services.ports import Page
@@ -47,6 +47,10 @@ class RecoveryRepository(Protocol):
     def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None: ...
 
     def delete_check(self, agent_id: str) -> bool: ...
+
+    def save_status(self, status: HealthStatus) -> bool: ...
+
+    def load_statuses(self, agent_id: str = "") -> dict[str, HealthStatus]: ...
 
     def get_setting(self, key: str) -> dict[str, Any] | None: ...
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -24,7 +24,7 @@ from server.domain.recovery.events import (
     decode_payload,
     encode_payload,
 )
-from server.domain.recovery.health import CheckKind, HealthCheckSpec
+from server.domain.recovery.health import CheckKind, HealthCheckSpec, HealthStatus
 from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
 from server.domain.recovery.ladder import (
     HistoryFilter,
@@ -36,6 +36,7 @@ from server.domain.recovery.ladder import (
 from server.services.fleet.ports import (
     CHECKS_TOPIC,
     EVENTS_TOPIC,
+    HEALTH_TOPIC,
     POLICIES_TOPIC,
     SETTINGS_TOPIC,
     STATES_TOPIC,
@@ -243,9 +244,41 @@ class SqlRecoveryRepository:
     def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
         with Session(self.engine) as s, s.begin():
             row, _ = lock_row(s, HealthCheckRow, agent_id, agent_id=agent_id, spec={}, update_time=now)
-            row.spec, row.update_time = to_json(spec), now
+            row.spec, row.update_time, row.last_status = to_json(spec), now, None  # a new spec: not run yet
             s.add(row)
             self._announce(s, CHECKS_TOPIC, agent_id)
+
+    def save_status(self, status: HealthStatus) -> bool:
+        """Record the latest result of the agent's check; False when the agent has no check (removed
+        meanwhile: nothing stored)."""
+        with Session(self.engine) as s, s.begin():
+            res = s.execute(
+                update(HealthCheckRow)
+                .where(col(HealthCheckRow.agent_id) == status.agent_id)
+                .values(last_status=to_json(status))
+            )
+            if not res.rowcount:  # type: ignore[attr-defined]
+                return False
+            self._announce(s, HEALTH_TOPIC, status.agent_id)
+            return True
+
+    def load_statuses(self, agent_id: str = "") -> dict[str, HealthStatus]:
+        """The latest results (of one agent, or all), whichever sidecar ran them."""
+        stmt = select(col(HealthCheckRow.agent_id), col(HealthCheckRow.last_status)).where(
+            col(HealthCheckRow.last_status).is_not(None)
+        )
+        if agent_id:
+            stmt = stmt.where(col(HealthCheckRow.agent_id) == agent_id)
+        with Session(self.engine) as s:
+            rows = s.execute(stmt).all()
+        out = {}
+        for a, raw in rows:
+            if raw is None:  # a JSON null (SQLite stores None as 'null' in a JSON column)
+                continue
+            status = from_json(HealthStatus, raw)
+            assert isinstance(status, HealthStatus)
+            out[a] = status
+        return out
 
     def delete_check(self, agent_id: str) -> bool:
         with Session(self.engine) as s, s.begin():

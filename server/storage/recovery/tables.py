@@ -71,6 +71,8 @@ class HealthCheckRow(SQLModel, table=True):
     agent_id: str = Field(primary_key=True, max_length=128)
     spec: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     update_time: datetime = _utc()
+    # The latest result of the check, whichever sidecar ran it (None: not run since the spec was set).
+    last_status: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 class RecoveryEventRow(SQLModel, table=True):
