@@ -86,9 +86,7 @@ def test_one_hung_agent_does_not_delay_the_others(s: RunningSidecar, clock: Fake
             hung = i < 8  # the answering four get a longer timeout: their ack may land after the advance
             s.recovery.AddHealthCheck(ping_check(agent_id, timeout=5 if hung else 60))
             agents.append(
-                stack.enter_context(
-                    SimAgent(s.as_agent(agent_id).recovery, agent_id, silent if hung else ack_except())
-                )
+                stack.enter_context(SimAgent(s.as_agent(agent_id).recovery, agent_id, silent if hung else ack_except()))
             )
         for a in agents:
             a.wait_accepted()
