@@ -13,6 +13,7 @@ from pathlib import Path
 import grpc
 
 from outrider.v1 import recovery_service_pb2_grpc, safeguard_service_pb2_grpc, supervisor_service_pb2_grpc
+from outrider.v1 import supervisor_service_pb2 as spb
 from tests.integration.creds import with_token
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,3 +107,14 @@ class Fleet:
     def close(self) -> None:
         for p in self.sidecars:  # every one, also those a test killed: each holds its log file open
             p.close()
+
+
+def guardrail_names(s: SidecarProc) -> list[str]:
+    """The chain `s` runs, by name."""
+    return [g.name for g in s.supervisor.ListGuardrails(spb.ListGuardrailsRequest()).guardrails]
+
+
+def wait_everywhere(fleet: Fleet, name: str) -> None:
+    """Until every sidecar of `fleet` runs the guardrail `name`."""
+    for s in fleet.sidecars:
+        wait_until(lambda s=s: name in guardrail_names(s), f"{name} on {s.name}")

@@ -18,20 +18,11 @@ from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
 from tests.integration.rpc import check, guardrail
 
-from .harness import Fleet, SidecarProc, cli, wait_until
+from .harness import Fleet, SidecarProc, cli, guardrail_names, wait_everywhere, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
 DAY = "86400s"  # fleet windows are aligned to the epoch: a day-long one is not crossed during the test
-
-
-def _names(s: SidecarProc) -> list[str]:
-    return [g.name for g in s.supervisor.ListGuardrails(spb.ListGuardrailsRequest()).guardrails]
-
-
-def _everywhere(fleet: Fleet, name: str) -> None:
-    for s in fleet.sidecars:
-        wait_until(lambda s=s: name in _names(s), f"{name} on {s.name}")
 
 
 def _agent_stub(fleet: Fleet, agent_id: str, s: SidecarProc) -> supervisor_service_pb2_grpc.SupervisorServiceStub:
@@ -84,7 +75,7 @@ def test_a_request_waiting_on_b_is_decided_on_c_while_the_stream_goes_on(
 ) -> None:
     a, b, c = shared_fleet.sidecars
     a.supervisor.AddGuardrail(guardrail("cs-approve", "hitl", patterns=["cs-deploy"]))
-    _everywhere(shared_fleet, "cs-approve")
+    wait_everywhere(shared_fleet, "cs-approve")
     stream = CheckStream(_agent_stub(shared_fleet, "cs-hitl", b), timeout=60)
     streams.append(stream)
     stream.send(1, check("cs-hitl", "cs-deploy"))
@@ -111,7 +102,7 @@ def test_streams_on_two_sidecars_share_the_fleets_rate_window(shared_fleet: Flee
     a, b, _ = shared_fleet.sidecars
     a.supervisor.AddGuardrail(guardrail("cs-pace", "rate_limit", max=6, window=DAY))
     try:
-        _everywhere(shared_fleet, "cs-pace")
+        wait_everywhere(shared_fleet, "cs-pace")
         on_a = CheckStream(_agent_stub(shared_fleet, "cs-rate", a))
         on_b = CheckStream(_agent_stub(shared_fleet, "cs-rate", b))
         streams.extend([on_a, on_b])
@@ -127,7 +118,7 @@ def test_streams_on_two_sidecars_share_the_fleets_rate_window(shared_fleet: Flee
     finally:
         a.supervisor.RemoveGuardrail(spb.RemoveGuardrailRequest(name="cs-pace"))
         for s in shared_fleet.sidecars:
-            wait_until(lambda s=s: "cs-pace" not in _names(s), f"cs-pace gone from {s.name}")
+            wait_until(lambda s=s: "cs-pace" not in guardrail_names(s), f"cs-pace gone from {s.name}")
 
 
 def test_an_agent_streaming_on_a_cannot_check_for_another_on_b(shared_fleet: Fleet, streams: list[CheckStream]) -> None:

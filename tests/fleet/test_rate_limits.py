@@ -9,27 +9,17 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 import pytest
 
-from outrider.v1 import supervisor_service_pb2 as spb
 from tests.integration.rpc import check, error_info, guardrail
 
-from .harness import Fleet, SidecarProc, wait_until
+from .harness import Fleet, guardrail_names, wait_everywhere, wait_until
 
 DAY = "86400s"  # fleet windows are aligned to the epoch: a day-long one is not crossed during the test
-
-
-def _names(s: SidecarProc) -> list[str]:
-    return [g.name for g in s.supervisor.ListGuardrails(spb.ListGuardrailsRequest()).guardrails]
-
-
-def _everywhere(fleet: Fleet, name: str) -> None:
-    for s in fleet.sidecars:
-        wait_until(lambda s=s: name in _names(s), f"{name} on {s.name}")
 
 
 def test_max_300_is_the_fleets_not_each_sidecars(shared_fleet: Fleet) -> None:
     a = shared_fleet.sidecars[0]
     a.supervisor.AddGuardrail(guardrail("rl-fleet", "rate_limit", max=300, window=DAY))
-    _everywhere(shared_fleet, "rl-fleet")
+    wait_everywhere(shared_fleet, "rl-fleet")
     stubs = [s.supervisor for s in shared_fleet.sidecars]
 
     def one(i: int) -> tuple[int, bool]:
@@ -52,7 +42,7 @@ def test_max_300_is_the_fleets_not_each_sidecars(shared_fleet: Fleet) -> None:
 def test_scope_sidecar_counts_on_each_sidecar_as_before(shared_fleet: Fleet) -> None:
     a = shared_fleet.sidecars[0]
     a.supervisor.AddGuardrail(guardrail("rl-local", "rate_limit", max=5, window=DAY, scope="sidecar"))
-    _everywhere(shared_fleet, "rl-local")
+    wait_everywhere(shared_fleet, "rl-local")
     for s in shared_fleet.sidecars:
         results = [s.supervisor.CheckAction(check("rl-local-agent", "chat")).allowed for _ in range(6)]
         assert results == [True] * 5 + [False], s.name  # 15 fleet-wide: each sidecar counts alone
@@ -62,11 +52,11 @@ def test_an_unrelated_change_on_a_keeps_b_sidecar_scope_window(shared_fleet: Fle
     """The same for `scope: sidecar` (tests/fleet/test_chain.py shows it for the default, fleet scope)."""
     a, b, _ = shared_fleet.sidecars
     a.supervisor.AddGuardrail(guardrail("rl-pace", "rate_limit", max=3, window=DAY, scope="sidecar"))
-    wait_until(lambda: "rl-pace" in _names(b), "the rate limit on B")
+    wait_until(lambda: "rl-pace" in guardrail_names(b), "the rate limit on B")
     results = [b.supervisor.CheckAction(check("rl-pace-agent", "chat")).allowed for _ in range(4)]
     assert results == [True, True, True, False]
     a.supervisor.AddGuardrail(guardrail("rl-unrelated", "cost_cap", max=10**9))
-    wait_until(lambda: "rl-unrelated" in _names(b), "the unrelated change on B")
+    wait_until(lambda: "rl-unrelated" in guardrail_names(b), "the unrelated change on B")
     assert not b.supervisor.CheckAction(check("rl-pace-agent", "chat")).allowed  # the window survived
 
 
@@ -77,4 +67,4 @@ def test_a_bad_scope_is_invalid_argument_naming_the_field(shared_fleet: Fleet, b
         a.supervisor.AddGuardrail(guardrail("rl-bad", "rate_limit", max=3, window="1s", scope=bad))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error_info(err.value).metadata["field"] == "scope"
-    assert "rl-bad" not in _names(a)
+    assert "rl-bad" not in guardrail_names(a)

@@ -206,11 +206,7 @@ class CheckActionService:
         self._inflight[agent_id] = held + 1
 
     def release(self, agent_id: str) -> None:
-        held = self._inflight.get(agent_id, 1) - 1
-        if held > 0:
-            self._inflight[agent_id] = held
-        else:
-            self._inflight.pop(agent_id, None)
+        _give_back(self._inflight, agent_id)
 
     def admit_stream(self, agent_id: str) -> None:
         """Open one of the agent's CheckActions streams (RESOURCE_EXHAUSTED beyond its share);
@@ -225,11 +221,7 @@ class CheckActionService:
         self._streams[agent_id] = held + 1
 
     def release_stream(self, agent_id: str) -> None:
-        held = self._streams.get(agent_id, 1) - 1
-        if held > 0:
-            self._streams[agent_id] = held
-        else:
-            self._streams.pop(agent_id, None)
+        _give_back(self._streams, agent_id)
 
     def heavy(self, context_bytes: int) -> bool:
         return self.chain_pool is not None and context_bytes >= self.offload_bytes
@@ -507,3 +499,13 @@ class CheckActionService:
             return await asyncio.wait_for(future, timeout)
         except TimeoutError:
             raise TimeoutError(f"{guardrail.name} did not answer within {timeout:g}s") from None
+
+
+def _give_back(held: dict[str, int], agent_id: str) -> None:
+    """One of the agent's counted slots back; the entry goes at zero (the dicts stay as small as the
+    number of agents with something open)."""
+    left = held.get(agent_id, 1) - 1
+    if left > 0:
+        held[agent_id] = left
+    else:
+        held.pop(agent_id, None)
