@@ -7,13 +7,20 @@ PY := $(BIN)/python
 STAMP := $(VENV)/.installed
 PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
+# pytest-xdist workers: one per core plus one, since a test spends much of its time waiting on a sidecar
+# thread, a subprocess or the database. Each module stays on one worker (tests/conftest.py).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+PYTEST = $(PY) -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv run test test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
+.PHONY: help venv lock run test test-fast test-loaded test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
 	@echo "make test         install and start everything the tests need, then run them all"
+	@echo "make test-fast    the inner loop: unit and in-process tests (no browser, PostgreSQL, processes), in parallel"
+	@echo "make test-loaded  make test with a CPU hog on every core: the suite must not depend on an idle machine"
+	@echo "make lock         re-pin requirements.lock after a dependency change in pyproject.toml"
 	@echo "make proto        regenerate the Python, TypeScript, Go and Java code and docs/reference/api.md from proto/"
 	@echo "make conformance  build the clients, run tests/conformance in Python, TypeScript, Go, Java"
 	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
@@ -23,12 +30,18 @@ help:
 	@echo "make soak         mixed traffic at 85% of capacity for 10 minutes (MINUTES=N); writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml requirements.lock
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain,pydantic-ai]' -e '.[dev,mcp,openai-agents,langchain,pydantic-ai]'
+	$(PY) -m pip install --quiet -r requirements.lock
 	touch $@
+
+# requirements.lock pins every package of the server, the client, their extras and the dev group
+# (requirements.in, pyproject.toml [dependency-groups]); rerun after changing a dependency.
+lock:
+	test -x $(BIN)/uv || $(MAKE) --no-print-directory venv
+	$(BIN)/uv pip compile requirements.in --group dev --python-version 3.11.7 -o requirements.lock -q
 
 venv: $(STAMP)
 
@@ -69,9 +82,10 @@ format: venv
 	$(BIN)/ruff format server console tests bench clients/python
 	$(BIN)/ruff check --fix server console tests bench clients/python
 
-# The docs site, strictly: a broken link or anchor, or a page left out of the nav, fails the build.
+# The docs site, strictly: a broken link or anchor, or a page left out of the nav, fails the build
+# (no --quiet: it hides warnings from --strict's count, and the gate could not fail).
 docs: venv
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 pg-start:
 	bash scripts/postgres.sh start "$(PG_DIR)"
@@ -88,7 +102,7 @@ test: venv proto/node_modules/.bin/buf
 	bash scripts/grpc-tools.sh
 	bash scripts/postgres.sh start "$(PG_DIR)"
 	set -o pipefail; export OUTRIDER_TEST_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")" OUTRIDER_REQUIRE_PG=1 OUTRIDER_REQUIRE_BROWSER=1 OUTRIDER_REQUIRE_JAEGER=1 OUTRIDER_REQUIRE_GRPC_TOOLS=1; \
-	  $(PY) -m pytest tests -p no:cacheprovider; rc=$$?; \
+	  $(PYTEST) tests --durations=25; rc=$$?; \
 	  bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
 	$(MAKE) --no-print-directory conformance
 
@@ -106,8 +120,16 @@ clients: $(TS_CLIENT)/node_modules/.installed
 conformance: venv clients
 	bash tests/conformance/run.sh
 
+# The inner loop: no browser, no PostgreSQL, no sidecar processes, nothing on the real clock for seconds.
+test-fast: venv
+	$(PYTEST) tests -q -m "not slow and not postgres" --durations=10
+
+# make test with a CPU hog on every core (scripts/cpu-hog.sh): proves no test depends on an idle machine.
+test-loaded:
+	bash scripts/cpu-hog.sh $(MAKE) --no-print-directory test
+
 test-unit: venv
-	$(PY) -m pytest tests/unit -q
+	$(PYTEST) tests/unit -q
 
 bench: venv
 	$(PY) bench/checkaction.py --out docs/benchmarks.md

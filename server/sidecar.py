@@ -7,7 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -152,7 +152,8 @@ async def build_server(
         ],
     )
     limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
-    registry = _GenericOnly(server)
+    # The generated `add_*_to_server` only calls the two methods _GenericOnly has.
+    registry = cast(grpc.aio.Server, _GenericOnly(server))
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), registry)
     supervisor_service_pb2_grpc.add_SupervisorServiceServicer_to_server(
         SupervisorServicer(

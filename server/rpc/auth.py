@@ -99,7 +99,7 @@ _ANSWERED_WHEN_TERMINATED = {
 }
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class AuthInterceptor(grpc.aio.ServerInterceptor):
     def __init__(
         self,
         access: AccessService,

@@ -52,7 +52,8 @@ def rich_status(code: grpc.StatusCode, message: str, reason: str, metadata: dict
     detail = any_pb2.Any()
     detail.Pack(info)
     status = status_pb2.Status(code=getattr(code_pb2, code.name), message=message, details=[detail])
-    return rpc_status.to_status(status)
+    converted: grpc.Status = rpc_status.to_status(status)
+    return converted
 
 
 async def abort(context: grpc.aio.ServicerContext[Any, Any], exc: e.OutriderError) -> None:

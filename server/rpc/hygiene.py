@@ -166,7 +166,7 @@ class _LogThrottle:
             self._last, self._count = now, 0
 
 
-class HygieneInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class HygieneInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self) -> None:
         self._throttle = _LogThrottle()
         self.refused = 0

@@ -39,7 +39,7 @@ def _methods() -> dict[str, MethodDescriptor]:
 REMEMBERED = _methods()
 
 
-class IdempotencyInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, service: IdempotencyService) -> None:
         self.service = service
         self._inflight: dict[tuple[str, str, str], asyncio.Lock] = {}

@@ -38,7 +38,7 @@ def _parent(metadata: Any) -> Context:
     return propagate.extract(carrier)
 
 
-class TracingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class TracingInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, tracer: Tracer) -> None:
         self.tracer = tracer
 

@@ -36,7 +36,7 @@ def operator_token(tmp: Path, db_url: str) -> str:
     return r.stdout.strip()
 
 
-def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+def wait_until(predicate: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
     """Poll a condition the fleet reaches on its own (bounded)."""
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -19,6 +19,7 @@ from outrider.v1 import (
 from server.config import Config
 from server.domain.access.principals import PrincipalKind
 from server.sidecar import Sidecar, build_server
+from tests.conftest import copy_sqlite_template
 
 from .creds import with_token
 
@@ -33,7 +34,10 @@ def make_config(tmp_path: Path, db_url: str | None = None, config_path: Path | N
         shutdown_grace=1.0,
         plugin_modules=("tests.plugins",),  # the tests' own plugin guardrails
     )
-    return replace(cfg, **kw)
+    cfg = replace(cfg, **kw)
+    if cfg.db_url is None:
+        copy_sqlite_template(cfg.data_dir)  # migrated once per worker, not per sidecar
+    return cfg
 
 
 class RunningSidecar:

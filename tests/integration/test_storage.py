@@ -11,8 +11,8 @@ import server.storage.tables  # noqa: F401
 from server.storage.db import create_db_engine, migrate
 
 
-def test_migrations_match_the_models_and_rerun_cleanly(db_url: str) -> None:
-    engine = create_db_engine(db_url)
+def test_migrations_match_the_models_and_rerun_cleanly(empty_db_url: str) -> None:
+    engine = create_db_engine(empty_db_url)
     try:
         migrate(engine)
         migrate(engine)  # a second start finds nothing to do
