@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, ShadowOutcome
+from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, ShadowOutcome, gate
 from server.domain.guardrails.breaker import BreakerGuardrail
 from server.domain.guardrails.budget import BudgetGuardrail
 from server.domain.guardrails.decisions import Decision
@@ -115,7 +115,7 @@ class Replayer:
 
     def _replay(self, d: Decision) -> Change | None:
         assert d.context is not None
-        call = ActionCall(d.agent_id, d.action, dict(d.context), {}, self.group_of(d.agent_id))
+        call = ActionCall(d.agent_id, d.action, dict(d.context), {}, self.group_of(d.agent_id), time=d.create_time)
         after, shadow = self.evaluate(call, d.create_time.timestamp())
         before = Outcome(d.allowed, d.guardrail, d.reason)
         kind = compare(before, after)
@@ -131,7 +131,10 @@ class Replayer:
             if g.kind in LIVE_STATE_KINDS:
                 continue  # not replayed: see the module docstring
             try:
-                if g.needs_approval:
+                gated = gate(g, call) if g.condition is not None else None
+                if gated is not None:
+                    result = gated
+                elif g.needs_approval:
                     hitl = cast(Hitl, g)
                     level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
                     if hitl.matches(call.action, level):
