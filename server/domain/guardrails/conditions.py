@@ -129,7 +129,7 @@ class Scope:
                 "capabilities": list(call.capabilities),
             },
             "context": call.context if type(call.context) is dict else dict(call.context),
-            "now": call.time if call.time is not None else datetime.now(UTC),
+            "now": _utc(call.time) if call.time is not None else datetime.now(UTC),
         }
 
     def activation(self) -> Any:
@@ -139,6 +139,11 @@ class Scope:
             except Exception as exc:  # a value CEL cannot hold (a non-string map key, say)
                 raise ConditionError(f"the call's values cannot be given to CEL: {exc}") from None
         return self._activation
+
+
+def _utc(when: datetime) -> datetime:
+    """A naive time (a database's) is UTC."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def scope_of(call: ActionCall) -> Scope:
