@@ -13,6 +13,7 @@ from server.domain.guardrails import ActionCall, ChainRun, GuardrailSpec, Severi
 from server.domain.guardrails.conditions import MAX_LENGTH, Condition, ConditionError, Scope
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.hitl import Hitl
+from server.domain.guardrails.lint import lint_chain
 from server.domain.guardrails.policy import parse_guardrails
 from server.domain.guardrails.rule import AskRule, Rule
 from server.services.supervisor.plugins import PluginModules
@@ -345,3 +346,27 @@ def test_cost_cap_parse_reason_and_missing_key() -> None:
     with pytest.raises(InvalidArgument) as err:
         build("cost_cap", max=100, strings="coerce")
     assert err.value.field == "strings"
+
+
+# ---- lint ------------------------------------------------------------------------------------------------------
+
+
+def test_lint_reports_unknown_agent_fields_shadowed_rules_and_what_follows_a_deny_all() -> None:
+    chain = [
+        build("rule", name="a", effect="deny", when='agent.grup == "x" && "agent.zzz" != action'),
+        build("rule", name="b", effect="warn", when='agent.grup  ==  "x" && "agent.zzz" != action'),
+        build("rule", name="conditional-list", effect="warn", when="true"),
+        build("action_list", name="only-interns", deny=["*"], when='agent.group == "interns"'),
+        build("rule", name="stop", effect="deny", when="true"),
+        build("cost_cap", name="after", max=1),
+    ]
+    found = [(f.guardrail, f.problem) for f in lint_chain(chain)]
+    assert (
+        "a",
+        "unknown variable agent.grup in `when` (known: action, agent.id, agent.group, agent.labels, "
+        "agent.capabilities, context, now)",
+    ) in found
+    assert ("b", "shadowed: rule 'a' before it denies under the same condition") in found
+    assert ("after", "unreachable: 'stop' before it blocks every action") in found
+    assert not any(g == "stop" or "only-interns" in p for g, p in found)  # a deny list under a condition blocks not all
+    assert not any(g == "a" and "zzz" in p for g, p in found)  # text inside a string literal is not a variable
