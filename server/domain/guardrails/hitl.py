@@ -92,7 +92,7 @@ class Hitl(Guardrail):
         opts = Options(spec, allowed={"patterns", "match", "reversibility", "case_sensitive", *APPROVAL_OPTIONS})
         self.patterns = opts.strings("patterns")
         self.case_sensitive = opts.boolean("case_sensitive", False)
-        # `contains` is the seed's rule (and the default); `glob` and `exact` say what they mean.
+        # `contains` is the SupervisorAgent library's rule (and the default); `glob` and `exact` say what they mean.
         self.names = NameSet(
             self.patterns, match_mode(opts.get("match"), "contains", opts.where("match")), self.case_sensitive
         )

@@ -83,4 +83,5 @@ class AskRule(Hitl):
 
 
 def build_rule(spec: GuardrailSpec) -> Guardrail:
+    Options(spec, allowed={"effect", "reason", *APPROVAL_OPTIONS})  # a typo first, whatever the effect
     return AskRule(spec) if _effect(spec) == "ask" else Rule(spec)
