@@ -38,8 +38,8 @@ class CostCap(Guardrail):
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         value = call.context.get(self.key, _MISSING)
-        if is_number(value) and not math.isnan(value):  # type: ignore[arg-type]
-            number = float(value)  # type: ignore[arg-type]
+        if is_number(value) and not math.isnan(value):
+            number = float(value)
         elif value is _MISSING or self.strings == "ignore":
             # As in the source, only numbers count: a missing or non-numeric value is allowed.
             return GuardrailResult.allow()
