@@ -153,3 +153,12 @@ def test_explain_says_where_a_condition_did_not_apply_and_agrees_with_check(
     )
     step = next(g for g in e.guardrails if g.guardrail == "big-refund")
     assert step.evaluated and step.allowed and step.reason == "Not applied: the condition of big-refund is false"
+
+
+def test_a_context_near_the_size_limit_is_evaluated_on_the_chain_workers(
+    running: tuple[RunningSidecar, FakeClock],
+) -> None:
+    s, _ = running
+    items = [f"item-{i:06d}-" + "x" * 80 for i in range(9000)]  # about 0.9 MiB, under limits.max_context_bytes
+    r = s.stub.CheckAction(check("cond-ops", "email.send", {"recipients": items}))
+    assert r.allowed and [(w.guardrail, w.reason) for w in r.warnings] == [("mass-mail", "an email to 9000 recipients")]

@@ -85,9 +85,17 @@ class Condition:
             )
 
     def holds(self, scope: Scope) -> bool:
-        value = self.value(scope)
-        if type(value) is not bool:
+        """Does it hold for the call? The same expression text (on several guardrails) is evaluated once per call."""
+        known = scope.results.get(self.source)
+        if known is not None:
+            return known
+        result = self._expr.eval(scope.activation())
+        value = result.value()
+        if type(value) is not bool:  # an error (its value is the message) or another type
+            if result.type() == _T.ERROR:
+                raise ConditionError(_STATUS.sub("", str(value), count=1))
             raise ConditionError(f"condition gave {type(value).__name__} {value!r}, not a bool")
+        scope.results[self.source] = value
         return value
 
     def value(self, scope: Scope) -> Any:
@@ -112,11 +120,12 @@ def _compile_message(text: str) -> str:
 class Scope:
     """The variables of one call, converted to CEL once and shared by every condition the call meets."""
 
-    __slots__ = ("_activation", "call")
+    __slots__ = ("_activation", "call", "results")
 
     def __init__(self, call: ActionCall) -> None:
         self.call = call
         self._activation: Any = None
+        self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
 
     def variables(self) -> dict[str, Any]:
         call = self.call
