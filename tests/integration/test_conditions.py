@@ -1,6 +1,7 @@
-"""Conditions over real gRPC and the Python client: the "Why" examples of examples/policies/conditions.yaml behave as
-stated through CheckAction, a rule that asks opens an approval, a bad expression is INVALID_ARGUMENT naming the
-guardrail, the field and the column, and ExplainAction says where a condition did not apply."""
+"""Conditions over real gRPC, the Python client and the MCP gateway: the "Why" examples of
+examples/policies/conditions.yaml behave as stated through CheckAction, a rule that asks opens an approval, a bad
+expression is INVALID_ARGUMENT naming the guardrail, the field and the column, and ExplainAction says where a
+condition did not apply."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import anyio
 import grpc
 import pytest
 
 from outrider import Client
 from outrider.v1 import supervisor_service_pb2 as pb
+from server.domain.access.principals import PrincipalKind
 from tests.fakes import FakeClock
 
+from .gatewaykit import stdio_session, text_of, upstream_calls, write_config
 from .harness import RunningSidecar, make_config
 from .rpc import check, error_info, guardrail, struct
 
@@ -162,3 +166,31 @@ def test_a_context_near_the_size_limit_is_evaluated_on_the_chain_workers(
     items = [f"item-{i:06d}-" + "x" * 80 for i in range(9000)]  # about 0.9 MiB, under limits.max_context_bytes
     r = s.stub.CheckAction(check("cond-ops", "email.send", {"recipients": items}))
     assert r.allowed and [(w.guardrail, w.reason) for w in r.warnings] == [("mass-mail", "an email to 9000 recipients")]
+
+
+def test_conditions_hold_through_the_mcp_gateway(running: tuple[RunningSidecar, FakeClock], tmp_path: Path) -> None:
+    s, _ = running
+    s.stub.AddGuardrail(
+        guardrail(
+            "no-etc-reads",
+            "rule",
+            effect="deny",
+            when='action == "read_file" && has(context.path) && context.path.startsWith("/etc")',
+            reason="reading {context.path} is not allowed",
+        )
+    )
+    token = s.issue(PrincipalKind.AGENT, "cond-gw")
+    config = write_config(tmp_path, s.sidecar.target, agent_id="cond-gw")
+
+    async def go() -> None:
+        async with stdio_session(config, token) as session:
+            blocked = await session.call_tool("read_file", {"path": "/etc/shadow"})
+            assert blocked.is_error and "reading /etc/shadow is not allowed" in text_of(blocked)
+            allowed = await session.call_tool("read_file", {"path": "/srv/a.txt"})
+            assert not allowed.is_error
+
+    try:
+        anyio.run(go)
+    finally:
+        s.stub.RemoveGuardrail(pb.RemoveGuardrailRequest(name="no-etc-reads"))
+    assert len(upstream_calls(tmp_path)) == 1  # the blocked call never reached the tool
