@@ -95,6 +95,7 @@ def test_agent_fields_action_and_helpers() -> None:
     assert holds('agent.id == "bot-7" && agent.group == "ops"', c)
     assert holds('agent.labels.team == "payments" && "files.write" in agent.capabilities', c)
     assert holds('glob(action, "files.*") && !glob(action, "files.read*")', c)
+    assert holds('glob("Files.Delete", "files.*") && glob("\\uff46iles.x", "files.*")', c)  # as action_list matches
     assert holds('context.path.startsWith("/etc") && context.path.matches("^/etc/[a-z]+$")', c)
     assert holds("size(context.to) == 3 && context.meta.k", c)
     assert holds("has(context.path) && !has(context.missing)", c)

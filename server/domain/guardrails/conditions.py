@@ -8,7 +8,7 @@ values, never exceptions thrown through the chain. docs/concepts/conditions.md i
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import re
 import threading
 from collections.abc import Mapping
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from server.domain.errors import InvalidArgument
+from server.domain.guardrails.patterns import GlobSet
 from server.domain.values import format_number
 
 if TYPE_CHECKING:
@@ -32,8 +33,14 @@ AGENT_FIELDS = ("id", "group", "labels", "capabilities")
 _T = cel.Type
 
 
+@functools.lru_cache(maxsize=1024)
+def _globs(pattern: str) -> GlobSet:
+    return GlobSet((pattern,))
+
+
 def _glob(value: str, pattern: str) -> bool:
-    return fnmatch.fnmatchcase(value, pattern)
+    """`glob(action, "files.*")`: as `action_list` matches (NFKC, ignoring case), so a rule and a deny list agree."""
+    return _globs(pattern).matches(value)
 
 
 _ENV = cel.NewEnv(
