@@ -270,6 +270,11 @@ def test_a_placeholder_that_cannot_be_evaluated_is_left_as_written() -> None:
     assert g.check(call(), 0).reason == "amount {context.amount}"
 
 
+def test_a_placeholder_renders_at_most_200_characters() -> None:
+    g = build("rule", effect="deny", when="true", reason="note: {context.note}")
+    assert g.check(call(context={"note": "x" * 5000}), 0).reason == "note: " + "x" * 199 + "…"
+
+
 @pytest.mark.parametrize(
     ("options", "field"),
     [

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
 # Documented limits (docs/concepts/conditions.md): an expression longer than MAX_LENGTH characters is refused
 # at load; cel-cpp refuses one nested deeper than 32 levels (its parser's recursion limit) at load too.
 MAX_LENGTH = 4096
-VARIABLES = ("action", "agent", "context", "now")
+MAX_RENDERED = 200  # characters of one rendered `{...}` placeholder in a rule's reason
 AGENT_FIELDS = ("id", "group", "labels", "capabilities")
 
 _T = cel.Type
@@ -210,9 +209,6 @@ def _show(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return format_number(value)
-    return str(value)
-
-
-def agent_fields(labels: Mapping[str, Any] | None, capabilities: Any) -> tuple[dict[str, str], tuple[str, ...]]:
-    """An agent record's labels and capabilities as a call carries them."""
-    return {str(k): str(v) for k, v in (labels or {}).items()}, tuple(str(c) for c in (capabilities or ()))
+    text = str(value)
+    # A placeholder renders an agent's value into the reason: never a whole large context.
+    return text if len(text) <= MAX_RENDERED else text[: MAX_RENDERED - 1] + "…"
