@@ -95,7 +95,7 @@ class Condition:
         known = scope.results.get(self.source)
         if known is not None:
             return known
-        result = self._expr.eval(scope.activation())
+        result = self._eval(scope)
         value = result.value()
         if type(value) is not bool:  # an error (its value is the message) or another type
             if result.type() == _T.ERROR:
@@ -105,10 +105,17 @@ class Condition:
         return value
 
     def value(self, scope: Scope) -> Any:
-        result = self._expr.eval(scope.activation())
+        result = self._eval(scope)
         if result.type() == _T.ERROR:
             raise ConditionError(_STATUS.sub("", str(result.value()), count=1))
         return result.plain_value()
+
+    def _eval(self, scope: Scope) -> Any:
+        activation = scope.activation()
+        try:
+            return self._expr.eval(activation)
+        except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
+            raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
 
 
 def _compile_message(text: str) -> str:
