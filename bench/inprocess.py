@@ -8,7 +8,10 @@ goes, with the variants of each part side by side so that the ratios survive a l
   thread per decision (row insert + audit record, the work that shares the server's GIL);
 - *metrics*: `Metrics.decision` per call, metrics off, and the OpenTelemetry options behind it;
 - *conversions*: the context Struct to Python values (the hand-written walk with its validation,
-  `json_format.MessageToDict`, protobuf's well-known-type accessors) and the response build.
+  `json_format.MessageToDict`, protobuf's well-known-type accessors) and the response build;
+- *conditions*: a guardrail's `when:` of 5 comparisons over a 10-key context (the budget is 20 µs), with the
+  call's CEL scope built (the first condition a call meets) and already built (every later one; the result a call
+  keeps per expression text is cleared, so each row is a real evaluation).
 
 Each variant is timed in `--rounds` alternating rounds; a row is its best round (other load on the machine
 only ever slows a round down). Times are CPU time of the measuring thread (`time.thread_time`).
@@ -37,7 +40,8 @@ from outrider.v1 import supervisor_service_pb2 as pb
 from server.adapters.audit_files import load_or_create_key
 from server.adapters.audit_keys import AuditKeys
 from server.config import DEFAULT_SENSITIVE_KEYS
-from server.domain.guardrails import Severity, Verdict
+from server.domain.guardrails import ActionCall, GuardrailSpec, Severity, Verdict, build_guardrail, gate
+from server.domain.guardrails.conditions import scope_of
 from server.rpc import convert
 from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
@@ -175,6 +179,56 @@ def conversion_variants(n: int) -> dict[str, Callable[[], tuple[float, int]]]:
     }
 
 
+# ---- conditions -------------------------------------------------------------------------------
+
+# The yardstick: 5 comparisons over a 10-key context (a Struct's numbers arrive as doubles).
+CONDITION = (
+    'action == "payments.refund" && context.amount > 1000 && context.currency == "EUR" '
+    '&& size(context.recipients) <= 50 && agent.group != "finance"'
+)
+CONDITION_CONTEXT: dict[str, Any] = {
+    "amount": 5000.0,
+    "currency": "EUR",
+    "recipients": ["a@example.com", "b@example.com"],
+    "order": "ord-1234",
+    "customer": "cust-42",
+    "reason": "damaged",
+    "channel": "email",
+    "priority": 2.0,
+    "refundable": True,
+    "note": "customer called twice",
+}
+
+
+def condition_variants(n: int) -> dict[str, Callable[[], tuple[float, int]]]:
+    rule = build_guardrail(GuardrailSpec("refunds", "rule", {"effect": "deny", "when": CONDITION}), _no_plugins)
+    glob = build_guardrail(
+        GuardrailSpec("g", "rule", {"effect": "deny", "when": 'glob(action, "payments.*")'}), _no_plugins
+    )
+    now = datetime.now(UTC)
+
+    def fresh() -> ActionCall:
+        return ActionCall("bench-agent-01", "payments.refund", CONDITION_CONTEXT, group="support", time=now)
+
+    shared = fresh()
+    assert gate(rule, shared) is None and gate(glob, shared) is None, "the bench condition must hold"
+    results = scope_of(shared).results  # a condition's result is kept per call: forget it to evaluate again
+
+    def again(g: Any) -> Any:
+        results.clear()
+        return gate(g, shared)
+
+    return {
+        "condition per call: the call's CEL scope built + 5 comparisons": timed(lambda: gate(rule, fresh()), n),
+        "condition, scope already built (another condition on the same call)": timed(lambda: again(rule), n),
+        "condition `glob(action, ...)` (a Python helper), scope built": timed(lambda: again(glob), n),
+    }
+
+
+def _no_plugins(path: str) -> Any:
+    raise AssertionError("no plugin in the bench")
+
+
 # ---- report ------------------------------------------------------------------------------------
 
 
@@ -198,6 +252,7 @@ def main() -> None:
         writer = best_of(args.rounds, writer_variants(Path(tmp), args.decisions))
     metrics = best_of(args.rounds, metrics_variants(args.calls))
     conversions = best_of(args.rounds, conversion_variants(args.calls))
+    conditions = best_of(args.rounds, condition_variants(args.calls // 4))
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = [
         f"Measured by `make bench` (`bench/inprocess.py`) on {now}; load average {load} at the start.",
@@ -210,6 +265,8 @@ def main() -> None:
         *table("metrics, per call", metrics, "`Metrics.decision`, metrics off"),
         "",
         *table("conversions, per call", conversions),
+        "",
+        *table("conditions (`when:`, CEL), per evaluation", conditions),
     ]
     text = "\n".join(body)
     print(text)

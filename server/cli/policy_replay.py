@@ -70,8 +70,9 @@ def run_replay(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     candidate = build_for(Path(args.policy), ManualClock())
     engine = read_only_engine(url)
     try:
-        groups = {a.agent_id: a.group for a in SqlAgentRepository(engine).all()}  # as they are now
-        replayer = Replayer(candidate.chain.order, groups.get, candidate.checks.assess_level)
+        agents = {a.agent_id: a for a in SqlAgentRepository(engine).all()}  # as they are now
+        groups = {agent_id: a.group for agent_id, a in agents.items()}
+        replayer = Replayer(candidate.chain.order, groups.get, candidate.checks.assess_level, agents.get)
         flt = ReplayFilter(datetime.now(UTC) - timedelta(seconds=since), args.agent or "", args.action or "")
         report = replayer.run(SqlDecisionRepository(engine), flt)
     except SQLAlchemyError as exc:

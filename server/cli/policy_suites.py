@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -34,8 +35,10 @@ from server.telemetry.settings import TelemetrySettings
 SUITE_GLOB = "*_test.yaml"
 _SUITE_KEYS = {"policy", "fixtures", "cases"}
 _FIXTURE_KEYS = {"agents", "budgets", "breakers"}
-_CASE_KEYS = {"name", "input", "expect", "decide", "steps"}
-_STEP_KEYS = {"input", "expect", "decide", "advance"}
+_CASE_KEYS = {"name", "input", "expect", "decide", "steps", "agent", "now"}
+_STEP_KEYS = {"input", "expect", "decide", "advance", "agent", "now"}
+# `agent:` on a case or step: the agent record conditions see (`agent.group`, `agent.labels`, ...).
+_AGENT_KEYS = {"id", "group", "labels", "capabilities"}
 _INPUT_KEYS = {"agent_id", "action", "context"}
 _EXPECT_KEYS = {"allowed", "severity", "guardrail", "reason", "reason_matches", "warnings", "pending", "shadow"}
 _DECIDE_KEYS = {"approve", "by", "comment"}
@@ -81,6 +84,9 @@ class Step:
     expect: Mapping[str, Any] = field(default_factory=dict)
     decide: Mapping[str, Any] | None = None
     advance: float = 0.0
+    # Set before the check: the agent's record (registered), and the clock's wall time (`now` in conditions).
+    agent: Mapping[str, Any] | None = None
+    now: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,8 @@ def _step(raw: Any, file: str, case: str) -> Step:
     inp, expect = raw.get("input"), raw.get("expect")
     if not isinstance(inp, dict):
         raise SuiteError(file, line, f"case {case!r}: `input` (agent_id, action, context) is required")
+    agent = _agent(raw.get("agent"), file, line, case)
+    now = _now(raw.get("now"), file, line, case)
     _unknown(inp, _INPUT_KEYS, file, f"case {case!r} input")
     if not isinstance(inp.get("action"), str) or not inp.get("action"):
         raise SuiteError(file, inp["__line__"], f"case {case!r}: input.action is required")
@@ -202,7 +210,32 @@ def _step(raw: Any, file: str, case: str) -> Step:
             raise SuiteError(file, line, f"case {case!r}: decide needs `approve: true|false`")
         _unknown(decide, _DECIDE_KEYS, file, f"case {case!r} decide")
     # A failure points at the expectation that did not hold.
-    return Step(expect["__line__"], _strip(inp), _strip(expect), _strip(decide) if decide else None)
+    return Step(
+        expect["__line__"], _strip(inp), _strip(expect), _strip(decide) if decide else None, agent=agent, now=now
+    )
+
+
+def _agent(raw: Any, file: str, line: int, case: str) -> Mapping[str, Any] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not raw["id"]:
+        raise SuiteError(
+            file, line, f"case {case!r}: agent must be a mapping with id (and group, labels, capabilities)"
+        )
+    _unknown(raw, _AGENT_KEYS, file, f"case {case!r} agent")
+    agent: Mapping[str, Any] = _strip(raw)
+    return agent
+
+
+def _now(raw: Any, file: str, line: int, case: str) -> datetime | None:
+    """`now: 2026-01-05T10:00:00Z`: YAML gives a datetime (naive means UTC) or a string in ISO 8601."""
+    if raw is None:
+        return None
+    try:
+        when = raw if isinstance(raw, datetime) else datetime.fromisoformat(str(raw))
+    except ValueError:
+        raise SuiteError(file, line, f"case {case!r}: now must be a time in ISO 8601, got {raw!r}") from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 # ---- running ---------------------------------------------------------------------------------------
@@ -303,6 +336,15 @@ def apply_fixtures(services: Services, fixtures: Mapping[str, Any], file: str) -
         raise SuiteError(file, 0, f"fixtures: {exc.message}") from exc
 
 
+def _register(services: Services, agent: Mapping[str, Any], file: str, line: int) -> None:
+    labels = {str(k): str(v) for k, v in (agent.get("labels") or {}).items()}
+    capabilities = [str(c) for c in agent.get("capabilities") or []]
+    try:
+        services.agents.register(str(agent["id"]), str(agent.get("group", "")), capabilities, labels)
+    except OutriderError as exc:
+        raise SuiteError(file, line, f"agent: {exc.message}") from exc
+
+
 async def _run_case(suite: Suite, case: Case) -> CaseResult:
     clock = ManualClock()
     services = build_for(suite.policy, clock)
@@ -315,6 +357,10 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
             if step.input is None:
                 clock.advance(step.advance)
                 continue
+            if step.now is not None:
+                clock.set_time(step.now)
+            if step.agent is not None:
+                _register(services, step.agent, suite.file, step.line)
             verdict, pending = await _check(services, step, f"{case.name}-{i}")
             decided.append(verdict.guardrail)
             if verdict.shadow is not None:
@@ -333,7 +379,8 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
 async def _check(services: Services, step: Step, request_id: str) -> tuple[Verdict, bool]:
     assert step.input is not None
     inp = step.input
-    agent_id, action, context = str(inp.get("agent_id", "agent-1")), str(inp["action"]), inp.get("context") or {}
+    default_agent = str(step.agent["id"]) if step.agent is not None else "agent-1"
+    agent_id, action, context = str(inp.get("agent_id", default_agent)), str(inp["action"]), inp.get("context") or {}
     checks = services.checks
     checks.validate_check(agent_id, action, len(json.dumps(context, default=str)))
     checked = await checks.check_action(agent_id, action, context, {}, request_id, wait=False)

@@ -30,3 +30,7 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         self.t += seconds
+
+    def set_time(self, when: datetime) -> None:
+        """Make utcnow() read `when` from here on (a suite's `now:`); monotonic time does not move."""
+        self._base = when - timedelta(seconds=self.t)

@@ -55,7 +55,21 @@ def test_the_example_policy_suite_passes() -> None:
         check=False,
     )
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "5 passed, 0 failed" in r.stdout
+    assert "6 passed, 0 failed" in r.stdout
+
+
+def test_the_conditions_example_suite_passes() -> None:
+    """examples/policies/conditions.yaml (the "Why" examples of conditions, one line each) against its suite."""
+    r = subprocess.run(
+        [sys.executable, "-m", "server", "policy", "test", "examples/policies/conditions_test.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "15 passed, 0 failed" in r.stdout
 
 
 def test_passing_suite_with_hitl_decisions_sequences_and_fixtures(

@@ -183,6 +183,10 @@ def test_json_logs_and_unix_socket(tmp_path: Path) -> None:
         ("server: {listen: nowhere}\n", "server.listen"),
         ("guardrails:\n  - {name: r, kind: trust_root, blocked_patterns: ['(oops']}\n", "guardrails[0]"),
         ("guardrails:\n  - {name: x, kind: teleport}\n", "unknown guardrail kind 'teleport'"),
+        (
+            "guardrails:\n  - {name: big, kind: rule, effect: deny, when: 'context.a >'}\n",
+            "guardrail 'big' (rule) option 'when': line 1, column 12: Syntax error",
+        ),
     ],
 )
 def test_bad_config_stops_startup_with_a_clear_message(tmp_path: Path, yaml_text: str, expected: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from server.adapters.memory import MemoryDecisions
+from server.domain.agents import Agent
 from server.domain.guardrails import GuardrailSpec, Severity, build_guardrail, evaluation_order
 from server.domain.guardrails.breaker import BreakerGuardrail
 from server.domain.guardrails.budget import BudgetGuardrail
@@ -105,3 +106,28 @@ def test_budget_and_breaker_are_not_replayed_and_listed() -> None:
     r = Replayer(chain, lambda a: None, lambda a, c: None).run(repo, ReplayFilter())
     assert (r.replayed, r.changes) == (1, [])
     assert r.not_replayed == ["tokens (budget)", "circuit (breaker)"]
+
+
+def test_replay_re_evaluates_conditions_with_now_the_decisions_time_and_the_agents_record() -> None:
+    repo = MemoryDecisions()
+    # T0 is Monday 2026-11-30 12:00 UTC: d1 at 12:00:01, d2 seven hours later (19:00, after hours).
+    repo.insert_many(
+        [decision(1, "shell.exec", {}), decision(7 * 3600, "shell.exec", {}), decision(2, "refund", {"amount": 5000})]
+    )
+    hours = GuardrailSpec(
+        "hours", "rule", {"effect": "deny", "when": 'action == "shell.exec" && now.getHours("UTC") >= 17'}
+    )
+    refunds = GuardrailSpec(
+        "refunds",
+        "rule",
+        {"effect": "deny", "when": 'has(context.amount) && context.amount > 1000 && agent.labels.team != "finance"'},
+    )
+    chain = evaluation_order([build_guardrail(hours, NO_PLUGINS), build_guardrail(refunds, NO_PLUGINS)])
+    finance = Agent("agent-1", "ops", (), {"team": "finance"})
+    support = Agent("agent-1", "ops", (), {"team": "support"})
+    as_finance = Replayer(chain, lambda a: "ops", lambda a, c: None, {"agent-1": finance}.get).run(repo, ReplayFilter())
+    assert [(c.decision_id, c.change, c.after.guardrail) for c in as_finance.changes] == [
+        ("d25200", ALLOWED_TO_BLOCKED, "hours")
+    ]
+    as_support = Replayer(chain, lambda a: "ops", lambda a, c: None, {"agent-1": support}.get).run(repo, ReplayFilter())
+    assert sorted(c.decision_id for c in as_support.changes) == ["d2", "d25200"]

@@ -1,14 +1,14 @@
 """`action_list`: allow and deny lists of action globs, optionally only for some agents or groups.
 
 Globs match the NFKC form of the action ignoring case (`deny: ['shell.*']` stops `Shell.exec`), unless
-`case_sensitive: true`."""
+`case_sensitive: true`; `match: exact` compares whole names, `match: contains` looks for the entry inside the name."""
 
 from __future__ import annotations
 
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.base import SHADOW, ActionCall, Guardrail, GuardrailResult, GuardrailSpec
 from server.domain.guardrails.options import Options
-from server.domain.guardrails.patterns import GlobSet
+from server.domain.guardrails.patterns import NameSet, match_mode
 
 
 class ActionList(Guardrail):
@@ -18,10 +18,11 @@ class ActionList(Guardrail):
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)
-        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode", "case_sensitive"})
+        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode", "case_sensitive", "match"})
         case_sensitive = opts.boolean("case_sensitive", False)
-        self.allow = GlobSet(opts.strings("allow"), case_sensitive)
-        self.deny = GlobSet(opts.strings("deny"), case_sensitive)
+        match = match_mode(opts.get("match"), "glob", opts.where("match"))
+        self.allow = NameSet(opts.strings("allow"), match, case_sensitive)
+        self.deny = NameSet(opts.strings("deny"), match, case_sensitive)
         if not self.allow and not self.deny:
             raise InvalidArgument(f"{opts.where('allow')}: give an `allow` or a `deny` list", field="allow")
         self.agents = frozenset(opts.strings("agents"))

@@ -5,14 +5,22 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from server.domain.errors import InvalidArgument
+from server.domain.guardrails.conditions import Condition
 
 # `mode: shadow` on any guardrail (or `chain: {mode: shadow}` for all of them): evaluated and recorded in the
 # decision log, never enforced (docs/policy-testing.md).
 SHADOW = "shadow"
 ENFORCE = "enforce"
+# `on_error:` for a condition that fails at run time: block (the chain's rule for an error), or skip the guardrail.
+BLOCK_ON_ERROR = "block"
+SKIP_ON_ERROR = "skip"
+ON_ERROR = (BLOCK_ON_ERROR, SKIP_ON_ERROR)
+# The options every kind takes (Guardrail.__init__ reads them).
+COMMON_OPTIONS = ("mode", "when", "on_error")
 
 
 class Severity(enum.IntEnum):
@@ -52,6 +60,13 @@ class ActionCall:
     context: Mapping[str, Any]
     binary_context: Mapping[str, bytes] = field(default_factory=dict)
     group: str | None = None
+    # What conditions (`when:`) see besides the above: the agent's record and the wall-clock time of the call
+    # (None: read the clock when a condition needs it).
+    labels: Mapping[str, str] = field(default_factory=dict)
+    capabilities: tuple[str, ...] = ()
+    time: datetime | None = None
+    # The call's CEL scope, built by the first condition that needs it (conditions.scope_of).
+    scope: list[Any] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +111,15 @@ class Guardrail:
             )
         # Shadow: the chain evaluates it and records what it would have done; its result never decides.
         self.shadow = mode == SHADOW
+        # `when: <CEL>` (every kind): the guardrail applies to a call only when it holds; `on_error: skip` lets a
+        # condition that cannot be evaluated skip the guardrail instead of blocking (conditions.gate).
+        when = spec.options.get("when")
+        where = f"guardrail {spec.name!r} ({spec.kind}) option"
+        self.condition = Condition(when, f"{where} 'when'", "when") if when is not None else None
+        on_error = spec.options.get("on_error", BLOCK_ON_ERROR)
+        if on_error not in ON_ERROR:
+            raise InvalidArgument(f"{where} 'on_error': must be 'block' or 'skip', got {on_error!r}", field="on_error")
+        self.skip_on_error = on_error == SKIP_ON_ERROR
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         raise NotImplementedError

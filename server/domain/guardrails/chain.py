@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server.domain.guardrails.base import Guardrail, GuardrailResult, Severity
+from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, Severity
+from server.domain.guardrails.conditions import ConditionError, scope_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,25 @@ class Verdict:
 def evaluation_order(chain: Sequence[Guardrail]) -> tuple[Guardrail, ...]:
     """Trust roots first (in their relative order), then the rest in chain order."""
     return tuple(g for g in chain if g.runs_first) + tuple(g for g in chain if not g.runs_first)
+
+
+def gate(guardrail: Guardrail, call: ActionCall) -> GuardrailResult | None:
+    """A guardrail's `when:` for one call. None: it applies (run it). Otherwise the result that stands in for it:
+    an INFO allow saying it did not apply, or, when the condition cannot be evaluated, the chain's error block
+    (`Guardrail error: …`, naming the guardrail and CEL's message) unless it says `on_error: skip`.
+
+    Every walk of the chain (CheckAction, ExplainAction, shadow mode, replay, `policy test`) asks this first."""
+    condition = guardrail.condition
+    if condition is None:
+        return None
+    try:
+        if condition.holds(scope_of(call)):
+            return None
+    except ConditionError as exc:
+        if guardrail.skip_on_error:
+            return GuardrailResult.allow(f"Not applied: the condition of {guardrail.name} failed ({exc}); skipped")
+        return GuardrailResult.blocked(f"Guardrail error: the condition of {guardrail.name!r} failed: {exc}")
+    return GuardrailResult.allow(f"Not applied: the condition of {guardrail.name} is false")
 
 
 class ChainRun:

@@ -15,6 +15,8 @@ from server.domain.guardrails.deps import GuardrailDeps, SliceSource
 from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.plugin import Plugin, PluginLoader
 from server.domain.guardrails.rate_limit import FleetRateLimit, RateLimit
+from server.domain.guardrails.rule import KIND as RULE
+from server.domain.guardrails.rule import build_rule
 from server.domain.guardrails.trust_root import TrustRoot
 
 _SIMPLE: dict[str, type[Guardrail]] = {
@@ -28,7 +30,7 @@ _SIMPLE: dict[str, type[Guardrail]] = {
 RESERVED: dict[str, str] = {}
 # Kinds that call a service at check time (given through `deps`).
 _STATEFUL = (BreakerGuardrail.kind, BudgetGuardrail.kind)
-KINDS = (*_SIMPLE, Plugin.kind, *_STATEFUL, *RESERVED)
+KINDS = (*_SIMPLE, RULE, Plugin.kind, *_STATEFUL, *RESERVED)
 MAX_NAME = 128
 
 
@@ -52,6 +54,8 @@ def build_guardrail(spec: GuardrailSpec, load_plugin: PluginLoader, *, deps: Gua
         return _rate_limit(spec, deps.rates if deps else None)
     if spec.kind in _SIMPLE:
         return _SIMPLE[spec.kind](spec)
+    if spec.kind == RULE:
+        return build_rule(spec)
     if spec.kind == Plugin.kind:
         return Plugin(spec, load_plugin)
     if spec.kind == BreakerGuardrail.kind:

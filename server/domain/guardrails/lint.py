@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.domain.guardrails.action_list import ActionList
 from server.domain.guardrails.base import Guardrail
+from server.domain.guardrails.conditions import AGENT_FIELDS
 from server.domain.guardrails.hitl import Hitl
+from server.domain.guardrails.rule import Rule
 
 # Globs that match every action.
 _EVERYTHING = {"*", "**"}
@@ -35,6 +38,8 @@ def lint_chain(chain: Sequence[Guardrail]) -> list[Finding]:
             out.extend(Finding(i, g.name, p) for p in _list_problems(g))
         if isinstance(g, Hitl):
             out.extend(Finding(i, g.name, p) for p in _shadowed(list(g.patterns), "patterns", substring=True))
+        out.extend(Finding(i, g.name, p) for p in _condition_problems(g))
+    out.extend(_shadowed_rules(chain))
     order = [*(g for g in chain if g.runs_first), *(g for g in chain if not g.runs_first)]
     blocker = next((g for g in order if _blocks_everything(g)), None)
     if blocker is not None:
@@ -44,6 +49,10 @@ def lint_chain(chain: Sequence[Guardrail]) -> list[Finding]:
 
 
 def _blocks_everything(g: Guardrail) -> bool:
+    if isinstance(g, Rule):
+        return g.effect == "deny" and not g.shadow and g.condition is not None and _normal(g.condition.source) == "true"
+    if g.condition is not None:
+        return False
     if not isinstance(g, ActionList) or g.agents or g.groups or g.spec.options.get("mode", "block") != "block":
         return False
     deny = [str(p) for p in g.spec.options.get("deny") or []]
@@ -70,4 +79,43 @@ def _shadowed(entries: list[str], key: str, *, substring: bool = False) -> list[
             if covered:
                 out.append(f"{key} entry {entry!r} is shadowed by the earlier {earlier!r}")
                 break
+    return out
+
+
+# A CEL expression's string literals, dropped before looking for `agent.<field>`: a lint heuristic over the text, not
+# a parser (CEL compiled and type-checked the expression when the guardrail was built).
+_STRINGS = re.compile(r'(?s)"""(?:.*?)"""|' + r"'''(?:.*?)'''|" + r'"(?:\\.|[^"\\])*"|' + r"'(?:\\.|[^'\\])*'")
+_AGENT_FIELD = re.compile(r"(?<![\w.])agent\s*\.\s*([A-Za-z_]\w*)")
+
+
+def _condition_problems(g: Guardrail) -> list[str]:
+    """`agent.<field>` that is not one of the agent's fields: `agent` is a map, so CEL's checker lets it through and
+    every call would then fail to evaluate it (a `Guardrail error` block)."""
+    if g.condition is None:
+        return []
+    text = _STRINGS.sub('""', g.condition.source)
+    unknown = sorted({m for m in _AGENT_FIELD.findall(text) if m not in AGENT_FIELDS})
+    known = ", ".join(f"agent.{f}" for f in AGENT_FIELDS)
+    return [f"unknown variable agent.{name} in `when` (known: action, {known}, context, now)" for name in unknown]
+
+
+def _normal(source: str) -> str:
+    return " ".join(source.split())
+
+
+def _shadowed_rules(chain: Sequence[Guardrail]) -> list[Finding]:
+    """A rule whose condition is the same as an earlier enforced deny rule's never decides: the earlier one blocks
+    every call it would apply to."""
+    out: list[Finding] = []
+    denying: dict[str, str] = {}
+    for i, g in enumerate(chain):
+        if not isinstance(g, Rule) or g.condition is None:
+            continue
+        cond = _normal(g.condition.source)
+        if cond in denying:
+            out.append(
+                Finding(i, g.name, f"shadowed: rule {denying[cond]!r} before it denies under the same condition")
+            )
+        elif g.effect == "deny" and not g.shadow:
+            denying[cond] = g.name
     return out

@@ -6,7 +6,7 @@ from collections.abc import Collection
 from typing import Any
 
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails.base import GuardrailSpec
+from server.domain.guardrails.base import COMMON_OPTIONS, GuardrailSpec
 
 _MISSING = object()
 
@@ -14,8 +14,8 @@ _MISSING = object()
 class Options:
     def __init__(self, spec: GuardrailSpec, allowed: Collection[str]) -> None:
         self.spec = spec
-        # `mode` is every kind's (Guardrail.__init__ validates it): `shadow`, or a kind's own modes.
-        unknown = sorted(set(spec.options) - set(allowed) - {"mode"})
+        # `mode`, `when` and `on_error` are every kind's (Guardrail.__init__ validates them).
+        unknown = sorted(set(spec.options) - set(allowed) - set(COMMON_OPTIONS))
         if unknown:
             known = ", ".join(sorted(allowed)) or "none"
             raise InvalidArgument(

@@ -39,6 +39,47 @@ class GlobSet:
         return self._regex.match(value) is not None
 
 
+MATCH_MODES = ("contains", "glob", "exact")
+
+
+class NameSet:
+    """Action patterns under a `match:` mode: `glob` (GlobSet), `exact` (the whole name), or `contains` (the
+    name contains the pattern). Both sides NFKC-normalised, and case-folded unless `case_sensitive`."""
+
+    __slots__ = ("_canon", "_glob", "case_sensitive", "mode", "patterns")
+
+    def __init__(self, patterns: Iterable[str], mode: str, case_sensitive: bool = False) -> None:
+        self.patterns = tuple(patterns)
+        self.mode = mode
+        self.case_sensitive = case_sensitive
+        self._glob = GlobSet(self.patterns, case_sensitive) if mode == "glob" else None
+        self._canon = tuple(self.canon(p) for p in self.patterns)
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def canon(self, text: str) -> str:
+        if self.case_sensitive:
+            return text if text.isascii() else unicodedata.normalize("NFKC", text)
+        return fold(text)
+
+    def matches(self, action: str) -> bool:
+        if self._glob is not None:
+            return self._glob.matches(action)
+        name = self.canon(action)
+        if self.mode == "exact":
+            return name in self._canon
+        return any(p in name for p in self._canon)
+
+
+def match_mode(value: object, default: str, where: str) -> str:
+    """The `match:` option: one of MATCH_MODES."""
+    mode = default if value is None else value
+    if mode not in MATCH_MODES:
+        raise InvalidArgument(f"{where}: must be one of 'contains', 'glob', 'exact', got {value!r}", field="match")
+    return str(mode)
+
+
 class RegexSet:
     """Operator regular expressions, compiled with RE2: linear time in the text, so no pattern can stall
     the sidecar (no catastrophic backtracking). One RE2 set scans a text for all of them at once, each

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, GuardrailSpec, Severity
+from server.domain.guardrails.base import (
+    COMMON_OPTIONS,
+    ActionCall,
+    Guardrail,
+    GuardrailResult,
+    GuardrailSpec,
+    Severity,
+)
 from server.domain.guardrails.options import Options
 from server.domain.values import parse_duration
 
@@ -69,7 +76,7 @@ class Plugin(Guardrail):
 
     def __init__(self, spec: GuardrailSpec, load: PluginLoader) -> None:
         super().__init__(spec)
-        extra = {k for k in spec.options if k not in ("class", "timeout", "mode")}
+        extra = {k for k in spec.options if k not in ("class", "timeout", *COMMON_OPTIONS)}
         opts = Options(spec, allowed={"class", "timeout", *extra})
         self.class_path = opts.string("class", default="")
         self.timeout = parse_duration(opts.get("timeout", 1.0), opts.where("timeout"))

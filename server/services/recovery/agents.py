@@ -56,6 +56,8 @@ class AgentService:
         self._lock = threading.Lock()
         self._groups: dict[str, str] = {}
         self._owners: dict[str, str] = {}
+        # Labels and capabilities per agent, for conditions (`agent.labels`, `agent.capabilities`).
+        self._profiles: dict[str, Agent] = {}
         self._contained: dict[str, Containment] = {}
         self._containment_version = -1
         if changes is not None:
@@ -79,6 +81,7 @@ class AgentService:
             agents = self.repo.all()
             self._groups = {a.agent_id: a.group for a in agents}
             self._owners = {a.agent_id: a.labels.get("owner", "") for a in agents}
+            self._profiles = {a.agent_id: a for a in agents}
             self._records_version = version
         return True
 
@@ -100,14 +103,20 @@ class AgentService:
             if agent is None:
                 self._groups.pop(agent_id, None)
                 self._owners.pop(agent_id, None)
+                self._profiles.pop(agent_id, None)
             else:
                 self._groups[agent_id] = agent.group
                 self._owners[agent_id] = agent.labels.get("owner", "")
+                self._profiles[agent_id] = agent
         self.refresh(force=True)
 
     def group_of(self, agent_id: str) -> str | None:
         """In-memory lookup for the guardrail chain (no I/O on the hot path)."""
         return self._groups.get(agent_id)
+
+    def profile_of(self, agent_id: str) -> Agent | None:
+        """In-memory: the agent's record as last seen (labels, capabilities), None when not registered."""
+        return self._profiles.get(agent_id)
 
     def known(self, agent_id: str) -> bool:
         """Is the agent registered? The mirror first; on a miss, the database (blocking): another sidecar
@@ -121,6 +130,7 @@ class AgentService:
                 return False
             self._groups[agent_id] = agent.group
             self._owners[agent_id] = agent.labels.get("owner", "")
+            self._profiles[agent_id] = agent
         return True
 
     def owner_of(self, agent_id: str) -> str:
@@ -167,6 +177,7 @@ class AgentService:
         stored, created = self.repo.upsert(agent)
         self._groups[stored.agent_id] = stored.group
         self._owners[stored.agent_id] = stored.labels.get("owner", "")
+        self._profiles[stored.agent_id] = stored
         return stored, created
 
     def change(
@@ -234,6 +245,7 @@ class AgentService:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
             self._groups.pop(agent_id, None)
             self._owners.pop(agent_id, None)
+            self._profiles.pop(agent_id, None)
             self.audit.record(actor, "agent.deregister", agent_id, {})
 
     def move(self, agent_id: str, group: str, actor: str = "system") -> Agent:

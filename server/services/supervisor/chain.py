@@ -237,7 +237,7 @@ class ChainStore:
         patterns: list[str] = []
 
         def edit(chain: list[Guardrail]) -> list[Guardrail]:
-            targets = [g for g in chain if g.name == name and isinstance(g, Hitl)]
+            targets = [g for g in chain if g.name == name and isinstance(g, Hitl) and g.kind == Hitl.kind]
             if not targets:
                 raise NotFound(f"no hitl guardrail is named {name!r}", field="guardrail")
             patterns[:] = list(targets[0].patterns)

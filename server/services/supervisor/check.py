@@ -25,7 +25,7 @@ from server.domain.agents import Standing, validate_agent_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
-from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
+from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.domain.masking import MASK, mask
 from server.services import observability as obs
@@ -261,9 +261,9 @@ class CheckActionService:
         effective: Mapping[str, Any] = context
         approved_edits: set[str] = set()
         approval: Approval | None = None
-        gate = self._standing(agent_id, group)
-        for _ in range(MAX_EDIT_ROUNDS if gate is None else 0):
-            call = ActionCall(agent_id, action, effective, binary_context, group)
+        standing = self._standing(agent_id, group)
+        for _ in range(MAX_EDIT_ROUNDS if standing is None else 0):
+            call = self.make_call(agent_id, action, effective, binary_context, group)
             outcome = await self._run_chain(call, request_id, trace_id, wait, approved_edits, heavy)
             approval = outcome.approval or approval
             if outcome.edited is None:
@@ -271,8 +271,8 @@ class CheckActionService:
             self._release_permits(outcome.permit_ids)  # the re-run takes its own
             effective = outcome.edited
         else:
-            outcome = _Outcome(ChainRun(), approval, gate)
-            if gate is None:
+            outcome = _Outcome(ChainRun(), approval, standing)
+            if standing is None:
                 outcome.run.record(
                     approval.guardrail if approval else "",
                     GuardrailResult.blocked("too many edit rounds: the approved edits keep needing approval"),
@@ -320,6 +320,30 @@ class CheckActionService:
             verdict, decision_id, approval, effective if effective is not context else None, permit_id=permit_id
         )
 
+    def make_call(
+        self,
+        agent_id: str,
+        action: str,
+        context: Mapping[str, Any],
+        binary_context: Mapping[str, bytes],
+        group: str | None,
+    ) -> ActionCall:
+        """The call as the chain sees it: with the agent's labels and capabilities and the clock's time, which
+        conditions (`when:`) read. CheckAction and ExplainAction build it here, so both see the same."""
+        profile = self.agents.profile_of(agent_id)
+        if profile is None:
+            return ActionCall(agent_id, action, context, binary_context, group, time=self.clock.utcnow())
+        return ActionCall(
+            agent_id,
+            action,
+            context,
+            binary_context,
+            group,
+            labels=profile.labels,
+            capabilities=profile.capabilities,
+            time=self.clock.utcnow(),
+        )
+
     def _standing(self, agent_id: str, group: str | None) -> Verdict | None:
         """Before the chain (in memory, no I/O): a killed agent, a quarantined one, or an unregistered one when
         registration is required, is blocked whatever the chain would say."""
@@ -353,6 +377,12 @@ class CheckActionService:
                 if not run.skips(guardrail):
                     await self._shadow(guardrail, call, now, run, heavy, traced)
                 continue
+            if guardrail.condition is not None:
+                gated = await self._gate(guardrail, call, heavy)
+                if gated is not None:  # did not apply, or its condition failed
+                    if run.record(guardrail.name, gated):
+                        break
+                    continue
             span = obs.start_guardrail(self.tracer, guardrail) if traced else None
             try:
                 if guardrail.needs_approval and self._needs_approval(guardrail, call):
@@ -406,6 +436,11 @@ class CheckActionService:
     ) -> None:
         """Evaluate a guardrail in shadow mode and record what it would have done; it never decides. A shadow
         hitl guardrail never asks anyone; shadow_check() consumes no state an enforcing guardrail reads."""
+        if guardrail.condition is not None:
+            gated = await self._gate(guardrail, call, heavy)
+            if gated is not None:
+                run.record_shadow(guardrail.name, gated)
+                return
         span = obs.start_guardrail(self.tracer, guardrail) if traced else None
         try:
             if guardrail.needs_approval:
@@ -433,6 +468,12 @@ class CheckActionService:
             raise
         obs.end_guardrail(span, result)
         run.record_shadow(guardrail.name, result)
+
+    async def _gate(self, guardrail: Guardrail, call: ActionCall, heavy: bool) -> GuardrailResult | None:
+        """The guardrail's condition (chain.gate); a large context is given to CEL on the chain pool."""
+        if heavy:
+            return cast(GuardrailResult | None, await self.offload(gate, guardrail, call))
+        return gate(guardrail, call)
 
     def _keep_permit(self, permit_ids: list[str], allowed: bool) -> str:
         """The permit returned with an allowed decision; a blocked call will not run, so its permits go back."""
@@ -463,7 +504,7 @@ class CheckActionService:
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
         # Group-committed: a burst of requests is written in a few transactions, off the event loop.
-        approval = await self.approvals.request_async(call, hitl, request_id, trace_id, run.warnings)
+        approval = await self.approvals.request_async(call, hitl, request_id, trace_id, run.warnings + hitl.note(call))
         obs.approval_event(approval, "approval.created")
         if not approval.closed:
             if not wait:

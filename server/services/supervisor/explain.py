@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import cast
 
-from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict
+from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.services.supervisor.check import CheckActionService
 
@@ -64,7 +64,7 @@ class ExplainService:
         context_bytes: int = 0,
     ) -> Explanation:
         self.checks.validate_check(agent_id, action, context_bytes)
-        call = ActionCall(agent_id, action, context, binary_context, self.checks.agents.group_of(agent_id))
+        call = self.checks.make_call(agent_id, action, context, binary_context, self.checks.agents.group_of(agent_id))
         order = self.checks.chain.order
         now = self.checks.clock.monotonic()
         run = ChainRun()
@@ -79,7 +79,11 @@ class ExplainService:
             error = ""
             asks = False
             try:
-                if guardrail.needs_approval and self._matches(cast(Hitl, guardrail), call):
+                # A guardrail whose condition is false (or failed) answers that as its result (chain.gate).
+                gated = gate(guardrail, call) if guardrail.condition is not None else None
+                if gated is not None:
+                    result = gated
+                elif guardrail.needs_approval and self._matches(cast(Hitl, guardrail), call):
                     asks = True
                     needs_approval = not shadow
                     result = GuardrailResult.blocked(would_ask_reason(guardrail.name))

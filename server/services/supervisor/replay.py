@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, ShadowOutcome
+from server.domain.agents import Agent
+from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, ShadowOutcome, gate
 from server.domain.guardrails.breaker import BreakerGuardrail
 from server.domain.guardrails.budget import BudgetGuardrail
 from server.domain.guardrails.decisions import Decision
@@ -90,10 +91,17 @@ LevelOf = Callable[[str, dict[str, Any]], str | None]
 class Replayer:
     """The candidate chain (evaluation order), the agents' groups as they are now, and the reversibility levels."""
 
-    def __init__(self, order: Sequence[Guardrail], group_of: Callable[[str], str | None], assess_level: LevelOf):
+    def __init__(
+        self,
+        order: Sequence[Guardrail],
+        group_of: Callable[[str], str | None],
+        assess_level: LevelOf,
+        profile_of: Callable[[str], Agent | None] | None = None,
+    ):
         self.order = tuple(order)
         self.group_of = group_of
         self.assess_level = assess_level
+        self.profile_of = profile_of  # the agents' labels and capabilities as they are now, for conditions
 
     def run(self, decisions: DecisionRepository, flt: ReplayFilter) -> ReplayReport:
         report = ReplayReport(not_replayed=[f"{g.name} ({g.kind})" for g in self.order if g.kind in LIVE_STATE_KINDS])
@@ -115,7 +123,17 @@ class Replayer:
 
     def _replay(self, d: Decision) -> Change | None:
         assert d.context is not None
-        call = ActionCall(d.agent_id, d.action, dict(d.context), {}, self.group_of(d.agent_id))
+        profile = self.profile_of(d.agent_id) if self.profile_of is not None else None
+        call = ActionCall(
+            d.agent_id,
+            d.action,
+            dict(d.context),
+            {},
+            self.group_of(d.agent_id),
+            labels=profile.labels if profile else {},
+            capabilities=profile.capabilities if profile else (),
+            time=d.create_time,  # `now` in conditions: when the call was made
+        )
         after, shadow = self.evaluate(call, d.create_time.timestamp())
         before = Outcome(d.allowed, d.guardrail, d.reason)
         kind = compare(before, after)
@@ -131,7 +149,10 @@ class Replayer:
             if g.kind in LIVE_STATE_KINDS:
                 continue  # not replayed: see the module docstring
             try:
-                if g.needs_approval:
+                gated = gate(g, call) if g.condition is not None else None
+                if gated is not None:
+                    result = gated
+                elif g.needs_approval:
                     hitl = cast(Hitl, g)
                     level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
                     if hitl.matches(call.action, level):

@@ -1,0 +1,221 @@
+"""CEL conditions (`when:` on every guardrail, the `rule` kind's test): compiled and type-checked once, when the
+guardrail is built, and evaluated against one scope per call.
+
+The runtime is cel-expr-python (the CEL team's Python binding of cel-cpp): a checked AST, RE2 for `matches()`,
+heterogeneous numeric comparison (`context.amount > 1000` holds for 5000 and 5000.0) and run-time errors as
+values, never exceptions thrown through the chain. docs/concepts/conditions.md is the user's side of this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from cel_expr_python import cel  # type: ignore[import-untyped]
+
+from server.domain.errors import InvalidArgument
+from server.domain.guardrails.patterns import GlobSet
+from server.domain.values import format_number
+
+if TYPE_CHECKING:
+    from server.domain.guardrails.base import ActionCall
+
+# Documented limits (docs/concepts/conditions.md): an expression longer than MAX_LENGTH characters is refused
+# at load; cel-cpp refuses one nested deeper than 32 levels (its parser's recursion limit) at load too.
+MAX_LENGTH = 4096
+MAX_RENDERED = 200  # characters of one rendered `{...}` placeholder in a rule's reason
+AGENT_FIELDS = ("id", "group", "labels", "capabilities")
+
+_T = cel.Type
+
+
+@functools.lru_cache(maxsize=1024)
+def _globs(pattern: str) -> GlobSet:
+    return GlobSet((pattern,))
+
+
+def _glob(value: str, pattern: str) -> bool:
+    """`glob(action, "files.*")`: as `action_list` matches (NFKC, ignoring case), so a rule and a deny list agree."""
+    return _globs(pattern).matches(value)
+
+
+_ENV = cel.NewEnv(
+    variables={
+        "action": _T.STRING,
+        "agent": _T.Map(_T.STRING, _T.DYN),
+        "context": _T.Map(_T.STRING, _T.DYN),
+        "now": _T.TIMESTAMP,
+    },
+    functions=[
+        cel.FunctionDecl("glob", [cel.Overload("glob_string_string", _T.BOOL, [_T.STRING, _T.STRING], impl=_glob)])
+    ],
+)
+# The environment is shared; compiling happens at load, rarely, and is kept to one thread at a time.
+_COMPILE_LOCK = threading.Lock()
+_POSITION = re.compile(r"<input>:(\d+):(\d+): ")
+_STATUS = re.compile(r"^[A-Z_]+: ")
+
+
+class ConditionError(Exception):
+    """A condition that could not be evaluated for one call (missing key, wrong type, division by zero)."""
+
+
+class Condition:
+    """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
+
+    __slots__ = ("_expr", "source", "where")
+
+    def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
+        if not isinstance(source, str) or not source.strip():
+            raise InvalidArgument(
+                f"{where}: must be a CEL expression (a non-empty string), got {source!r}", field=field
+            )
+        if len(source) > MAX_LENGTH:
+            raise InvalidArgument(
+                f"{where}: the expression is {len(source)} characters, over the limit of {MAX_LENGTH}", field=field
+            )
+        self.source = source
+        self.where = where
+        try:
+            with _COMPILE_LOCK:
+                self._expr = _ENV.compile(source)
+        except Exception as exc:  # cel-cpp raises RuntimeError with an INVALID_ARGUMENT status text
+            raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
+        kind = self._expr.return_type()
+        if boolean and kind != _T.BOOL and kind != _T.DYN:
+            raise InvalidArgument(
+                f"{where}: line 1, column 1: the expression gives a {kind.name()}, not a bool", field=field
+            )
+
+    def holds(self, scope: Scope) -> bool:
+        """Does it hold for the call? The same expression text (on several guardrails) is evaluated once per call."""
+        known = scope.results.get(self.source)
+        if known is not None:
+            return known
+        result = self._eval(scope)
+        value = result.value()
+        if type(value) is not bool:  # an error (its value is the message) or another type
+            if result.type() == _T.ERROR:
+                raise ConditionError(_STATUS.sub("", str(value), count=1))
+            raise ConditionError(f"condition gave {type(value).__name__} {value!r}, not a bool")
+        scope.results[self.source] = value
+        return value
+
+    def value(self, scope: Scope) -> Any:
+        result = self._eval(scope)
+        if result.type() == _T.ERROR:
+            raise ConditionError(_STATUS.sub("", str(result.value()), count=1))
+        return result.plain_value()
+
+    def _eval(self, scope: Scope) -> Any:
+        activation = scope.activation()
+        try:
+            return self._expr.eval(activation)
+        except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
+            raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
+
+
+def _compile_message(text: str) -> str:
+    """cel-cpp's `INVALID_ARGUMENT: ERROR: <input>:1:17: Syntax error: …  | source | ....^ [INVALID_ARGUMENT]` as
+    `line 1, column 17: Syntax error: …` (the caret drawing dropped: it does not survive one line of a status)."""
+    text = _STATUS.sub("", text.strip(), count=1).removeprefix("ERROR: ")
+    first = text.split("\n", 1)[0].strip()
+    first = re.sub(r"\s*\[[A-Z_]+\]$", "", first).replace(" (in container '')", "")
+    m = _POSITION.match(first)
+    if m:
+        return f"line {m.group(1)}, column {m.group(2)}: {first[m.end() :]}"
+    return first
+
+
+class Scope:
+    """The variables of one call, converted to CEL once and shared by every condition the call meets."""
+
+    __slots__ = ("_activation", "call", "results")
+
+    def __init__(self, call: ActionCall) -> None:
+        self.call = call
+        self._activation: Any = None
+        self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
+
+    def variables(self) -> dict[str, Any]:
+        call = self.call
+        return {
+            "action": call.action,
+            "agent": {
+                "id": call.agent_id,
+                "group": call.group or "",
+                "labels": dict(call.labels),
+                "capabilities": list(call.capabilities),
+            },
+            "context": call.context if type(call.context) is dict else dict(call.context),
+            "now": _utc(call.time) if call.time is not None else datetime.now(UTC),
+        }
+
+    def activation(self) -> Any:
+        if self._activation is None:
+            try:
+                self._activation = _ENV.Activation(self.variables())
+            except Exception as exc:  # a value CEL cannot hold (a non-string map key, say)
+                raise ConditionError(f"the call's values cannot be given to CEL: {exc}") from None
+        return self._activation
+
+
+def _utc(when: datetime) -> datetime:
+    """A naive time (a database's) is UTC."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def scope_of(call: ActionCall) -> Scope:
+    """The call's scope, built on first use and kept on the call."""
+    held = call.scope
+    if not held:
+        held.append(Scope(call))
+    scope: Scope = held[0]
+    return scope
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+class Template:
+    """A reason with `{context.amount}` placeholders: each is a CEL expression, compiled at load and rendered
+    when the reason is given (a placeholder that cannot be evaluated is left as written)."""
+
+    __slots__ = ("_parts", "text")
+
+    def __init__(self, text: str, where: str, field: str) -> None:
+        self.text = text
+        self._parts: list[tuple[str, Condition | None]] = []
+        pos = 0
+        for m in _PLACEHOLDER.finditer(text):
+            self._parts.append((text[pos : m.start()], None))
+            self._parts.append(
+                (m.group(0), Condition(m.group(1), f"{where} placeholder {m.group(0)}", field, boolean=False))
+            )
+            pos = m.end()
+        self._parts.append((text[pos:], None))
+
+    def render(self, call: ActionCall) -> str:
+        out = []
+        for literal, expr in self._parts:
+            if expr is None:
+                out.append(literal)
+                continue
+            try:
+                out.append(_show(expr.value(scope_of(call))))
+            except ConditionError:
+                out.append(literal)
+        return "".join(out)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return format_number(value)
+    text = str(value)
+    # A placeholder renders an agent's value into the reason: never a whole large context.
+    return text if len(text) <= MAX_RENDERED else text[: MAX_RENDERED - 1] + "…"
