@@ -60,13 +60,8 @@ async def main() -> None:
     )
     async with AsyncClient() as client:  # $OUTRIDER_TARGET, $OUTRIDER_TOKEN (the agent's token)
         guard = OutriderGuard(client, "support-bot")
-        tools = [
-            function_tool(
-                fn, needs_approval=guard.needs_approval(fn.__name__), tool_input_guardrails=[guard.input_guardrail]
-            )
-            for fn in (list_notes, delete_note, deploy)
-        ]
-        agent = Agent(name="notes", model=model, tools=tools)
+        tools = [function_tool(fn) for fn in (list_notes, delete_note, deploy)]
+        agent = guard.guard_all(Agent(name="notes", model=model, tools=tools))  # every tool, checked once per call
         names: dict[str, str] = {}
         shown: set[str] = set()
         result = await Runner.run(agent, "tidy the notes, then ship 1.4")
