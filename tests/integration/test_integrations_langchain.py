@@ -269,3 +269,44 @@ def test_an_async_client_refuses_invoke_with_a_clear_error(sidecar: RunningSidec
 
     anyio.run(go)
     assert RAN == []
+
+
+def test_wait_inline_in_ainvoke_runs_the_approved_edit_without_pausing(sidecar: RunningSidecar) -> None:
+    sidecar.stub.AddGuardrail(guardrail("review", "hitl", patterns=["deploy"]))
+    RAN.clear()
+
+    def reviewer() -> None:
+        (approval,) = wait_for_approvals(sidecar)
+        sidecar.stub.DecideApproval(
+            pb.DecideApprovalRequest(
+                approval_id=approval.approval_id,
+                approve=True,
+                edited_context=struct({"env": "staging", "version": "4"}),
+            )
+        )
+
+    async def go() -> dict[str, Any]:
+        async with AsyncClient(sidecar.sidecar.target, sidecar.issue(PrincipalKind.AGENT, AGENT)) as ac:
+            agent = agent_graph(OutriderMiddleware(ac, AGENT, wait=60), model("wi-1", {"env": "prod", "version": "4"}))
+            deciding = threading.Thread(target=reviewer)
+            deciding.start()
+            out = await agent.ainvoke({"messages": [("user", "deploy")]}, {"configurable": {"thread_id": "wi-1"}})
+            deciding.join(30)
+            return dict(out)
+
+    out = anyio.run(go)
+    assert "__interrupt__" not in out
+    assert RAN == [{"env": "staging", "version": "4"}]
+
+
+def wait_for_approvals(sidecar: RunningSidecar) -> list[Any]:
+    """The agent's approval requests, once there is one (polled with a generous deadline)."""
+    import time
+
+    give_up = time.monotonic() + 30
+    while time.monotonic() < give_up:
+        approvals = list(sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals)
+        if approvals:
+            return approvals
+        time.sleep(0.05)
+    raise AssertionError("no approval was requested")

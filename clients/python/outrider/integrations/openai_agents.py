@@ -185,8 +185,8 @@ class OutriderGuard:
             arguments = _parse(getattr(raw, "arguments", None) or raw.get("arguments"))
             tool = str(item.tool_name)
             decision = await self.guard.wait(tool, arguments, call_id, timeout)
-            self._keep(call_id, tool, arguments, decision)  # the resumed run uses it: no second check
             if decision.allowed:
+                self._keep(call_id, tool, arguments, decision)  # the resumed run uses it: no second check
                 state.approve(item)
             else:
                 state.reject(item, rejection_message=decision.message())
