@@ -74,3 +74,22 @@ def test_a_busy_grpc_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         f"outrider: cannot start: cannot listen on 127.0.0.1:{port}: Address already in use"
     ]
+
+
+def test_a_command_on_a_migrated_database_loads_neither_alembic_nor_the_postgresql_driver(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    first = outrider("--data-dir", data, "tokens", "issue", "--agent", "bot-1", cwd=tmp_path)  # creates, migrates
+    assert first.returncode == 0, first.stderr
+    probe = (
+        "import sys\n"
+        "from server.__main__ import main\n"
+        f"code = main(['--data-dir', {data!r}, 'tokens', 'issue', '--agent', 'bot-2'])\n"
+        "heavy = ('alembic', 'mako', 'pygments', 'psycopg')\n"
+        "print('LOADED', code, sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.stdout.splitlines()[-1] == "LOADED 0 []", done.stdout + done.stderr
+    listed = outrider("--data-dir", data, "tokens", "list", cwd=tmp_path)
+    assert {line.split()[2] for line in listed.stdout.splitlines()[1:]} == {"bot-1", "bot-2"}

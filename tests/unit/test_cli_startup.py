@@ -77,3 +77,14 @@ def test_help_and_version_import_nothing_heavy(flag: str) -> None:
     assert done.stdout.splitlines()[-1] == "LOADED []"
     if flag == "--version":
         assert done.stdout.splitlines()[0].startswith("outrider ")
+
+
+def test_the_migration_fast_path_knows_the_heads_alembic_knows() -> None:
+    from alembic.config import Config as AlembicConfig
+    from alembic.script import ScriptDirectory
+
+    from server.storage.db import MIGRATIONS, script_heads
+
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    assert script_heads() == frozenset(ScriptDirectory.from_config(cfg).get_heads())
