@@ -1,26 +1,87 @@
-"""The `outrider` command: `outrider serve` runs the sidecar; `outrider check-config` validates a config."""
+"""The `outrider` command: `outrider serve` runs the sidecar; `outrider check-config` validates a config.
+
+Start-up is kept short (`--help`, `--version`, `tokens issue`): only the chosen command's module is imported,
+and heavy packages (the storage layer, OpenTelemetry, gRPC) only by the code that runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import logging
-import signal
 import sys
-from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from server.cli.workers import write_port_file
-from server.config import Config, ConfigError, load_config
-from server.domain.errors import OutriderError
-from server.logs import setup_logging
+if TYPE_CHECKING:
+    from server.config import Config
 
-log = logging.getLogger("outrider")
+# The global options: accepted before the command (`outrider --config x tokens list`) or after it.
+_VALUED = ("--config", "--listen", "--console-listen", "--db-url", "--data-dir", "--log-format", "--log-level")
+
+# Commands whose parser lives in its own module: (name, help, module, builder). The help is repeated here so
+# `outrider --help` lists them without importing the modules (tests/unit/test_cli_startup.py keeps it true).
+_MODULE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
+    ("agents", "agent records and standing (works on the database directly)", "agents", "add_agents_parser"),
+    ("audit", "verify or export the tamper-evident audit trail", "audit", "add_audit_parser"),
+    ("users", "console reviewers: add, list, disable (works on the database)", "users", "add_users_parser"),
+    (
+        "mcp-gateway",
+        "serve MCP servers to MCP clients, checking every tool call with the sidecar",
+        "gateway",
+        "add_gateway_parser",
+    ),
+    ("fleet", "the sidecars sharing this database", "fleet", "add_fleet_parser"),
+    (
+        "notifications",
+        "list reviewer notifications and their delivery, retry one",
+        "notifications",
+        "add_notifications_parser",
+    ),
+    (
+        "policy",
+        "test, explain and lint a policy file (in process, no sidecar); the fleet's policy status",
+        "policy",
+        "add_policy_parser",
+    ),
+)
 
 
-def _parser() -> argparse.ArgumentParser:
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("outrider")
+    except PackageNotFoundError:  # run from a checkout that was not installed
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kw: Any) -> None:
+        print(f"outrider {version()}")
+        parser.exit()
+
+
+def command_of(argv: Sequence[str]) -> str:
+    """The command named in `argv` ("" when none), skipping the global options and their values."""
+    names = {"serve", "check-config", "tokens", "certs", "console", *(c[0] for c in _MODULE_COMMANDS)}
+    it = iter(argv)
+    for arg in it:
+        if arg in _VALUED:
+            next(it, None)
+        elif not arg.startswith("-"):
+            return arg if arg in names else ""
+    return ""
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, the other module commands are listed but not built (their
+    modules are not imported). `only=""` builds none of them: enough for `outrider --help`."""
     p = argparse.ArgumentParser(prog="outrider", description="Outrider: a sidecar control plane for AI agents.")
+    p.add_argument("--version", action=_VersionAction)
+    _config_flags(p, global_=True)
     sub = p.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the sidecar (gRPC + console)")
@@ -69,10 +130,6 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--all", action="store_true", help="include revoked tokens")
     _config_flags(listing)
 
-    from server.cli.agents import add_agents_parser
-
-    add_agents_parser(sub, _config_flags)
-
     certs = sub.add_parser("certs", help="mTLS client certificates (works on the database directly)")
     csub = certs.add_subparsers(dest="certs_command", required=True)
     crevoke = csub.add_parser("revoke", help="refuse a client certificate (running sidecars within 250 ms)")
@@ -80,49 +137,65 @@ def _parser() -> argparse.ArgumentParser:
     crevoke.add_argument("--reason", default="", help="why (audited)")
     _config_flags(crevoke)
 
-    from server.cli.audit import add_audit_parser
+    for name, help_, module, builder in _MODULE_COMMANDS:
+        if only is None or only == name:
+            _module_parser(module, builder)(sub)
+        else:
+            sub.add_parser(name, help=help_)
 
-    add_audit_parser(sub, _config_flags)
-
-    from server.cli.users import add_users_parser
-
-    add_users_parser(sub, _config_flags)
-    from server.cli.gateway import add_gateway_parser
-
-    add_gateway_parser(sub)
-
-    from server.cli.fleet import add_fleet_parser
-
-    add_fleet_parser(sub, _config_flags)
-    from server.cli.notifications import add_notifications_parser
-
-    add_notifications_parser(sub, _config_flags)
-    from server.cli.policy import add_policy_parser
-
-    add_policy_parser(sub, _config_flags)
     console = sub.add_parser("console", help="serve the reviewer console alone, on the sidecar's database (no gRPC)")
     _config_flags(console)
     console.add_argument("--url-file", help="write the console's URL here once serving (for scripts)")
     return p
 
 
-def _config_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", help="config file (default: ./outrider.yaml if present; env OUTRIDER_CONFIG)")
-    p.add_argument("--listen", help="gRPC address HOST:PORT or unix:PATH (default 127.0.0.1:50051)")
-    p.add_argument("--console-listen", help="console address HOST:PORT (default 127.0.0.1:8080)")
-    p.add_argument("--no-console", action="store_true", help="do not serve the web console")
-    p.add_argument("--db-url", help="database URL, e.g. postgresql+psycopg://user@host/db (default SQLite)")
-    p.add_argument("--data-dir", help="directory for the SQLite database (default ./.outrider)")
-    p.add_argument("--log-format", choices=("text", "json"), help="log line format (default text)")
-    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"))
+def _module_parser(module: str, builder: str) -> Callable[[Any], None]:
+    import importlib
+
+    add = getattr(importlib.import_module(f"server.cli.{module}"), builder)
+    if module == "gateway":  # its own --config (the gateway's file), no sidecar config flags
+        return add  # type: ignore[no-any-return]
+    return lambda sub: add(sub, _config_flags)
+
+
+def _config_flags(p: argparse.ArgumentParser, global_: bool = False) -> None:
+    """The config flags. On the top-level parser (`global_`) they have their defaults; on a command's parser
+    they default to "not given", so a flag given before the command is not reset by the command's parser."""
+
+    def d(value: Any) -> Any:
+        return value if global_ else argparse.SUPPRESS
+
+    p.add_argument(
+        "--config", default=d(None), help="config file (default: ./outrider.yaml if present; env OUTRIDER_CONFIG)"
+    )
+    p.add_argument("--listen", default=d(None), help="gRPC address HOST:PORT or unix:PATH (default 127.0.0.1:50051)")
+    p.add_argument("--console-listen", default=d(None), help="console address HOST:PORT (default 127.0.0.1:8080)")
+    p.add_argument("--no-console", action="store_true", default=d(False), help="do not serve the web console")
+    p.add_argument(
+        "--db-url", default=d(None), help="database URL, e.g. postgresql+psycopg://user@host/db (default SQLite)"
+    )
+    p.add_argument("--data-dir", default=d(None), help="directory for the SQLite database (default ./.outrider)")
+    p.add_argument("--log-format", default=d(None), choices=("text", "json"), help="log line format (default text)")
+    p.add_argument("--log-level", default=d(None), choices=("debug", "info", "warning", "error"))
     p.add_argument(
         "--insecure",
         action="store_true",
+        default=d(False),
         help="allow a non-loopback --listen address without TLS (plaintext credentials!)",
     )
 
 
+# Commands that read the `notifications` section (its channels may name secrets in environment variables);
+# the others leave it unread.
+_NOTIFYING = ("serve", "console", "notifications", "check-config")
+
+
 def _config(args: argparse.Namespace) -> Config:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from server.config import load_config
+
     overrides: dict[str, Any] = {
         "listen": args.listen,
         "console_listen": args.console_listen,
@@ -139,28 +212,35 @@ def _config(args: argparse.Namespace) -> Config:
         overrides["reuse_port"] = True
         if worker > 0:
             overrides["console_enabled"] = False
-    config = load_config(args.config, overrides)
+    unused = () if getattr(args, "command", "serve") in _NOTIFYING else ("notifications",)
+    config = load_config(args.config, overrides, unused=unused)
     if worker is not None and worker > 0:
         config = replace(config, telemetry=replace(config.telemetry, metrics_listen=None))
     return config
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser(command_of(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     if args.command == "mcp-gateway":  # its own config file (upstreams), not the sidecar's
         from server.cli.gateway import run_gateway
 
         return run_gateway(args)
     if args.command == "policy" and args.policy_command != "status":  # a policy file alone: no config, no database
+        import logging
+
         from server.cli.policy import run_policy
 
         logging.basicConfig(level=logging.WARNING)
         return run_policy(args)
+    from server.config import ConfigError
+
     try:
         config = _config(args)
     except ConfigError as exc:
         print(f"outrider: configuration error: {exc}", file=sys.stderr)
         return 2
+    from server.logs import setup_logging
+
     setup_logging(config.log_format, config.log_level)
     if args.command == "check-config":
         return _check_config(config)
@@ -204,11 +284,14 @@ def main(argv: list[str] | None = None) -> int:
         from server.cli.workers import run_workers
 
         return run_workers(sys.argv[1:] if argv is None else argv, config, args.workers, args.port_file)
+    import asyncio
+
     return asyncio.run(_serve(config, args.port_file))
 
 
 def _check_config(config: Config) -> int:
     from server.adapters.policy_file import FilePolicySource
+    from server.domain.errors import OutriderError
     from server.domain.guardrails.policy import parse_guardrails
     from server.services.supervisor.plugins import PluginModules
 
@@ -225,9 +308,47 @@ def _check_config(config: Config) -> int:
     return 0
 
 
+def _port_in_use(config: Config) -> str:
+    """Why the gRPC address cannot be bound ("" when it can, or when it cannot be told here): gRPC's own
+    failure is a C-core log line and a traceback."""
+    import socket
+
+    listen = config.listen
+    if listen.startswith("unix:") or config.reuse_port:
+        return ""
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]")
+    if not port.isdigit() or int(port) == 0:
+        return ""
+    try:
+        infos = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return ""  # gRPC reports what it cannot resolve
+    for family, kind, proto, _name, addr in infos[:1]:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gRPC does: TIME_WAIT is no obstacle
+            try:
+                probe.bind(addr)
+            except OSError as exc:
+                return f"cannot listen on {listen}: {exc.strerror or exc}"
+    return ""
+
+
 async def _serve(config: Config, port_file: str | None) -> int:
+    import asyncio
+    import logging
+    import signal
+    from pathlib import Path
+
+    from server.cli.workers import write_port_file
+    from server.config import ConfigError
+    from server.domain.errors import OutriderError
     from server.sidecar import build_server
 
+    log = logging.getLogger("outrider")
+    if busy := _port_in_use(config):
+        print(f"outrider: cannot start: {busy}", file=sys.stderr)
+        return 2
     try:
         sidecar = await build_server(config)
     except OutriderError as exc:

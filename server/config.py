@@ -428,15 +428,23 @@ _ENV: list[tuple[str, str, Callable[[Any, str], Any]]] = [
 
 
 def load_config(
-    config_path: str | None = None, overrides: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+    config_path: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    unused: tuple[str, ...] = (),
 ) -> Config:
-    """Defaults < file < OUTRIDER_* env < flags (`overrides`, by Config field name)."""
+    """Defaults < file < OUTRIDER_* env < flags (`overrides`, by Config field name).
+
+    `unused`: top-level sections the caller does not use, left at their defaults unread, so a command is
+    not refused over a setting it never needs (`tokens issue` and a notification channel's unset variable)."""
     env = os.environ if env is None else env
     explicit = config_path or env.get("OUTRIDER_CONFIG")
     path: Path | None = Path(explicit) if explicit else None
     if path is None and Path(DEFAULT_CONFIG).is_file():
         path = Path(DEFAULT_CONFIG)
-    cfg = from_file(path, read_yaml(path) if path else {})
+    data = read_yaml(path) if path else {}
+    cfg = from_file(path, {k: v for k, v in data.items() if k not in unused})
     for var, name, conv in _ENV:
         if env.get(var):
             try:

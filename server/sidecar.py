@@ -191,10 +191,13 @@ async def build_server(
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     enable_reflection((*SERVICE_NAMES, "grpc.health.v1.Health"), server)  # v1 and v1alpha
 
-    if credentials is None:
-        port = server.add_insecure_port(config.listen)
-    else:
-        port = server.add_secure_port(config.listen, credentials)
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(config.listen)
+        else:
+            port = server.add_secure_port(config.listen, credentials)
+    except RuntimeError as exc:  # grpcio raises when the address cannot be bound (in use, not available)
+        raise OSError(f"cannot listen on {config.listen}: {exc}") from None
     if not config.listen.startswith("unix:") and port == 0:
         raise OSError(f"cannot listen on {config.listen}")
     # In `sidecars` before serving (the port is bound): nothing slow between serving and "sidecar serving".

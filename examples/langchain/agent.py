@@ -4,8 +4,9 @@ reviewer (the graph pauses with `interrupt`), then resumed with the reviewer's d
 OUTRIDER_TOKEN=otr_... python examples/langchain/agent.py
 
 The model is scripted (LangChain's GenericFakeChatModel) so the example runs without an API key; put your
-own chat model in `create_agent(...)` instead. The sidecar's guardrails decide: the example's test denies
-`delete_note` and asks a person before `deploy`.
+own chat model in `create_agent(...)` instead. The sidecar's guardrails decide: `make run`'s demo policy
+(outrider.example.yaml) denies `delete_note` (keep-notes) and asks a person before `deploy_production`
+(release-review).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from langgraph.types import Command
 from outrider import Client
 from outrider.integrations.langchain import OutriderMiddleware, resume_value
 
-PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy", {"env": "prod", "version": "1.4"})]
+PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy_production", {"version": "1.4"})]
 
 
 @tool
@@ -39,9 +40,9 @@ def delete_note(title: str) -> str:
 
 
 @tool
-def deploy(env: str, version: str) -> str:
-    """Deploy a version."""
-    return f"deployed {version} to {env}"
+def deploy_production(version: str) -> str:
+    """Deploy a version to production."""
+    return f"deployed {version} to production"
 
 
 class Scripted(GenericFakeChatModel):
@@ -68,7 +69,7 @@ def main() -> None:
     with Client() as client:  # $OUTRIDER_TARGET, $OUTRIDER_TOKEN (the agent's token)
         agent = create_agent(
             model(),
-            [list_notes, delete_note, deploy],
+            [list_notes, delete_note, deploy_production],
             middleware=[OutriderMiddleware(client, "support-bot")],
             checkpointer=InMemorySaver(),
         )

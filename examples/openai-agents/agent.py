@@ -4,8 +4,9 @@ for a reviewer (the run pauses with an interruption), then resumed with the revi
 OUTRIDER_TOKEN=otr_... python examples/openai-agents/agent.py
 
 The model is scripted (the SDK's agents.testing.ScriptedModel) so the example runs without an API key; give
-the `Agent` your own model instead. The sidecar's guardrails decide: the example's test denies
-`delete_note` and asks a person before `deploy`.
+the `Agent` your own model instead. The sidecar's guardrails decide: `make run`'s demo policy
+(outrider.example.yaml) denies `delete_note` (keep-notes) and asks a person before `deploy_production`
+(release-review).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from agents.testing.model import ScriptedModel, assistant_message, function_call
 from outrider import AsyncClient
 from outrider.integrations.openai_agents import OutriderGuard
 
-PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy", {"env": "prod", "version": "1.4"})]
+PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy_production", {"version": "1.4"})]
 
 
 def list_notes() -> str:
@@ -33,9 +34,9 @@ def delete_note(title: str) -> str:
     return f"deleted {title}"
 
 
-def deploy(env: str, version: str) -> str:
-    """Deploy a version."""
-    return f"deployed {version} to {env}"
+def deploy_production(version: str) -> str:
+    """Deploy a version to production."""
+    return f"deployed {version} to production"
 
 
 def field(raw: Any, name: str) -> Any:
@@ -60,13 +61,8 @@ async def main() -> None:
     )
     async with AsyncClient() as client:  # $OUTRIDER_TARGET, $OUTRIDER_TOKEN (the agent's token)
         guard = OutriderGuard(client, "support-bot")
-        tools = [
-            function_tool(
-                fn, needs_approval=guard.needs_approval(fn.__name__), tool_input_guardrails=[guard.input_guardrail]
-            )
-            for fn in (list_notes, delete_note, deploy)
-        ]
-        agent = Agent(name="notes", model=model, tools=tools)
+        tools = [function_tool(fn) for fn in (list_notes, delete_note, deploy_production)]
+        agent = guard.guard_all(Agent(name="notes", model=model, tools=tools))  # every tool, checked once per call
         names: dict[str, str] = {}
         shown: set[str] = set()
         result = await Runner.run(agent, "tidy the notes, then ship 1.4")

@@ -4,8 +4,8 @@ reviewer, then resumed with the reviewer's decision.
 OUTRIDER_TOKEN=otr_... python examples/pydantic-ai/agent.py
 
 The model is scripted (Pydantic AI's FunctionModel) so the example runs without an API key; put your own
-model in `Agent(...)` instead. The sidecar's guardrails decide: the example's test denies `delete_note` and
-asks a person before `deploy`.
+model in `Agent(...)` instead. The sidecar's guardrails decide: `make run`'s demo policy (outrider.example.yaml)
+denies `delete_note` (keep-notes) and asks a person before `deploy_production` (release-review).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from outrider import AsyncClient
 from outrider.integrations.pydantic_ai import OutriderCapability, resolve
 
-PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy", {"env": "prod", "version": "1.4"})]
+PLAN = [("list_notes", {}), ("delete_note", {"title": "q3"}), ("deploy_production", {"version": "1.4"})]
 
 
 def list_notes() -> str:
@@ -31,9 +31,9 @@ def delete_note(title: str) -> str:
     return f"deleted {title}"
 
 
-def deploy(env: str, version: str) -> str:
-    """Deploy a version."""
-    return f"deployed {version} to {env}"
+def deploy_production(version: str) -> str:
+    """Deploy a version to production."""
+    return f"deployed {version} to production"
 
 
 def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -52,7 +52,7 @@ async def main() -> None:
     async with AsyncClient() as client:  # $OUTRIDER_TARGET, $OUTRIDER_TOKEN (the agent's token)
         agent = Agent(
             FunctionModel(scripted),
-            tools=[list_notes, delete_note, deploy],
+            tools=[list_notes, delete_note, deploy_production],
             output_type=[str, DeferredToolRequests],
             capabilities=[OutriderCapability(client, "support-bot")],
         )

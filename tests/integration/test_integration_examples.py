@@ -1,4 +1,6 @@
-"""The integrations' examples (examples/), each run as its own process against a live sidecar."""
+"""The integrations' examples (examples/), each run as its own process against a sidecar with `make run`'s
+configuration (outrider.example.yaml, authentication disabled): the demo policy carries every guardrail the
+examples and their pages need (keep-notes, release-review), nothing is added here."""
 
 from __future__ import annotations
 
@@ -6,21 +8,32 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from outrider.v1 import supervisor_service_pb2 as pb
+from server.config import load_config
 from server.domain.access.principals import PrincipalKind
 
 from .harness import RunningSidecar
-from .rpc import guardrail
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture
+def sidecar(tmp_path: Path) -> Iterator[RunningSidecar]:
+    """`make run`: `outrider serve --config outrider.example.yaml` with OUTRIDER_AUTH_ENABLED=false."""
+    cfg = load_config(str(ROOT / "outrider.example.yaml"), env={"OUTRIDER_AUTH_ENABLED": "false"})
+    cfg = replace(cfg, listen="127.0.0.1:0", console_enabled=False, data_dir=tmp_path / "data", shutdown_grace=1.0)
+    assert not cfg.auth_enabled
+    with RunningSidecar(cfg) as s:
+        yield s
+
+
 def test_mcp_gateway_example(sidecar: RunningSidecar) -> None:
-    sidecar.stub.AddGuardrail(guardrail("keep-notes", "action_list", deny=["delete_note"]))
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",  # an active virtualenv
@@ -46,8 +59,6 @@ def test_mcp_gateway_example(sidecar: RunningSidecar) -> None:
 
 def run_agent_example(sidecar: RunningSidecar, path: str) -> list[str]:
     """Runs an agent example as its own process; approves what it says it waits for, as a reviewer would."""
-    sidecar.stub.AddGuardrail(guardrail("keep-notes", "action_list", deny=["delete_note"]))
-    sidecar.stub.AddGuardrail(guardrail("release-review", "hitl", patterns=["deploy"]))
     env = {
         **os.environ,
         "OUTRIDER_TARGET": sidecar.sidecar.target,
@@ -84,7 +95,7 @@ def test_agent_examples(sidecar: RunningSidecar, example: str) -> None:
     assert run_agent_example(sidecar, example) == [
         "list_notes: q3, retro",
         f"delete_note: {BLOCKED}",
-        "deploy: waiting for a reviewer (apr_…)",
-        "deploy: deployed 1.4 to prod",
+        "deploy_production: waiting for a reviewer (apr_…)",
+        "deploy_production: deployed 1.4 to production",
         "agent: done",
     ]

@@ -1,5 +1,6 @@
 """OpenAI Agents SDK with OutriderGuard, the SDK's own ScriptedModel (no network, no API key) and a live
-sidecar: allow, block (the model's next input holds the reason), approve-then-resume, edit, reject."""
+sidecar: allow, block (the model's next input holds the reason), approve-then-resume, edit, reject; one
+check per tool call; `guard_all` leaves no tool unguarded."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agents import Agent, Runner, function_tool
+from agents import Agent, Runner, WebSearchTool, function_tool
 from agents.testing.model import ScriptedModel, assistant_message, function_call
 
 from outrider import AsyncClient
@@ -35,7 +36,10 @@ def scripted(call_id: str) -> ScriptedModel:
     )
 
 
-def run_agent(sidecar: RunningSidecar, call_id: str, decide: dict[str, Any] | None = None) -> tuple[Any, ScriptedModel]:
+def run_agent(
+    sidecar: RunningSidecar, call_id: str, decide: dict[str, Any] | None = None, setup: str = "hooks"
+) -> tuple[Any, ScriptedModel]:
+    """`setup`: "hooks" (needs_approval and the input guardrail set by hand) or "guard_all"."""
     RAN.clear()
     token = sidecar.issue(PrincipalKind.AGENT, AGENT)
     model = scripted(call_id)
@@ -43,10 +47,15 @@ def run_agent(sidecar: RunningSidecar, call_id: str, decide: dict[str, Any] | No
     async def go() -> Any:
         async with AsyncClient(sidecar.sidecar.target, token) as client:
             guard = OutriderGuard(client, AGENT)
-            tool = function_tool(
-                deploy, needs_approval=guard.needs_approval("deploy"), tool_input_guardrails=[guard.input_guardrail]
-            )
-            agent = Agent(name="ops", model=model, tools=[tool])
+            if setup == "hooks":
+                tool = function_tool(
+                    deploy,
+                    needs_approval=guard.needs_approval("deploy"),
+                    tool_input_guardrails=[guard.input_guardrail],
+                )
+                agent = Agent(name="ops", model=model, tools=[tool])
+            else:
+                agent = guard.guard_all(Agent(name="ops", model=model, tools=[function_tool(deploy)]))
             result = await Runner.run(agent, "deploy 3 to prod")
             if decide is not None:
                 assert result.interruptions, "the run should pause for a person"
@@ -110,3 +119,85 @@ def test_pause_then_resume_from_outriders_decision(
     assert ran == RAN
     (out,) = tool_outputs(model)
     assert said in out
+
+
+def decisions(sidecar: RunningSidecar, call_id: str) -> list[Any]:
+    assert sidecar.services.decisions.flush(10)
+    rows = sidecar.stub.ListDecisions(pb.ListDecisionsRequest(agent_id=AGENT)).decisions
+    return [d for d in reversed(rows) if d.request_id == call_id]  # oldest first
+
+
+@pytest.mark.parametrize("setup", ["hooks", "guard_all"])
+def test_one_check_per_tool_call(sidecar: RunningSidecar, setup: str) -> None:
+    # One call a minute: checking the call twice (once per hook) would count two and block it.
+    sidecar.stub.AddGuardrail(guardrail("pace", "rate_limit", max=1, window="60s"))
+    _, model = run_agent(sidecar, f"once-{setup}", setup=setup)
+    assert RAN == [{"env": "prod", "version": "3"}]
+    assert tool_outputs(model) == ["deployed 3 to prod"]
+    (row,) = decisions(sidecar, f"once-{setup}")
+    assert row.allowed
+
+
+def test_guard_all_blocked_reason_reaches_the_model(sidecar: RunningSidecar) -> None:
+    sidecar.stub.AddGuardrail(guardrail("no-deploy", "action_list", deny=["deploy"]))
+    _, model = run_agent(sidecar, "ga_block", setup="guard_all")
+    assert RAN == []
+    (out,) = tool_outputs(model)
+    assert "Blocked by Outrider (no-deploy)" in out
+    assert len(decisions(sidecar, "ga_block")) == 1
+
+
+@pytest.mark.parametrize(
+    ("decide", "ran", "said"),
+    [
+        ({"approve": True}, [{"env": "prod", "version": "3"}], "deployed 3 to prod"),
+        ({"approve": False, "comment": "freeze until Monday"}, [], "freeze until Monday"),
+        (
+            {"approve": True, "edited_context": struct({"env": "staging", "version": "3"})},
+            [{"env": "staging", "version": "3"}],
+            "deployed 3 to staging",
+        ),
+    ],
+    ids=["approve", "reject", "edit"],
+)
+def test_guard_all_pause_then_resume_runs_what_was_approved(
+    sidecar: RunningSidecar, decide: dict[str, Any], ran: list[dict[str, Any]], said: str
+) -> None:
+    sidecar.stub.AddGuardrail(guardrail("", "hitl", patterns=["deploy"]))
+    result, model = run_agent(sidecar, "ga_pause", decide, setup="guard_all")
+    assert ran == RAN  # an edit runs as approved: the model is not asked to call again
+    (out,) = tool_outputs(model)
+    assert said in out
+    assert result.final_output == "done" and not result.interruptions
+    assert len(sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals) == 1
+    # The pause's decision (pending), then the verdict once decided: no further check when the tool runs.
+    assert [r.allowed for r in decisions(sidecar, "ga_pause")] == [False, bool(ran)]
+
+
+def noop() -> str:
+    """Does nothing."""
+    return "ok"
+
+
+def test_guard_all_covers_handoff_agents_and_refuses_what_it_cannot_check(sidecar: RunningSidecar) -> None:
+    async def go() -> None:
+        async with AsyncClient(sidecar.sidecar.target, sidecar.issue(PrincipalKind.AGENT, AGENT)) as client:
+            guard = OutriderGuard(client, AGENT)
+            helper = Agent(name="helper", tools=[function_tool(noop)])
+            main = Agent(name="main", tools=[function_tool(deploy)], handoffs=[helper])
+            assert guard.guard_all(main) is main
+            for a in (main, helper):
+                (t,) = a.tools
+                assert callable(t.needs_approval)  # type: ignore[union-attr]
+            guard.guard_all(main)  # twice: no double wrapping (one check per call)
+            assert getattr(main.tools[0].on_invoke_tool, "__outrider_guard__", None) is guard  # type: ignore[union-attr]
+
+            hosted = Agent(name="web", tools=[function_tool(noop), WebSearchTool()])
+            with pytest.raises(ValueError, match="web: web_search"):
+                guard.guard_all(hosted)
+            assert hosted.tools[0].needs_approval is False  # type: ignore[union-attr]  # nothing half-guarded
+
+            with pytest.raises(ValueError, match="own needs_approval"):
+                guard.tool(function_tool(noop, needs_approval=True))
+
+    anyio.run(go)

@@ -33,9 +33,14 @@ class BaseClient:
         *,
         tls: TLS | None = None,
         timeout: float | None = None,
+        channel: Any = None,
     ) -> None:
+        """`channel`: a grpc channel of your own (a `grpc.Channel` for `Client`, a `grpc.aio.Channel` for
+        `AsyncClient`), e.g. with interceptors or options, or one to `outrider.testing.FakeSidecar`; the
+        client uses it as it is (target and tls are then unused) and leaves it open on close()."""
         self.settings = Settings.from_env(target, token, tls, timeout)
-        self.channel = self._open_channel(self.settings)
+        self._owns_channel = channel is None
+        self.channel = self._open_channel(self.settings) if channel is None else channel
         self.supervisor = supervisor_service_pb2_grpc.SupervisorServiceStub(self.channel)
         self.recovery = recovery_service_pb2_grpc.RecoveryServiceStub(self.channel)
         self.safeguard = safeguard_service_pb2_grpc.SafeguardServiceStub(self.channel)

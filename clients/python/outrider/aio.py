@@ -79,7 +79,8 @@ class AsyncClient(BaseClient):
             call.cancel()
 
     async def close(self) -> None:
-        await self.channel.close()
+        if self._owns_channel:
+            await self.channel.close()
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -92,7 +92,8 @@ class Client(BaseClient):
             call.cancel()
 
     def close(self) -> None:
-        self.channel.close()
+        if self._owns_channel:
+            self.channel.close()
 
     def __enter__(self) -> Client:
         return self

@@ -4,6 +4,10 @@ The n-th retry waits ``base * 2 ** (n - 1)`` seconds (base 1.0 s by default: 1, 
 a jitter factor drawn from [0.5, 1.5) unless ``jitter=False``, capped at ``max_delay`` when given.
 ``max_attempts`` counts the first call. ``on_retry(attempt, exc)`` is called before each retry with the
 number of the attempt that failed (1 for the first call) and its exception; never after the last one.
+
+By default only transport errors are retried (`TRANSIENT`: UNAVAILABLE, DEADLINE_EXCEEDED, a broken
+connection or an OS timeout): a retried INVALID_ARGUMENT or PERMISSION_DENIED fails the same way again, and
+a bug should surface at once. Pass ``retry_on=`` to widen or narrow it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .errors import DeadlineExceededError, UnavailableError
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+# What `retry` retries unless told otherwise: the sidecar gave no answer, or answered it cannot serve now.
+TRANSIENT: tuple[type[BaseException], ...] = (UnavailableError, DeadlineExceededError, ConnectionError, TimeoutError)
 
 DEFAULT_BASE = 1.0  # seconds: the Agent Governance Toolkit's backoff_base
 
@@ -35,7 +44,7 @@ def retry(
     max_attempts: int = 3,
     base: float = DEFAULT_BASE,
     max_delay: float | None = None,
-    retry_on: tuple[type[BaseException], ...] = (Exception,),
+    retry_on: tuple[type[BaseException], ...] = TRANSIENT,
     rng: random.Random | None = None,
     sleep: Callable[[float], Any] | None = None,
     *,

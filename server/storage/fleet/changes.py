@@ -38,10 +38,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import psycopg
-from psycopg import sql
 from sqlalchemy import Connection, Engine, text
+
+if TYPE_CHECKING:  # imported by the listener thread only: SQLite and the CLI never load the driver
+    import psycopg
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +140,8 @@ class ChangeLog:
     # ---- the listener thread ---------------------------------------------------------------
 
     def _run(self) -> None:
+        import psycopg
+
         backoff = 0.1
         while not self._stop.is_set():
             try:
@@ -185,6 +189,8 @@ class ChangeLog:
     def _listen(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
         with self._lock:
             new = [name for name, t in self._topics.items() if not t.listening]
+        from psycopg import sql
+
         for name in new:
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL_PREFIX + name)))
             with self._lock:
