@@ -27,8 +27,14 @@ COPY pyproject.toml README.md ./
 COPY server/ server/
 COPY console/ console/
 
+# PyICU (the Unicode TR39 confusable skeleton that refuses look-alike action names,
+# server/domain/actions.py) is built here against Debian's ICU; the runtime installs that ICU's library.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends g++=4:12.2.0-3 pkg-config=1.8.1-1 libicu-dev=72.1-3+deb12u1 \
+    && rm -rf /var/lib/apt/lists/*
+
 # One resolver run: ./clients/python satisfies outrider's `outrider-client==0.1.0`;
-# every other dependency is a published manylinux wheel, so no compiler is needed.
+# every other dependency is a published manylinux wheel.
 RUN pip wheel --no-cache-dir --wheel-dir /wheels ./clients/python .
 
 ############################ runtime: slim, non-root ###############################
@@ -63,6 +69,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # verify it and host bind mounts can be chowned to it: `chown 10001:10001 DIR`.
 # The data dir is created and chowned here, BEFORE the VOLUME line: Docker copies this
 # ownership into a fresh named volume, while changes after VOLUME would be discarded.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu72=72.1-3+deb12u1 \
+    && rm -rf /var/lib/apt/lists/*
+
 RUN groupadd --system --gid 10001 outrider \
     && useradd --system --no-log-init --uid 10001 --gid outrider \
         --home-dir /var/lib/outrider --no-create-home --shell /usr/sbin/nologin outrider \
