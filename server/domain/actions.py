@@ -113,6 +113,15 @@ def canonical_action(
     return canonical
 
 
+def ascii_lookalikes(text: str) -> str:
+    """`text` with every non-ASCII character whose TR39 skeleton is ASCII replaced by that skeleton
+    (Cyrillic ghe U+0433 -> `r`, a minus sign -> `-`); ASCII is left alone (the skeleton of ASCII `m` is `rn`,
+    which no operator's pattern expects)."""
+    if text.isascii():
+        return text
+    return "".join(ch if ch.isascii() or not (sk := _skeleton(ch)).isascii() else sk for ch in text)
+
+
 def _invalid(field: str, problem: str) -> InvalidArgument:
     return InvalidArgument(f"{field}: {problem}", reason="INVALID_ACTION", field=field)
 
