@@ -91,26 +91,31 @@ def canonical_action(
     if _SPACE_RUN.search(canonical):
         raise _invalid(field, "holds a run of whitespace (a look-alike of the name with one space)")
     if not canonical.isascii():
-        for word in _WORD.findall(canonical):
-            scripts = {_script(ch) for ch in word} - {"COMBINING", "MODIFIER"}  # marks belong to any script
-            if len(scripts) > 1:
-                raise _invalid(
-                    field,
-                    f"the word {word!r} mixes letters of {' and '.join(sorted(scripts))} "
-                    "(a look-alike of another name)",
-                )
-        allowed = frozenset(allowed_scripts)
-        for ch in dict.fromkeys(canonical):
-            if ch.isascii():
-                continue
-            skeleton = _skeleton(ch)
-            if skeleton.isascii() and _script_of(ch) not in allowed:
-                raise _invalid(
-                    field,
-                    f"{_named(ch)} looks like ASCII {skeleton!r} (Unicode TR39 confusable; "
-                    f"actions.allowed_scripts can allow the {_script_of(ch)} script)",
-                )
+        _check_letters(canonical, field, frozenset(allowed_scripts))
     return canonical
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_letters(canonical: str, field: str, allowed: frozenset[str]) -> None:
+    """Mixed-script words and characters confusable with ASCII; remembered per action, as an agent sends
+    the same few names again and again (a refusal raises, so only valid names are remembered)."""
+    for word in _WORD.findall(canonical):
+        scripts = {_script(ch) for ch in word} - {"COMBINING", "MODIFIER"}  # marks belong to any script
+        if len(scripts) > 1:
+            raise _invalid(
+                field,
+                f"the word {word!r} mixes letters of {' and '.join(sorted(scripts))} (a look-alike of another name)",
+            )
+    for ch in dict.fromkeys(canonical):
+        if ch.isascii():
+            continue
+        skeleton = _skeleton(ch)
+        if skeleton.isascii() and _script_of(ch) not in allowed:
+            raise _invalid(
+                field,
+                f"{_named(ch)} looks like ASCII {skeleton!r} (Unicode TR39 confusable; "
+                f"actions.allowed_scripts can allow the {_script_of(ch)} script)",
+            )
 
 
 def ascii_lookalikes(text: str) -> str:
@@ -119,7 +124,8 @@ def ascii_lookalikes(text: str) -> str:
     which no operator's pattern expects)."""
     if text.isascii():
         return text
-    return "".join(ch if ch.isascii() or not (sk := _skeleton(ch)).isascii() else sk for ch in text)
+    table = {ord(ch): sk for ch in set(text) if not ch.isascii() and (sk := _skeleton(ch)).isascii()}
+    return text.translate(table) if table else text
 
 
 def _invalid(field: str, problem: str) -> InvalidArgument:
