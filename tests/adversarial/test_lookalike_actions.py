@@ -11,6 +11,8 @@ import grpc
 import pytest
 from google.rpc import code_pb2
 
+from outrider.v1 import safeguard_pb2 as sg
+from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_service_pb2 as pb
 from tests.integration.harness import RunningSidecar, make_config
 from tests.integration.rpc import check, error_info, guardrail
@@ -156,3 +158,18 @@ def test_bad_separators_are_invalid_argument(sidecar: RunningSidecar, separators
         sidecar.stub.AddGuardrail(guardrail("bad", "action_list", deny=["x"], separators=separators))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "separators" in (err.value.details() or "")
+
+
+def test_reversibility_and_plans_refuse_lookalikes_too(sidecar: RunningSidecar) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        sidecar.safeguard.AssessReversibility(
+            spb.AssessReversibilityRequest(action="\u0455\u04bb\u0435\u04cf\u04cf.exec")
+        )
+    assert (err.value.code(), error_info(err.value).metadata["field"]) == (grpc.StatusCode.INVALID_ARGUMENT, "action")
+    plan = sg.ExecutionPlan(
+        steps=[sg.PlanStep(step_id="a", action="db.read"), sg.PlanStep(step_id="b", action="db.drop ")]
+    )
+    with pytest.raises(grpc.RpcError) as err:
+        sidecar.safeguard.ValidatePlan(spb.ValidatePlanRequest(plan=plan, capabilities=["db.read"]))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(err.value).metadata["field"] == "plan.steps[1].action"
