@@ -29,8 +29,10 @@ COPY console/ console/
 
 # PyICU (the Unicode TR39 confusable skeleton that refuses look-alike action names,
 # server/domain/actions.py) is built here against Debian's ICU; the runtime installs that ICU's library.
+# Not pinned: bookworm's security updates replace these versions, and a pin would then stop the build.
+# hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends g++=4:12.2.0-3 pkg-config=1.8.1-1 libicu-dev=72.1-3+deb12u1 \
+    && apt-get install -y --no-install-recommends g++ pkg-config libicu-dev \
     && rm -rf /var/lib/apt/lists/*
 
 # One resolver run: ./clients/python satisfies outrider's `outrider-client==0.1.0`;
@@ -65,14 +67,16 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # certificate and key and set OUTRIDER_TLS_CERT_FILE / OUTRIDER_TLS_KEY_FILE (and
 # OUTRIDER_TLS_CLIENT_CA_FILE for mTLS), then drop OUTRIDER_INSECURE. See docs/security.md.
 
+# ICU for PyICU (see the builder); unpinned as there.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu72 \
+    && rm -rf /var/lib/apt/lists/*
+
 # A fixed, numeric, unprivileged uid/gid (10001) so that Kubernetes' runAsNonRoot can
 # verify it and host bind mounts can be chowned to it: `chown 10001:10001 DIR`.
 # The data dir is created and chowned here, BEFORE the VOLUME line: Docker copies this
 # ownership into a fresh named volume, while changes after VOLUME would be discarded.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends libicu72=72.1-3+deb12u1 \
-    && rm -rf /var/lib/apt/lists/*
-
 RUN groupadd --system --gid 10001 outrider \
     && useradd --system --no-log-init --uid 10001 --gid outrider \
         --home-dir /var/lib/outrider --no-create-home --shell /usr/sbin/nologin outrider \
