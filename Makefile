@@ -26,6 +26,7 @@ help:
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	bash scripts/icu.sh
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e 'clients/python[mcp,openai-agents,langchain,pydantic-ai]' -e '.[dev,mcp,openai-agents,langchain,pydantic-ai]'
 	touch $@
