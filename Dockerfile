@@ -27,8 +27,16 @@ COPY pyproject.toml README.md ./
 COPY server/ server/
 COPY console/ console/
 
+# PyICU (the Unicode TR39 confusable skeleton that refuses look-alike action names,
+# server/domain/actions.py) is built here against Debian's ICU; the runtime installs that ICU's library.
+# Not pinned: bookworm's security updates replace these versions, and a pin would then stop the build.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends g++ pkg-config libicu-dev \
+    && rm -rf /var/lib/apt/lists/*
+
 # One resolver run: ./clients/python satisfies outrider's `outrider-client==0.1.0`;
-# every other dependency is a published manylinux wheel, so no compiler is needed.
+# every other dependency is a published manylinux wheel.
 RUN pip wheel --no-cache-dir --wheel-dir /wheels ./clients/python .
 
 ############################ runtime: slim, non-root ###############################
@@ -58,6 +66,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # agents inside one pod. Callers still need tokens (authentication stays on). To encrypt, mount a
 # certificate and key and set OUTRIDER_TLS_CERT_FILE / OUTRIDER_TLS_KEY_FILE (and
 # OUTRIDER_TLS_CLIENT_CA_FILE for mTLS), then drop OUTRIDER_INSECURE. See docs/security.md.
+
+# ICU for PyICU (see the builder); unpinned as there.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu72 \
+    && rm -rf /var/lib/apt/lists/*
 
 # A fixed, numeric, unprivileged uid/gid (10001) so that Kubernetes' runAsNonRoot can
 # verify it and host bind mounts can be chowned to it: `chown 10001:10001 DIR`.

@@ -33,6 +33,7 @@ help:
 $(STAMP): pyproject.toml clients/python/pyproject.toml requirements.lock
 	@command -v $(PYTHON) >/dev/null || { echo "needs $(PYTHON) (Debian: apt-get install python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	bash scripts/icu.sh
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	touch $@

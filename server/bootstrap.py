@@ -303,7 +303,7 @@ def build_services(
         agents=agents,
         chain=chain,
         checks=checks,
-        explain=ExplainService(checks),
+        explain=ExplainService(checks, audit, agents=config.explain_agents),
         decisions=decisions,
         access=access,
         audit=audit,

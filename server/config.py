@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from server.domain.actions import script_names
 from server.domain.agents import AgentSettings, parse_agent_settings
 from server.domain.capture import MODES as CAPTURE_MODES
 from server.domain.errors import InvalidArgument
@@ -44,6 +45,7 @@ _SECTIONS |= {"plugins"}
 _SECTIONS |= {"agents"}
 _SECTIONS |= {"notifications"}
 _SECTIONS |= {"chain"}  # `chain.mode`: enforce or shadow (server/adapters/policy_file.py)
+_SECTIONS |= {"explain"}  # `explain.agents`: may agents call ExplainAction
 DEFAULT_SENSITIVE_KEYS = ("authorization", "password", "token", "secret", "api_key")
 
 
@@ -68,6 +70,9 @@ class Config:
     max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
     max_pending_approvals_per_agent: int = 100  # `approvals.max_pending_per_agent`
     action_charset: str = "printable"  # `actions.charset`: printable or strict (server/domain/actions.py)
+    # `actions.allowed_scripts`: scripts whose letters may look like ASCII in an action (e.g. Cyrillic).
+    action_scripts: frozenset[str] = frozenset()
+    explain_agents: bool = True  # `explain.agents: false`: ExplainAction is for operators only
     shutdown_grace: float = 10.0
     decision_log: DecisionLogSettings = field(default_factory=DecisionLogSettings)
     # Security (see docs/security.md).
@@ -238,6 +243,12 @@ def _key_list(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _script_list(value: Any, name: str) -> frozenset[str]:
+    if not isinstance(value, list):
+        raise InvalidArgument("must be a list of Unicode script names, e.g. [Cyrillic, Greek]")
+    return script_names(value)
+
+
 def _module_list(value: Any, name: str) -> tuple[str, ...]:
     from server.services.supervisor.plugins import check_module_name
 
@@ -322,7 +333,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         "audit",
         {"sensitive_keys", "key_file", "checkpoint_dir", "checkpoint_every", "checkpoint_interval"},
     )
-    act = _Reader(src, data, "actions", {"charset"})
+    act = _Reader(src, data, "actions", {"charset", "allowed_scripts"})
+    exp = _Reader(src, data, "explain", {"agents"})
     apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies", "public_url"})
     plugins = _Reader(src, data, "plugins", {"allowed_modules"})
@@ -367,6 +379,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         max_context_depth=srv.get("max_context_depth", _positive_int, 32),
         max_string_length=srv.get("max_string_length", _positive_int, 1 << 20),
         action_charset=act.get("charset", _choice("printable", "strict"), "printable"),
+        action_scripts=act.get("allowed_scripts", _script_list, frozenset()),
+        explain_agents=exp.get("agents", _bool, True),
         max_pending_approvals_per_agent=apr.get("max_pending_per_agent", _positive_int, 100),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),

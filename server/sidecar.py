@@ -151,7 +151,9 @@ async def build_server(
             ("grpc.server_max_unrequested_time_in_server", 300),
         ],
     )
-    limits = EdgeLimits(config.max_context_depth, config.max_string_length, config.action_charset)
+    limits = EdgeLimits(
+        config.max_context_depth, config.max_string_length, config.action_charset, config.action_scripts
+    )
     # The generated `add_*_to_server` only calls the two methods _GenericOnly has.
     registry = cast(grpc.aio.Server, _GenericOnly(server))
     access_service_pb2_grpc.add_AccessServiceServicer_to_server(AccessServicer(services.access), registry)

@@ -20,6 +20,7 @@ from typing import Any
 from google.protobuf import duration_pb2, struct_pb2, timestamp_pb2
 
 from outrider.v1 import common_pb2, supervisor_pb2
+from server.domain.actions import canonical_action
 from server.domain.agents import Agent
 from server.domain.approvals.requests import Approval
 from server.domain.errors import InvalidArgument
@@ -38,6 +39,11 @@ class EdgeLimits:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_string: int = DEFAULT_MAX_STRING
     action_charset: str = "printable"  # `actions.charset` (server/domain/actions.py)
+    allowed_scripts: frozenset[str] = frozenset()  # `actions.allowed_scripts`
+
+    def canonical_action(self, action: str, field: str = "action") -> str:
+        """`action` in its canonical form under `actions.*`, or INVALID_ARGUMENT naming `field`."""
+        return canonical_action(action, self.action_charset, field, self.allowed_scripts)
 
 
 DEFAULT_LIMITS = EdgeLimits()

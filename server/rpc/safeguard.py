@@ -338,7 +338,8 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     ) -> pb.AssessReversibilityResponse:
         self._limit(request.parameters.ByteSize(), "parameters")
         found = self.reversibility.assess(
-            request.action, convert.struct_to_dict(request.parameters, "parameters", self.limits)
+            self.limits.canonical_action(request.action),
+            convert.struct_to_dict(request.parameters, "parameters", self.limits),
         )
         return pb.AssessReversibilityResponse(assessment=cv.assessment_pb(found))
 
@@ -352,7 +353,15 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def ValidatePlan(self, request: pb.ValidatePlanRequest, context: Ctx) -> pb.ValidatePlanResponse:
         self._limit(request.plan.ByteSize(), "plan")
-        steps = [plans.Step(s.step_id, s.action, tuple(s.depends_on)) for s in request.plan.steps]
+        # A step with no action is the plan's own violation (MISSING_ACTION); a look-alike is bad input.
+        steps = [
+            plans.Step(
+                s.step_id,
+                self.limits.canonical_action(s.action, f"plan.steps[{i}].action") if s.action else "",
+                tuple(s.depends_on),
+            )
+            for i, s in enumerate(request.plan.steps)
+        ]
         found = await asyncio.to_thread(
             self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
         )

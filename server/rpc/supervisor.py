@@ -12,7 +12,6 @@ from opentelemetry.trace import SpanKind
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
-from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
@@ -143,19 +142,32 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             set_status_on_exception=False,
         )
 
-    async def _decide(self, request: pb.CheckActionRequest) -> pb.CheckActionResponse:
-        # Checked before converting, so an oversized context costs no parsing; `context` and
-        # `binary_context` count together against one limit.
+    def _accept(self, request: pb.CheckActionRequest | pb.ExplainActionRequest) -> tuple[str, dict[str, bytes], int]:
+        """The one validation and canonicalisation step of CheckAction, CheckActions and ExplainAction, under
+        the configured limits: the canonical action (`actions.*`), the binary context and the size of both
+        contexts, checked before converting so an oversized context costs no parsing (`context` and
+        `binary_context` count together against one limit)."""
         binary = dict(request.binary_context)
         size = request.context.ByteSize() + sum(len(k) + len(v) for k, v in binary.items())
-        action = canonical_action(request.action, self.limits.action_charset)
+        action = self.limits.canonical_action(request.action)
         self.checks.validate_check(request.agent_id, action, size)
+        return action, binary, size
+
+    async def _context(self, request: pb.CheckActionRequest | pb.ExplainActionRequest, size: int) -> dict[str, Any]:
+        """The context as a dict under `server.max_context_depth` and `server.max_string_length`; a large
+        one converts off the event loop."""
+        if self.checks.heavy(size):
+            ctx: dict[str, Any] = await self.checks.offload(
+                convert.struct_to_dict, request.context, "context", self.limits
+            )
+            return ctx
+        return convert.struct_to_dict(request.context, "context", self.limits)
+
+    async def _decide(self, request: pb.CheckActionRequest) -> pb.CheckActionResponse:
+        action, binary, size = self._accept(request)
         self.checks.admit(request.agent_id)
         try:
-            if self.checks.heavy(size):  # a large context converts off the event loop too
-                ctx = await self.checks.offload(convert.struct_to_dict, request.context, "context", self.limits)
-            else:
-                ctx = convert.struct_to_dict(request.context, "context", self.limits)
+            ctx = await self._context(request, size)
             checked = await self.checks.check_action(
                 request.agent_id,
                 action,
@@ -187,13 +199,13 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         )
 
     async def ExplainAction(self, request: pb.ExplainActionRequest, context: Ctx) -> pb.ExplainActionResponse:
-        explained = await self.explain.explain(
-            request.agent_id,
-            request.action,
-            convert.struct_to_dict(request.context),
-            dict(request.binary_context),
-            context_bytes=request.context.ByteSize(),
-        )
+        p = current_principal()
+        self.explain.admit(by_agent=not p.is_operator)
+        action, binary, size = self._accept(request)  # exactly what CheckAction accepts
+        ctx = await self._context(request, size)
+        explained = await self.explain.explain(request.agent_id, action, ctx, binary, context_bytes=size)
+        if not p.is_operator:
+            await asyncio.to_thread(self.explain.record, p.label, request.agent_id, action, explained)
         return explanation_to_pb(explained)
 
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:

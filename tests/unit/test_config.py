@@ -66,3 +66,21 @@ def test_bad_yaml_and_missing_file(tmp_path: Path) -> None:
 def test_bad_env_value_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="OUTRIDER_LOG_FORMAT"):
         load_config(None, env={"OUTRIDER_LOG_FORMAT": "xml", "OUTRIDER_CONFIG": write(tmp_path, "")})
+
+
+def test_actions_allowed_scripts_and_explain_agents(tmp_path: Path) -> None:
+    cfg = load_config(
+        write(tmp_path, "actions: {allowed_scripts: [cyrillic, Grek]}\nexplain: {agents: false}\n"), env={}
+    )
+    assert (cfg.action_scripts, cfg.explain_agents) == (frozenset({"Cyrillic", "Greek"}), False)
+    cfg = load_config(write(tmp_path, "actions: {}\n"), env={})
+    assert (cfg.action_scripts, cfg.explain_agents) == (frozenset(), True)
+    for text, problem in (
+        ("actions: {allowed_scripts: [Klingon]}\n", "'Klingon' is not a Unicode script name"),
+        ("actions: {allowed_scripts: Cyrillic}\n", "must be a list of Unicode script names"),
+        ("explain: {agents: maybe}\n", "must be true or false"),
+    ):
+        with pytest.raises(ConfigError) as err:
+            load_config(write(tmp_path, text), env={})
+        assert problem in err.value.problem
+        assert err.value.key in ("actions.allowed_scripts", "explain.agents")

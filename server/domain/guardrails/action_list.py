@@ -1,7 +1,9 @@
 """`action_list`: allow and deny lists of action globs, optionally only for some agents or groups.
 
 Globs match the NFKC form of the action ignoring case (`deny: ['shell.*']` stops `Shell.exec`), unless
-`case_sensitive: true`; `match: exact` compares whole names, `match: contains` looks for the entry inside the name."""
+`case_sensitive: true`; `match: exact` compares whole names, `match: contains` looks for the entry inside the name.
+`/` and `.` are different characters; `separators: [".", "/"]` makes the listed characters one (a deny of
+`shell.exec` then stops `shell/exec` too)."""
 
 from __future__ import annotations
 
@@ -18,11 +20,14 @@ class ActionList(Guardrail):
 
     def __init__(self, spec: GuardrailSpec) -> None:
         super().__init__(spec)
-        opts = Options(spec, allowed={"allow", "deny", "agents", "groups", "mode", "case_sensitive", "match"})
+        opts = Options(
+            spec, allowed={"allow", "deny", "agents", "groups", "mode", "case_sensitive", "match", "separators"}
+        )
         case_sensitive = opts.boolean("case_sensitive", False)
         match = match_mode(opts.get("match"), "glob", opts.where("match"))
-        self.allow = NameSet(opts.strings("allow"), match, case_sensitive)
-        self.deny = NameSet(opts.strings("deny"), match, case_sensitive)
+        self._same = _separators(opts.strings("separators"), opts.where("separators"))
+        self.allow = NameSet((p.translate(self._same) for p in opts.strings("allow")), match, case_sensitive)
+        self.deny = NameSet((p.translate(self._same) for p in opts.strings("deny")), match, case_sensitive)
         if not self.allow and not self.deny:
             raise InvalidArgument(f"{opts.where('allow')}: give an `allow` or a `deny` list", field="allow")
         self.agents = frozenset(opts.strings("agents"))
@@ -42,8 +47,27 @@ class ActionList(Guardrail):
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
         if not self.applies_to(call):
             return GuardrailResult.allow()
-        if self.deny.matches(call.action):
+        action = call.action.translate(self._same) if self._same else call.action
+        if self.deny.matches(action):
             return self._verdict(f"Action {call.action!r} is denied by {self.name}")
-        if self.allow and not self.allow.matches(call.action):
+        if self.allow and not self.allow.matches(action):
             return self._verdict(f"Action {call.action!r} is not in the allow list of {self.name}")
         return GuardrailResult.allow()
+
+
+_GLOB_SPECIALS = frozenset("*?[]!")
+
+
+def _separators(chars: tuple[str, ...], where: str) -> dict[int, str]:
+    """A translation that writes every listed separator as the first one; empty when none are listed."""
+    for ch in chars:
+        if len(ch) != 1 or ch.isalnum() or ch.isspace() or ch in _GLOB_SPECIALS:
+            raise InvalidArgument(
+                f"{where}: each separator is one punctuation character such as '.' or '/', got {ch!r}",
+                field="separators",
+            )
+    if len(chars) == 1:
+        raise InvalidArgument(
+            f"{where}: list two or more separators to treat alike, e.g. ['.', '/']", field="separators"
+        )
+    return {ord(ch): chars[0] for ch in chars[1:]} if chars else {}

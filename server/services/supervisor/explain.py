@@ -6,6 +6,9 @@ its verdict is CheckAction's at that moment; each guardrail answers through `Gua
 stateful kinds implement as a read-only preview. A hitl guardrail that matches ends the explanation as CheckAction
 ends a non-blocking call: not allowed, "would ask a human". Plugins (user code) run as in CheckAction, off the
 event loop under their time limit: whatever their own code does is theirs.
+
+An agent's explanation reveals the chain, so it is audited (`chain.explain`), and `explain.agents: false` keeps
+ExplainAction for operators (PERMISSION_DENIED to agents).
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import cast
 
+from server.domain.errors import PermissionDenied
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
+from server.services.ports import AuditSink
 from server.services.supervisor.check import CheckActionService
 
 
@@ -52,8 +57,25 @@ class Explanation:
 class ExplainService:
     """Shares the chain, the agent registry, the plugin pool and the input limits with CheckAction."""
 
-    def __init__(self, checks: CheckActionService) -> None:
+    def __init__(self, checks: CheckActionService, audit: AuditSink | None = None, agents: bool = True) -> None:
         self.checks = checks
+        self.audit = audit
+        self.agents_may_explain = agents  # `explain.agents`
+
+    def admit(self, by_agent: bool) -> None:
+        """PERMISSION_DENIED to an agent when `explain.agents: false` (operators always may explain)."""
+        if by_agent and not self.agents_may_explain:
+            raise PermissionDenied(
+                "ExplainAction is for operators on this sidecar (explain.agents: false)", reason="EXPLAIN_DISABLED"
+            )
+
+    def record(self, actor: str, agent_id: str, action: str, explained: Explanation) -> None:
+        """Audit an agent's explanation: it showed that agent the chain's guardrails and verdicts."""
+        if self.audit is None:
+            return
+        v = explained.verdict
+        details = {"action": action, "allowed": v.allowed, "guardrail": v.guardrail, "steps": len(explained.steps)}
+        self.audit.record(actor, "chain.explain", agent_id, details)
 
     async def explain(
         self,
