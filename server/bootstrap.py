@@ -28,6 +28,7 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
 from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.freshness import CacheFreshness
 from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService, start_policy
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
@@ -284,7 +285,12 @@ def build_services(
     # ... and when another sidecar commits an approval change (its outbox rows are then due too).
     repos.changes.subscribe("approvals", lambda _approval_id: notifications.wake(), notifications.wake)
     decisions.start()
-    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id)
+    # A sidecar that finds it was declared gone (paused past fleet.sidecar_timeout): its caches reloaded,
+    # lapsed roles given up, its streams' attachments re-asserted (docs/fleet.md, "A paused sidecar").
+    resumed: list[Callable[[], object]] = [repos.changes.resync_all, jobs.drop_lapsed]
+    if attachments is not None:
+        resumed.append(recovery.hub.stamp_attachments)
+    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id, on_resumed=resumed)
     repos.changes.start()  # every cache has subscribed by now
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
@@ -322,6 +328,7 @@ def build_services(
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
         jobs=jobs,
+        freshness=CacheFreshness(repos.changes, config.fleet),
     )
     observe(telemetry, services)
     return services

