@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 import sqlalchemy as sa
 from google.protobuf.duration_pb2 import Duration
@@ -132,3 +134,48 @@ def test_a_sidecar_resumed_after_the_timeout_is_reachable_and_grants_nothing_sta
     finally:
         agent.close()
         d.close()
+
+
+def _kills(s: SidecarProc, agent_id: str) -> list[recovery_pb2.KillResult]:
+    return list(s.recovery.ListKills(rpb.ListKillsRequest(agent_id=agent_id)).kills)
+
+
+def test_a_kill_taken_over_from_a_sigkilled_sidecar_records_the_acknowledgement(fault_fleet: Fleet) -> None:
+    a, b, _c = fault_fleet.sidecars[:3]
+    e = fault_fleet.start("E-kill", config=fault_fleet.tmp / "outrider.yaml")
+    agent_id = _id("acked-agent")
+    _register(a, agent_id)
+    received, go = threading.Event(), threading.Event()
+
+    def ack_when_told(command: recovery_pb2.ControlCommand) -> tuple[int, str] | None:
+        if command.type != KILL:
+            return None
+        received.set()
+        go.wait(60)
+        return recovery_pb2.COMMAND_OUTCOME_SUCCESS, "stopped cleanly"
+
+    agent = _attached(a, agent_id, ack_when_told)
+
+    def kill_on_e() -> None:
+        with contextlib.suppress(grpc.RpcError):  # E dies under the call
+            _kill(e, agent_id, 60)
+
+    killer = threading.Thread(target=kill_on_e)
+    killer.start()
+    try:
+        # E routed the KILL to A, A delivered it: the agent holds it, unanswered, when E dies.
+        assert received.wait(60), "the KILL did not reach the agent"
+        e.close(signal.SIGKILL)
+        go.set()  # the agent acknowledges: A stores the ack on the routed command
+        # Once E is gone, a sidecar takes the kill over and completes it with the agent's acknowledgement.
+        wait_until(
+            lambda: any(k.HasField("complete_time") for k in _kills(b, agent_id)), "the kill completed", timeout=60.0
+        )
+    finally:
+        go.set()
+        killer.join(30)
+        agent.close()
+    [kill] = _kills(b, agent_id)
+    assert kill.terminated, kill.detail
+    assert kill.detail == "stopped cleanly"
+    assert len(agent.of(KILL)) == 1  # never sent twice

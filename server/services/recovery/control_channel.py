@@ -309,6 +309,14 @@ class ControlChannelHub:
         self._remember(result)
         return result
 
+    async def routed_outcome(self, command_id: str, timeout: float) -> CommandResult | None:
+        """The outcome of a command routed earlier, perhaps by a sidecar that died since: its stored
+        acknowledgement, or (still in flight) the outcome awaited at most `timeout`; None when no command
+        of that id was routed (or the fleet routes nothing)."""
+        if self.router is None:
+            return None
+        return await self.router.recorded(command_id, self.clock.monotonic() + timeout)
+
     async def deliver(self, command: ControlCommand, timeout: float) -> CommandResult:
         """A command routed here by another sidecar: sent on the agent's stream, its ack awaited."""
         pending = self._issue_command(command, timeout)
