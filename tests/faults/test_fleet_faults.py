@@ -17,14 +17,17 @@ import pytest
 import sqlalchemy as sa
 from google.protobuf.duration_pb2 import Duration
 
-from outrider.v1 import common_pb2, recovery_pb2
+from outrider.v1 import common_pb2, recovery_pb2, supervisor_pb2, supervisor_service_pb2_grpc
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
 from tests.fleet.conftest import _pg
-from tests.fleet.harness import Fleet, SidecarProc, wait_until
+from tests.fleet.harness import Fleet, SidecarProc, cli, wait_everywhere, wait_until
+from tests.integration.checkstream import CheckStream
+from tests.integration.creds import with_token
 from tests.integration.recovery_sim import SimAgent
+from tests.integration.rpc import check, error_info, guardrail
 
 # A short heartbeat and timeout, so "paused past the timeout" and "gone" take a second or two.
 CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
@@ -179,3 +182,41 @@ def test_a_kill_taken_over_from_a_sigkilled_sidecar_records_the_acknowledgement(
     assert kill.terminated, kill.detail
     assert kill.detail == "stopped cleanly"
     assert len(agent.of(KILL)) == 1  # never sent twice
+
+
+def test_a_kill_answers_the_streams_waiting_request_then_ends_the_stream_permission_denied(
+    fault_fleet: Fleet,
+) -> None:
+    a, b = fault_fleet[0], fault_fleet[1]
+    name = _id("ff-approve")
+    a.supervisor.AddGuardrail(guardrail(name, "hitl", patterns=["ff-deploy"]))
+    wait_everywhere(fault_fleet, name)
+    agent_id = _id("stream-agent")
+    _register(a, agent_id)
+    issued = cli(fault_fleet.tmp, fault_fleet.db_url, "tokens", "issue", "--agent", agent_id)
+    assert issued.returncode == 0, issued.stderr
+    assert b.raw is not None
+    stub = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(b.raw, issued.stdout.strip()))
+    stream = CheckStream(stub, timeout=120)
+    try:
+        stream.send(1, check(agent_id, "read"))
+        assert stream.wait(1, timeout=30)[0].response.allowed
+        stream.send(2, check(agent_id, "ff-deploy", request_id=_id("rq")))  # waits for a reviewer
+        wait_until(lambda: _pending(a, agent_id), "the approval request", timeout=30.0)
+        killed = _kill(a, agent_id, 5)
+        # The waiting request is answered (its approval cancelled by the kill), then the stream ends.
+        [waited] = stream.wait(2, timeout=60)
+        assert not waited.response.allowed
+        err = stream.ended(timeout=60)
+        assert err is not None and err.code() == grpc.StatusCode.PERMISSION_DENIED, err
+        assert error_info(err).reason == "AGENT_TERMINATED"
+        assert killed.kill_id in (err.details() or "")
+    finally:
+        stream.cancel()
+
+
+def _pending(s: SidecarProc, agent_id: str) -> bool:
+    listed = s.supervisor.ListApprovals(
+        spb.ListApprovalsRequest(agent_id=agent_id, state=supervisor_pb2.APPROVAL_STATE_PENDING)
+    )
+    return len(listed.approvals) > 0
