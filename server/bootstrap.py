@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.memory.cascade import MemoryCascadeWindow
 from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
@@ -71,6 +72,7 @@ from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
+from server.storage.recovery.cascade import SqlCascadeWindow
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
@@ -119,6 +121,7 @@ def sql_repositories(
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
         rate_windows=SqlRateWindowRepository(engine) if fleet else None,
+        cascade_window=SqlCascadeWindow(engine),
     )
 
 
@@ -391,7 +394,14 @@ def _build_recovery(
         owner_timeout=config.fleet.sidecar_timeout,
     )
     cascade = CascadeService(
-        repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy
+        repos.recovery,
+        kills,
+        emitter,
+        clock,
+        settings.cascade,
+        open_breaker,
+        observed_failing=health.is_unhealthy,
+        window=repos.cascade_window or MemoryCascadeWindow(),
     )
     return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 

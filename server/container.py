@@ -37,7 +37,12 @@ from server.services.ports import (
 )
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
-from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
+from server.services.recovery.ports import (
+    CascadeWindowStore,
+    KillRepository,
+    RecoveryEventRepository,
+    RecoveryRepository,
+)
 from server.services.safeguards.breakers import BreakerRepository, BreakerService
 from server.services.safeguards.budgets import BudgetLedger, BudgetService
 from server.services.safeguards.episodes import EpisodeRepository, EpisodeService
@@ -89,6 +94,8 @@ class Repositories:
     # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
     # (SQLite, one process): every rate_limit then counts in this process, as before.
     rate_windows: RateWindowRepository | None = None
+    # The cascade detector's window of failures; None: kept in this process (unit tests on fakes).
+    cascade_window: CascadeWindowStore | None = None
 
 
 @dataclass

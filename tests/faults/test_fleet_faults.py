@@ -220,3 +220,29 @@ def _pending(s: SidecarProc, agent_id: str) -> bool:
         spb.ListApprovalsRequest(agent_id=agent_id, state=supervisor_pb2.APPROVAL_STATE_PENDING)
     )
     return len(listed.approvals) > 0
+
+
+def test_three_related_failures_reported_to_three_sidecars_raise_one_cascade(fault_fleet: Fleet) -> None:
+    a, b, c = fault_fleet.sidecars[:3]
+    x, y, z, w = (_id(n) for n in ("cx", "cy", "cz", "cw"))
+
+    def fail(s: SidecarProc, src: str, dst: str) -> rpb.ReportFailureResponse:
+        return s.recovery.ReportFailure(rpb.ReportFailureRequest(from_agent=src, to_agent=dst))
+
+    # x -> y on A, y -> z on B: two related failures, no cascade yet; an unrelated one on C does not count.
+    assert not fail(a, x, y).HasField("cascade")
+    assert not fail(b, y, z).HasField("cascade")
+    assert not fail(c, _id("other"), _id("other")).HasField("cascade")
+    # z -> w on C completes the chain: the fleet's one window holds all three.
+    third = fail(c, z, w)
+    assert third.HasField("cascade"), "three related failures on three sidecars raised no cascade"
+    cascade = third.cascade
+    assert cascade.root_agent == x
+    assert [(f.from_agent, f.to_agent) for f in cascade.failures] == [(x, y), (y, z), (z, w)]
+    # One CASCADE event, seen on every sidecar; the failures left the window (a fourth starts afresh).
+    for s in (a, b, c):
+        events = s.recovery.ListRecoveryEvents(
+            rpb.ListRecoveryEventsRequest(types=[recovery_pb2.RECOVERY_EVENT_TYPE_CASCADE], page_size=1000)
+        ).events
+        assert [e.cascade.cascade_id for e in events if x in e.cascade.agent_ids] == [cascade.cascade_id]
+    assert not fail(a, w, x).HasField("cascade")
