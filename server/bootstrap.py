@@ -289,8 +289,13 @@ def build_services(
     repos.changes.subscribe("approvals", lambda _approval_id: notifications.wake(), notifications.wake)
     decisions.start()
     # A sidecar that finds it was declared gone (paused past fleet.sidecar_timeout): its caches reloaded,
-    # lapsed roles given up, its streams' attachments re-asserted (docs/fleet.md, "A paused sidecar").
-    resumed: list[Callable[[], object]] = [repos.changes.resync_all, jobs.drop_lapsed]
+    # lapsed roles and kills taken over meanwhile given up, its streams' attachments re-asserted
+    # (docs/fleet.md, "A paused sidecar").
+    resumed: list[Callable[[], object]] = [
+        repos.changes.resync_all,
+        jobs.drop_lapsed,
+        recovery.kills.give_up_taken_over,
+    ]
     if attachments is not None:
         resumed.append(recovery.hub.stamp_attachments)
     fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id, on_resumed=resumed)

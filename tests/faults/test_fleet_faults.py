@@ -26,8 +26,12 @@ from tests.fleet.conftest import _pg
 from tests.fleet.harness import Fleet, SidecarProc, cli, wait_everywhere, wait_until
 from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
-from tests.integration.recovery_sim import SimAgent
+from tests.integration.recovery_sim import SimAgent, silent
 from tests.integration.rpc import check, error_info, guardrail
+
+# Each case starts a sidecar process of its own and waits out a timeout or two: on a loaded machine that
+# takes minutes, not the suite's default two.
+pytestmark = pytest.mark.timeout(600)
 
 # A short heartbeat and timeout, so "paused past the timeout" and "gone" take a second or two.
 CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
@@ -246,3 +250,52 @@ def test_three_related_failures_reported_to_three_sidecars_raise_one_cascade(fau
         ).events
         assert [e.cascade.cascade_id for e in events if x in e.cascade.agent_ids] == [cascade.cascade_id]
     assert not fail(a, w, x).HasField("cascade")
+
+
+def _kill_events(s: SidecarProc, agent_id: str) -> int:
+    listed = s.recovery.ListRecoveryEvents(
+        rpb.ListRecoveryEventsRequest(types=[recovery_pb2.RECOVERY_EVENT_TYPE_KILL], agent_id=agent_id)
+    )
+    return len(listed.events)
+
+
+def test_a_resumed_sidecar_gives_up_the_kill_another_took_over(fault_fleet: Fleet, db: sa.Engine) -> None:
+    a, b = fault_fleet[0], fault_fleet[1]
+    f = fault_fleet.start("F-pause", config=fault_fleet.tmp / "outrider.yaml")
+    agent_id = _id("slow-agent")
+    _register(a, agent_id)
+    agent = _attached(a, agent_id, silent)  # never acknowledges: F's kill waits for its callback timeout
+
+    def kill_on_f() -> None:
+        with contextlib.suppress(grpc.RpcError):
+            _kill(f, agent_id, 8)
+
+    killer = threading.Thread(target=kill_on_f)
+    killer.start()
+    try:
+        agent.wait_command(KILL, timeout=60.0)
+        f_id = _sidecar_id(db, f)
+        with _paused(f):
+            # Declared gone, its running kill is claimed by another sidecar, which completes it.
+            wait_until(
+                lambda: any(k.HasField("complete_time") for k in _kills(b, agent_id)), "the kill taken over", 90.0
+            )
+        # F, resumed, finds the kill is not its own any more and stops running it: it completes once.
+        wait_until(lambda: "given up" in f.log_path.read_text(), "F gives the kill up", timeout=60.0)
+        wait_until(lambda: _alive(db, f_id), "F alive again", timeout=30.0)
+        assert _kill_events(b, agent_id) == 1
+        [kill] = _kills(b, agent_id)
+        assert not kill.terminated and "timeout" in kill.detail
+    finally:
+        killer.join(60)
+        agent.close()
+        f.close()
+
+
+def _alive(db: sa.Engine, sidecar_id: str) -> bool:
+    with db.connect() as conn:
+        fresh = conn.execute(
+            sa.text("SELECT heartbeat_time > now() - interval '1 second' FROM sidecars WHERE sidecar_id = :s"),
+            {"s": sidecar_id},
+        ).scalar()
+    return bool(fresh)

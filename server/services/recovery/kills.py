@@ -439,6 +439,28 @@ class KillService:
             self.hub.run_sync(self._adopt_async(kills), timeout=30.0)
         return len(kills)
 
+    def give_up_taken_over(self) -> int:
+        """For a sidecar that finds it was declared gone (scheduler thread): the kills it was running that
+        another sidecar took over meanwhile are that sidecar's now; this one stops running
+        them, so no kill completes twice."""
+        running = self.hub.run_sync(self._running(), timeout=10.0)
+        taken = self.repo.taken_over(running) if running else []
+        if taken:
+            self.hub.run_sync(self._give_up(taken), timeout=10.0)
+        return len(taken)
+
+    async def _running(self) -> Sequence[str]:
+        return [*self._by_kill]
+
+    async def _give_up(self, kill_ids: Sequence[str]) -> None:
+        for kill_id in kill_ids:
+            task = self._by_kill.get(kill_id)
+            if task is not None and not task.done():
+                log.warning(
+                    "a kill taken over by another sidecar while this one was away: given up", extra={"kill_id": kill_id}
+                )
+                task.cancel()
+
     def _claim(self) -> Sequence[KillResult]:
         return self.repo.claim_orphaned(self.clock.utcnow() - timedelta(seconds=self.owner_timeout))
 

@@ -93,6 +93,10 @@ class KillRepository(Protocol):
 
     def incomplete(self) -> list[KillResult]: ...
 
+    def taken_over(self, kill_ids: Sequence[str]) -> list[str]:
+        """Which of these kills another sidecar owns now (it took them over: this one was declared gone)."""
+        ...
+
     def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
         """Take over the running kills whose owning sidecar is gone (no heartbeat since `gone_before`):
         each is claimed by exactly one sidecar, fleet-wide."""
