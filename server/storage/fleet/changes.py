@@ -15,6 +15,11 @@ it cannot be a pooled one). Notifications sent while it is disconnected are lost
   notifications is then one poll interval plus the time to reload.
 A change the sidecar made itself is not delivered back to it (its own cache already has it).
 
+Freshness: each completed poll records when it started. `stale(max_age)` says (without I/O) whether the
+caches were last confirmed longer ago than that; `ensure_fresh` asks for a poll now and waits for it (a
+sidecar resumed from a pause answers nothing from a cache before; server/services/fleet/freshness.py);
+`resync_all` marks every topic for a full reload (a sidecar that finds it was declared gone).
+
 The API other features build on (kept stable): `bump(conn, topic, key) -> version` for writers, inside
 their transaction; `subscribe(topic, on_change, on_resync)` before `start()` for caches (the `ChangeFeed`
 port in server/services/fleet/ports.py, where the topic names live); `start()`, `stop()`,
