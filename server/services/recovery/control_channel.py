@@ -190,8 +190,8 @@ class ControlChannelHub:
         """The fleet heartbeat job (scheduler thread), and the first thing a sidecar does when it finds it was
         declared gone: the streams it holds re-asserted (stamped, or recorded again where the others released
         them), those superseded by a newer stream elsewhere ended (the agent is there), dead sidecars' rows
-        gone."""
-        if self.attachments is None:
+        gone. A process that serves no streams (a separate console) has nothing to re-assert."""
+        if self.attachments is None or self._loop is None:
             return
         self.run_sync(self._reassert(), timeout=10.0)
         self.attachments.release_gone()

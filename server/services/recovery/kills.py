@@ -443,6 +443,8 @@ class KillService:
         """For a sidecar that finds it was declared gone (scheduler thread): the kills it was running that
         another sidecar took over meanwhile are that sidecar's now; this one stops running
         them, so no kill completes twice."""
+        if self.hub.loop is None:  # a process that runs no kills (a separate console)
+            return 0
         running = self.hub.run_sync(self._running(), timeout=10.0)
         taken = self.repo.taken_over(running) if running else []
         if taken:
