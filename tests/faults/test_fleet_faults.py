@@ -23,7 +23,7 @@ from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
 from tests.fleet.conftest import _pg
-from tests.fleet.harness import Fleet, SidecarProc, cli, wait_everywhere, wait_until
+from tests.fleet.harness import Fleet, SidecarProc, cli, guardrail_names, wait_until
 from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
 from tests.integration.recovery_sim import SimAgent, silent
@@ -68,7 +68,7 @@ def _register(s: SidecarProc, agent_id: str) -> None:
 
 
 def _kill(s: SidecarProc, agent_id: str, callback_seconds: int) -> recovery_pb2.KillResult:
-    return s.recovery.Kill(
+    killed: recovery_pb2.KillResult = s.recovery.Kill(
         rpb.KillRequest(
             agent_id=agent_id,
             reason=recovery_pb2.KILL_REASON_MANUAL,
@@ -77,6 +77,7 @@ def _kill(s: SidecarProc, agent_id: str, callback_seconds: int) -> recovery_pb2.
         ),
         timeout=120,
     ).result
+    return killed
 
 
 def _holder(db: sa.Engine, agent_id: str) -> str | None:
@@ -194,7 +195,12 @@ def test_a_kill_answers_the_streams_waiting_request_then_ends_the_stream_permiss
     a, b = fault_fleet[0], fault_fleet[1]
     name = _id("ff-approve")
     a.supervisor.AddGuardrail(guardrail(name, "hitl", patterns=["ff-deploy"]))
-    wait_everywhere(fault_fleet, name)
+    for s in fault_fleet.sidecars[:3]:  # A, B and C (the module's other cases stop the sidecars they start)
+
+        def runs(s: SidecarProc = s) -> bool:
+            return name in guardrail_names(s)
+
+        wait_until(runs, f"{name} on {s.name}", timeout=30.0)
     agent_id = _id("stream-agent")
     _register(a, agent_id)
     issued = cli(fault_fleet.tmp, fault_fleet.db_url, "tokens", "issue", "--agent", agent_id)
@@ -231,7 +237,10 @@ def test_three_related_failures_reported_to_three_sidecars_raise_one_cascade(fau
     x, y, z, w = (_id(n) for n in ("cx", "cy", "cz", "cw"))
 
     def fail(s: SidecarProc, src: str, dst: str) -> rpb.ReportFailureResponse:
-        return s.recovery.ReportFailure(rpb.ReportFailureRequest(from_agent=src, to_agent=dst))
+        reported: rpb.ReportFailureResponse = s.recovery.ReportFailure(
+            rpb.ReportFailureRequest(from_agent=src, to_agent=dst)
+        )
+        return reported
 
     # x -> y on A, y -> z on B: two related failures, no cascade yet; an unrelated one on C does not count.
     assert not fail(a, x, y).HasField("cascade")
