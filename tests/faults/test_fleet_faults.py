@@ -10,6 +10,7 @@ import signal
 import threading
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import grpc
@@ -87,6 +88,12 @@ def _holder(db: sa.Engine, agent_id: str) -> str | None:
         ).scalar()
 
 
+def _db_now(db: sa.Engine) -> datetime:
+    with db.connect() as conn:
+        now: datetime = conn.execute(sa.text("SELECT now()")).scalar_one()
+    return now
+
+
 def _sidecar_id(db: sa.Engine, s: SidecarProc) -> str:
     with db.connect() as conn:
         return str(conn.execute(sa.text("SELECT sidecar_id FROM sidecars WHERE pid = :p"), {"p": s.p.pid}).scalar_one())
@@ -125,8 +132,11 @@ def test_a_sidecar_resumed_after_the_timeout_is_reachable_and_grants_nothing_sta
         with _paused(d):
             # Declared gone: the others release its attachment ...
             wait_until(lambda: _holder(db, agent_id) is None, "D's attachment released", timeout=30.0)
-            # ... and the breaker is forced open meanwhile.
+            # ... and the breaker is forced open meanwhile, longer ago than D's staleness bound when it resumes
+            # (2 x fleet.resync_interval: a change younger than that may be answered from a cache, by contract).
             a.safeguard.ForceOpen(pb.ForceOpenRequest(key=key))
+            opened = _db_now(db)
+            wait_until(lambda: (_db_now(db) - opened).total_seconds() > 3, "the pause outlasts the bound", 30.0)
             # Calls that reach D while it is paused are answered the moment it resumes.
             waiting = [
                 d.safeguard.AcquirePermit.future(pb.AcquirePermitRequest(key=key), timeout=60) for _ in range(20)
