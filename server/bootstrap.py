@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.memory.cascade import MemoryCascadeWindow
 from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
@@ -28,6 +29,7 @@ from server.services.access.users import UserService
 from server.services.approvals.requests import ApprovalService
 from server.services.clock import SystemClock
 from server.services.fleet.attachments import AttachmentService
+from server.services.fleet.freshness import CacheFreshness
 from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService, start_policy
 from server.services.fleet.sidecars import SidecarService, new_sidecar_id
@@ -70,6 +72,7 @@ from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
+from server.storage.recovery.cascade import SqlCascadeWindow
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.breakers import SqlBreakerRepository
 from server.storage.safeguards.budgets import SqlBudgetLedger
@@ -118,6 +121,7 @@ def sql_repositories(
         attachments=SqlAttachmentRepository(engine) if fleet else None,
         commands=SqlCommandRepository(engine, changes) if fleet else None,
         rate_windows=SqlRateWindowRepository(engine) if fleet else None,
+        cascade_window=SqlCascadeWindow(engine),
     )
 
 
@@ -284,7 +288,17 @@ def build_services(
     # ... and when another sidecar commits an approval change (its outbox rows are then due too).
     repos.changes.subscribe("approvals", lambda _approval_id: notifications.wake(), notifications.wake)
     decisions.start()
-    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id)
+    # A sidecar that finds it was declared gone (paused past fleet.sidecar_timeout): its caches reloaded,
+    # lapsed roles and kills taken over meanwhile given up, its streams' attachments re-asserted
+    # (docs/fleet.md, "A paused sidecar").
+    resumed: list[Callable[[], object]] = [
+        repos.changes.resync_all,
+        jobs.drop_lapsed,
+        recovery.kills.give_up_taken_over,
+    ]
+    if attachments is not None:
+        resumed.append(recovery.hub.stamp_attachments)
+    fleet = SidecarService(repos.sidecars, clock, config.fleet, sidecar_id, on_resumed=resumed)
     repos.changes.start()  # every cache has subscribed by now
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
@@ -322,6 +336,7 @@ def build_services(
         closers=closers,
         idempotency=IdempotencyService(repos.idempotency or MemoryIdempotency(), clock, config.idempotency_retention),
         jobs=jobs,
+        freshness=CacheFreshness(repos.changes, config.fleet),
     )
     observe(telemetry, services)
     return services
@@ -384,7 +399,14 @@ def _build_recovery(
         owner_timeout=config.fleet.sidecar_timeout,
     )
     cascade = CascadeService(
-        repos.recovery, kills, emitter, clock, settings.cascade, open_breaker, observed_failing=health.is_unhealthy
+        repos.recovery,
+        kills,
+        emitter,
+        clock,
+        settings.cascade,
+        open_breaker,
+        observed_failing=health.is_unhealthy,
+        window=repos.cascade_window or MemoryCascadeWindow(),
     )
     return RecoveryFeature(settings, hub, events, health, substitutes, recovery, kills, cascade)
 

@@ -13,6 +13,7 @@ from server.services.access.credentials import AccessService
 from server.services.access.users import SessionRepository, SettingsRepository, UserRepository, UserService
 from server.services.approvals.requests import ApprovalRepository, ApprovalService
 from server.services.audit import AuditRepository, AuditTrail
+from server.services.fleet.freshness import CacheFreshness
 from server.services.fleet.jobs import FleetJobs
 from server.services.fleet.policy import FleetPolicyService
 from server.services.fleet.ports import (
@@ -36,7 +37,12 @@ from server.services.ports import (
 )
 from server.services.recovery.agents import AgentService
 from server.services.recovery.feature import RecoveryFeature
-from server.services.recovery.ports import KillRepository, RecoveryEventRepository, RecoveryRepository
+from server.services.recovery.ports import (
+    CascadeWindowStore,
+    KillRepository,
+    RecoveryEventRepository,
+    RecoveryRepository,
+)
 from server.services.safeguards.breakers import BreakerRepository, BreakerService
 from server.services.safeguards.budgets import BudgetLedger, BudgetService
 from server.services.safeguards.episodes import EpisodeRepository, EpisodeService
@@ -88,6 +94,8 @@ class Repositories:
     # The fleet's shared rate windows (`rate_limit` scope: fleet); None where the sidecar is the whole fleet
     # (SQLite, one process): every rate_limit then counts in this process, as before.
     rate_windows: RateWindowRepository | None = None
+    # The cascade detector's window of failures; None: kept in this process (unit tests on fakes).
+    cascade_window: CascadeWindowStore | None = None
 
 
 @dataclass
@@ -118,6 +126,8 @@ class Services:
     idempotency: IdempotencyService | None = None
     # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.
     jobs: FleetJobs | None = None
+    # The caches' freshness gate (server/services/fleet/freshness.py); None: no gate (fakes in tests).
+    freshness: CacheFreshness | None = None
     # Facts for /healthz and the console (e.g. `console_url`).
     health: dict[str, Any] = field(default_factory=dict)
     # What to close at shutdown, in order (blocking; from a worker thread).

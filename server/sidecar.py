@@ -29,6 +29,7 @@ from server.container import Services
 from server.rpc.access import AccessServicer
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.convert import EdgeLimits
+from server.rpc.freshness import FreshnessInterceptor
 from server.rpc.hygiene import HygieneInterceptor
 from server.rpc.idempotency import IdempotencyInterceptor
 from server.rpc.recovery import RecoveryServicer
@@ -135,9 +136,12 @@ async def build_server(
     tracing = [TracingInterceptor(services.telemetry.tracer)] if services.telemetry.tracing else []
     # Inside authentication: the remembered answer is the caller's own.
     remembered = [IdempotencyInterceptor(services.idempotency)] if services.idempotency else []
+    fresh = [FreshnessInterceptor(services.freshness)] if services.freshness else []
     server = grpc.aio.server(
         # Hygiene before authentication: a request that does not parse is refused before anything reads it.
-        interceptors=[*tracing, HygieneInterceptor(), auth, *remembered],
+        # Freshness before authentication: a paused sidecar confirms its caches (revoked tokens, breakers,
+        # standings) before any of them answers.
+        interceptors=[*tracing, *fresh, HygieneInterceptor(), auth, *remembered],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -169,6 +173,7 @@ async def build_server(
             limits=limits,
             reload_policy=services.policy.reload,
             charge=auth.charge,
+            fresh=services.freshness.ensure if services.freshness else None,
         ),
         registry,
     )

@@ -142,7 +142,9 @@ def add_fleet_jobs(
     take-over of running kills whose owning sidecar is gone (each claimed by one sidecar); and forgetting
     sidecars gone for a week (once fleet-wide)."""
     every = fleet.settings.heartbeat_interval
-    scheduler.add_job(fleet.heartbeat, "interval", seconds=every, id="fleet-heartbeat")
+    # Never skipped as "missed" (APScheduler skips a run over a second late by default): after a pause
+    # (SIGSTOP, a VM freeze) the heartbeat runs at once and finds out the sidecar was declared gone.
+    scheduler.add_job(fleet.heartbeat, "interval", seconds=every, id="fleet-heartbeat", misfire_grace_time=None)
     add_once(scheduler, jobs, "fleet-forget", FORGET_EVERY, fleet.forget_gone)
     if jobs is not None:
         # The elected sidecar for grpc/http health checks: renewed with every heartbeat, taken over by
@@ -154,11 +156,16 @@ def add_fleet_jobs(
             seconds=every,
             id="fleet-monitor-election",
             next_run_time=datetime.now(UTC),
+            misfire_grace_time=None,
         )
     if kills is not None:
-        scheduler.add_job(kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover")
+        scheduler.add_job(
+            kills.adopt_orphans, "interval", seconds=every, id="fleet-kill-takeover", misfire_grace_time=None
+        )
         if kills.hub.attachments is not None:  # the agents attached here seen; dead sidecars' rows released
-            scheduler.add_job(kills.hub.stamp_attachments, "interval", seconds=every, id="fleet-attachments")
+            scheduler.add_job(
+                kills.hub.stamp_attachments, "interval", seconds=every, id="fleet-attachments", misfire_grace_time=None
+            )
 
 
 def build_sidecar_scheduler(services: Services) -> BackgroundScheduler:

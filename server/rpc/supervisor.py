@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 from opentelemetry import propagate, trace
@@ -12,6 +13,7 @@ from opentelemetry.trace import SpanKind
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+from server.domain.agents import Standing
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
@@ -29,6 +31,10 @@ from server.services.supervisor.explain import ExplainService, Explanation
 
 # grpc ships no type stubs: the servicer context is untyped.
 Ctx: TypeAlias = Any
+# How often an idle CheckActions stream of an agent looks whether the agent was killed (in memory).
+KILL_CHECK_SECONDS = 0.25
+# A killed agent's stream answers its requests in flight for at most this long before it ends.
+KILL_DRAIN_SECONDS = 10.0
 
 
 @translate_errors
@@ -45,8 +51,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         limits: convert.EdgeLimits = convert.DEFAULT_LIMITS,
         reload_policy: Callable[[str], tuple[int, str]] | None = None,
         charge: Callable[[Ctx], None] = lambda context: None,
+        fresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.limits = limits
+        # Before each request of a stream: the caches within their staleness bound (the interceptor does it
+        # for a call's start; a stream opened before a pause reads them long after).
+        self.fresh = fresh
         # One request of a stream against the caller's rate limit (AuthInterceptor.charge).
         self.charge = charge
         self.chain = chain
@@ -99,9 +109,14 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def CheckActions(
         self, request_iterator: AsyncIterator[pb.CheckActionsRequest], context: Ctx
     ) -> AsyncIterator[pb.CheckActionsResponse]:
+        deciding = [0]  # requests of this stream in flight
+
         async def decide(message: pb.CheckActionsRequest) -> pb.CheckActionResponse:
+            deciding[0] += 1
             with self._decision_span(message) as span:
                 try:
+                    if self.fresh is not None:
+                        await self.fresh()
                     self.charge(context)  # every request counts against the credential's rate limit
                     return await self._decide(message.check)
                 except OutriderError as exc:
@@ -110,17 +125,67 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
                             {"rpc.grpc.status_code": status_code(exc).value[0], "outrider.error.reason": exc.reason}
                         )
                     raise
+                finally:
+                    deciding[0] -= 1
 
         p = current_principal()
         agent = "" if p.is_operator else p.subject
         if agent:  # operators' streams are not capped (as their unary calls are not)
             self.checks.admit_stream(agent)
         try:
-            async for answer in answer_stream(request_iterator, decide, self.checks.max_inflight_per_agent):
+            answers = answer_stream(request_iterator, decide, self.checks.max_inflight_per_agent)
+            if agent:  # an agent's own stream ends when the agent is killed (its answers so far delivered)
+                answers = self._until_killed(answers, agent, lambda: deciding[0] > 0)
+            async for answer in answers:
                 yield answer
         finally:
             if agent:
                 self.checks.release_stream(agent)
+
+    async def _until_killed(
+        self, answers: AsyncIterator[pb.CheckActionsResponse], agent_id: str, busy: Callable[[], bool]
+    ) -> AsyncIterator[pb.CheckActionsResponse]:
+        """`answers`, until a kill of `agent_id` made after the stream opened (on any sidecar: the standing
+        follows the `agents` topic). Then the requests in flight are answered first (the kill cancels their
+        approvals: BLOCK), for at most KILL_DRAIN_SECONDS, and the stream ends PERMISSION_DENIED
+        AGENT_TERMINATED. A stream opened by an agent already killed keeps answering BLOCK.
+        """
+        opened = self.agents.containment_of(agent_id)
+        killed_at: float | None = None
+        source = answers.__aiter__()
+        next_answer: asyncio.Future[pb.CheckActionsResponse] | None = None
+        try:
+            while True:
+                if next_answer is None:
+                    next_answer = asyncio.ensure_future(source.__anext__())
+                done, _ = await asyncio.wait({next_answer}, timeout=KILL_CHECK_SECONDS)
+                if not done:
+                    now = self.agents.containment_of(agent_id)
+                    if now is None or now == opened or now.standing is not Standing.TERMINATED:
+                        continue
+                    loop_time = asyncio.get_running_loop().time()
+                    killed_at = loop_time if killed_at is None else killed_at
+                    if not busy() or loop_time - killed_at >= KILL_DRAIN_SECONDS:
+                        raise PermissionDenied(
+                            f"agent {agent_id!r} was killed ({now.kill_id}); its credentials are refused until "
+                            "an operator reinstates it",
+                            reason="AGENT_TERMINATED",
+                        )
+                    continue
+                try:
+                    answer = next_answer.result()
+                except StopAsyncIteration:
+                    return
+                next_answer = None
+                yield answer
+        finally:
+            if next_answer is not None:
+                next_answer.cancel()
+                with contextlib.suppress(BaseException):
+                    await next_answer
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
 
     def _decision_span(self, message: pb.CheckActionsRequest) -> Any:
         """One span per decision: a child of the request's own `traceparent` when it carries a valid one,

@@ -16,7 +16,7 @@ from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import supervisor_service_pb2 as spb
 from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
-from tests.integration.rpc import check, guardrail
+from tests.integration.rpc import check, error_info, guardrail
 
 from .harness import Fleet, SidecarProc, cli, guardrail_names, wait_everywhere, wait_until
 
@@ -52,22 +52,28 @@ def test_a_kill_on_a_answers_the_agents_open_stream_on_b_by_the_kill_switch(
     assert stream.wait(1)[0].response.allowed
     killed = a.recovery.Kill(rpb.KillRequest(agent_id="cs-kill", reason=r.KILL_REASON_MANUAL), timeout=60).result
     # The stream was opened before the kill, on another sidecar: its next requests are refused by the kill
-    # switch as soon as B has the change (the registry's NOTIFY bound, not the stream's lifetime).
+    # switch as soon as B has the change (the registry's NOTIFY bound, not the stream's lifetime), and once
+    # nothing is in flight the stream ends PERMISSION_DENIED AGENT_TERMINATED (as the proto says).
     sent = [1]
     last: list[spb.CheckActionsResponse] = []
 
-    def blocked() -> bool:
+    def refused() -> bool:
         sent.append(sent[-1] + 1)
         stream.send(sent[-1], check("cs-kill", "read"))
-        last[:] = stream.wait(sent[-1])
+        try:
+            last[:] = stream.wait(sent[-1])
+        except AssertionError:  # the stream ended: the kill reached B
+            return stream.error is not None
         return not last[0].response.allowed
 
     started = time.monotonic()
-    wait_until(blocked, "the stream on B answers the kill", timeout=5)
+    wait_until(refused, "the stream on B answers the kill", timeout=5)
     assert time.monotonic() - started < 2.0
-    assert last[0].response.guardrail == "kill-switch" and killed.kill_id in last[0].response.reason
-    stream.send(999, check("cs-kill", "read"))  # and it stays refused
-    assert not stream.wait(999)[0].response.allowed
+    if last and not last[0].response.allowed:
+        assert last[0].response.guardrail == "kill-switch" and killed.kill_id in last[0].response.reason
+    err = stream.ended(timeout=30)
+    assert err is not None and err.code() == grpc.StatusCode.PERMISSION_DENIED, err
+    assert error_info(err).reason == "AGENT_TERMINATED" and killed.kill_id in (err.details() or "")
 
 
 def test_a_request_waiting_on_b_is_decided_on_c_while_the_stream_goes_on(

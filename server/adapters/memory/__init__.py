@@ -646,6 +646,9 @@ class MemoryKills:
     def find_by_request(self, request_id: str) -> KillResult | None:
         return next((copy.deepcopy(k) for _, k in self.rows if k.request_id == request_id), None)
 
+    def taken_over(self, kill_ids: Sequence[str]) -> list[str]:
+        return []  # one process alone on its storage: nobody takes its kills over
+
     def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
         return self.incomplete()  # one process alone on its storage: every running kill is its own
 

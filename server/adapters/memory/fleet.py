@@ -41,6 +41,15 @@ class SilentChangeFeed:
     def stop(self) -> None:
         pass
 
+    def stale(self, max_age: float) -> bool:
+        return False
+
+    def ensure_fresh(self, max_age: float, timeout: float) -> bool:
+        return True
+
+    def resync_all(self) -> None:
+        pass
+
 
 class MemorySidecars:
     def __init__(self) -> None:
@@ -49,9 +58,12 @@ class MemorySidecars:
     def register(self, sidecar: Sidecar) -> None:
         self.rows[sidecar.sidecar_id] = sidecar
 
-    def heartbeat(self, sidecar_id: str, now: datetime) -> None:
-        s = self.rows[sidecar_id]
+    def heartbeat(self, sidecar_id: str, now: datetime) -> datetime | None:
+        s = self.rows.get(sidecar_id)
+        if s is None:
+            return None
         self.rows[sidecar_id] = Sidecar(s.sidecar_id, s.host, s.pid, s.version, s.listen, s.start_time, now)
+        return s.heartbeat_time
 
     def stopped(self, sidecar_id: str, now: datetime) -> None:
         s = self.rows[sidecar_id]
@@ -90,6 +102,16 @@ class MemoryAttachments:
             if a is not None and a.sidecar_id == sidecar_id:
                 self.rows[agent_id] = Attachment(a.agent_id, a.attachment_id, a.sidecar_id, a.connect_time, t)
 
+    def reassert(self, held: Sequence[Attachment]) -> list[str]:
+        superseded = []
+        for h in held:
+            a = self.rows.get(h.agent_id)
+            if a is None or a.attachment_id == h.attachment_id:
+                self.rows[h.agent_id] = h
+            else:
+                superseded.append(h.agent_id)
+        return superseded
+
     def present(self, sidecar_id: str, gone_before: datetime) -> bool:
         s = self.sidecars.rows.get(sidecar_id)
         return s is not None and s.stop_time is None and s.heartbeat_time >= gone_before
@@ -98,8 +120,8 @@ class MemoryAttachments:
         a = self.rows.get(agent_id)
         return None if a is None else (a, self.present(a.sidecar_id, gone_before))
 
-    def release_gone(self, gone_before: datetime) -> int:
-        gone = [k for k, a in self.rows.items() if not self.present(a.sidecar_id, gone_before)]
+    def release_gone(self, gone_before: datetime, keep: str = "") -> int:
+        gone = [k for k, a in self.rows.items() if a.sidecar_id != keep and not self.present(a.sidecar_id, gone_before)]
         for k in gone:
             del self.rows[k]
         return len(gone)

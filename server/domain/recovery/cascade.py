@@ -104,6 +104,9 @@ class CascadeWindow:
     def __len__(self) -> int:
         return len(self._events)
 
+    def count_within(self, now: float, window: float) -> int:
+        return sum(1 for t, _ in self._events if now - t < window)
+
     def record(self, failure: AgentFailure, now: float, policy: CascadePolicy) -> tuple[AgentFailure, ...] | None:
         """Add `failure`; return the related failures forming a cascade (they leave the window), else None."""
         self._events = [e for e in self._events if now - e[0] < policy.window][-(MAX_WINDOW_EVENTS - 1) :]

@@ -258,6 +258,21 @@ def interrupt_attempt(h: StepHandoff, now: datetime, detail: str = "interrupted 
     return h
 
 
+def kill_command_id(kill_id: str) -> str:
+    """The id of a kill's KILL command: the same for whichever sidecar runs the kill, so one that takes the
+    kill over finds the command (and the agent's acknowledgement) the first owner routed."""
+    return "cmd-" + kill_id.replace(":", "-")
+
+
+def record_termination(k: KillResult, terminated: bool, detail: str) -> KillResult:
+    """The KILL command's outcome, stored before the kill completes (a take-over must not ask again)."""
+    return replace(k, terminated=terminated, detail=detail or ("terminated" if terminated else "not terminated"))
+
+
+def termination_recorded(k: KillResult) -> bool:
+    return not k.complete and bool(k.detail)
+
+
 def complete_kill(
     k: KillResult, terminated: bool, detail: str, cancelled_approvals: int, revoked_leases: int, now: datetime
 ) -> KillResult:

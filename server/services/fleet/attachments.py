@@ -39,7 +39,17 @@ class AttachmentService:
     def heartbeat(self, last_seen: Mapping[str, datetime]) -> int:
         """With this sidecar's heartbeat: stamp its agents' last sign of life, forget dead sidecars' rows."""
         self.repo.seen(self.sidecar_id, last_seen)
-        released = self.repo.release_gone(self._gone_before())
+        return self.release_gone()
+
+    def reassert(self, held: Sequence[tuple[str, str, datetime, datetime]]) -> list[str]:
+        """With this sidecar's heartbeat: the streams it holds (agent, attachment id, connect time, last
+        seen) stamped, or recorded again where another sidecar released them while this one was paused past
+        the timeout; returns the agents that attached again elsewhere since (their stream here is stale)."""
+        return self.repo.reassert([Attachment(a, att, self.sidecar_id, c, seen) for a, att, c, seen in held])
+
+    def release_gone(self) -> int:
+        """Forget the rows of sidecars that stopped or fell silent (never this sidecar's own)."""
+        released = self.repo.release_gone(self._gone_before(), keep=self.sidecar_id)
         if released:
             log.info("attachments of gone sidecars released", extra={"count": released})
         return released

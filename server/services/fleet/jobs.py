@@ -84,6 +84,18 @@ class FleetJobs:
             until = self._held.get(role)
         return until is not None and self.clock.monotonic() < until
 
+    def drop_lapsed(self) -> list[str]:
+        """Give up every role whose lease ran out here (a sidecar that finds it was paused past its lease:
+        another sidecar may hold the role now); the next renewal takes it back only if nobody did."""
+        now = self.clock.monotonic()
+        with self._lock:
+            lapsed = [role for role, until in self._held.items() if until <= now]
+            for role in lapsed:
+                del self._held[role]
+        for role in lapsed:
+            log.info("fleet role lost", extra={"role": role, "sidecar_id": self.owner})
+        return lapsed
+
     def release(self, role: str) -> None:
         with self._lock:
             held = self._held.pop(role, None) is not None

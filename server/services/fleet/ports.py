@@ -46,11 +46,24 @@ class ChangeFeed(Protocol):
 
     def stop(self) -> None: ...
 
+    def stale(self, max_age: float) -> bool:
+        """True when the caches were last confirmed against the change counters over `max_age` s ago."""
+        ...
+
+    def ensure_fresh(self, max_age: float, timeout: float) -> bool:
+        """Block until the caches are confirmed against the counters (at most `timeout`); False if not."""
+        ...
+
+    def resync_all(self) -> None:
+        """Reload every cache soon, whether its topic moved or not."""
+
 
 class SidecarRepository(Protocol):
     def register(self, sidecar: Sidecar) -> None: ...
 
-    def heartbeat(self, sidecar_id: str, now: datetime) -> None: ...
+    def heartbeat(self, sidecar_id: str, now: datetime) -> datetime | None:
+        """Stamp the heartbeat; returns the one it replaced (None: the row was gone)."""
+        ...
 
     def stopped(self, sidecar_id: str, now: datetime) -> None: ...
 
@@ -106,14 +119,19 @@ class AttachmentRepository(Protocol):
 
     def seen(self, sidecar_id: str, last_seen: Mapping[str, datetime]) -> None: ...
 
+    def reassert(self, held: Sequence[Attachment]) -> list[str]:
+        """Stamp (or write again, if another sidecar released it) the row of each stream this sidecar
+        holds; returns the agents whose row names a newer stream elsewhere (this one is superseded)."""
+        ...
+
     def owner(self, agent_id: str, gone_before: datetime) -> tuple[Attachment, bool] | None:
         """The attachment and whether its sidecar is present (not stopped, heartbeat since `gone_before`,
         its listener session open); None: not attached anywhere."""
 
     def present(self, sidecar_id: str, gone_before: datetime) -> bool: ...
 
-    def release_gone(self, gone_before: datetime) -> int:
-        """Forget the attachments of sidecars that stopped or fell silent."""
+    def release_gone(self, gone_before: datetime, keep: str = "") -> int:
+        """Forget the attachments of sidecars that stopped or fell silent (never those of `keep`)."""
 
     def release_sidecar(self, sidecar_id: str) -> int: ...
 

@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from importlib import metadata
@@ -41,26 +42,67 @@ class SidecarStatus:
 
 
 class SidecarService:
-    def __init__(self, repo: SidecarRepository, clock: Clock, settings: FleetSettings, sidecar_id: str) -> None:
+    def __init__(
+        self,
+        repo: SidecarRepository,
+        clock: Clock,
+        settings: FleetSettings,
+        sidecar_id: str,
+        on_resumed: Sequence[Callable[[], object]] = (),
+    ) -> None:
+        """`on_resumed` run, in order, on the heartbeat that finds this sidecar was declared gone (paused or
+        cut off past fleet.sidecar_timeout): what it must re-assert or give up before it is trusted again."""
         self.repo = repo
         self.clock = clock
         self.settings = settings
         self.sidecar_id = sidecar_id
+        self.on_resumed = tuple(on_resumed)
         self._registered = False
+        self._listen = ""
+        self._beat = 0.0  # monotonic time of the last heartbeat written
+        self.resumes = 0  # how many times it found itself declared gone
 
     def register(self, listen: str) -> Sidecar:
         now = self.clock.utcnow()
         me = Sidecar(self.sidecar_id, socket.gethostname(), os.getpid(), _version(), listen, now, now)
         self.repo.register(me)
         self._registered = True
+        self._listen = listen
+        self._beat = self.clock.monotonic()
         log.info("sidecar registered in the fleet", extra={"sidecar_id": me.sidecar_id, "listen": listen})
         return me
 
-    def heartbeat(self) -> None:
-        """The scheduler's job, every fleet.heartbeat_interval."""
+    def heartbeat(self) -> bool:
+        """The scheduler's job, every fleet.heartbeat_interval. True when this sidecar finds it was declared
+        gone meanwhile (its row forgotten, its stored heartbeat or its own last one older than
+        fleet.sidecar_timeout: a SIGSTOP, a VM freeze, a long GC, a cut-off): the others may have released
+        its attachments, taken over its kills and its roles, and changes were committed that its caches may
+        not reflect. Then every `on_resumed` runs before the next heartbeat."""
         if not self._registered:
-            return
-        self.repo.heartbeat(self.sidecar_id, self.clock.utcnow())
+            return False
+        now, beat = self.clock.utcnow(), self.clock.monotonic()
+        before = self.repo.heartbeat(self.sidecar_id, now)
+        silent = beat - self._beat
+        self._beat = beat
+        if before is None:
+            self.register(self._listen)
+        lapse = timedelta(seconds=self.settings.sidecar_timeout)
+        if before is not None and now - before <= lapse and silent <= self.settings.sidecar_timeout:
+            return False
+        self.resumes += 1
+        log.warning(
+            "this sidecar was declared gone (paused or cut off past fleet.sidecar_timeout): re-asserting its "
+            "attachments, reloading its caches, giving up lapsed roles",
+            extra={"sidecar_id": self.sidecar_id, "silent_seconds": round(silent, 3), "row_gone": before is None},
+        )
+        for resumed in self.on_resumed:
+            try:
+                resumed()
+            except Exception:
+                log.exception("re-asserting after a resume failed (the next heartbeat tries again)")
+                self._beat = float("-inf")  # so the next heartbeat counts as a resume again
+                break
+        return True
 
     def forget_gone(self) -> int:
         """Drop the rows of sidecars stopped or gone for seven days (the `fleet-forget` job, once

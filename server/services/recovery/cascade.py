@@ -19,7 +19,6 @@ from server.domain.recovery.cascade import (
     Cascade,
     CascadeAction,
     CascadePolicy,
-    CascadeWindow,
     Evidence,
     agents_involved,
     chain_root,
@@ -33,7 +32,7 @@ from server.domain.values import digest
 from server.services.ports import Clock
 from server.services.recovery.events import EventAuditor
 from server.services.recovery.kills import KillService
-from server.services.recovery.ports import RecoveryRepository
+from server.services.recovery.ports import CascadeWindowStore, RecoveryRepository
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +53,10 @@ class CascadeService:
         file_policy: CascadePolicy | None = None,
         open_breaker: BreakerOpener | None = None,
         observed_failing: Callable[[str], bool] | None = None,
+        *,
+        window: CascadeWindowStore,
     ) -> None:
+        """`window`: the sliding window of failures (in the database: the fleet's one window)."""
         # A failure the sidecar saw itself (the agent's health check failed): evidence no agent can forge.
         self.observed_failing = observed_failing or (lambda agent_id: False)
         self.repo = repo
@@ -63,7 +65,7 @@ class CascadeService:
         self.clock = clock
         self.file_policy = file_policy
         self._policy = CascadePolicy()
-        self._window = CascadeWindow()
+        self.window = window
         self._lock = threading.Lock()
         self._opener = open_breaker
         self._recent: OrderedDict[str, tuple[AgentFailure, Cascade | None]] = OrderedDict()
@@ -154,8 +156,9 @@ class CascadeService:
         failure = AgentFailure(from_agent, to_agent, detail, source, self.clock.utcnow(), reporter)
         if source == "breaker":
             self._note_breaker_opened(to_agent)
-        members = self._window.record(failure, self.clock.monotonic(), self._policy)
-        cascade = await self._detected(members) if members else None
+        policy, cascade_id = self._policy, f"cascade-{uuid.uuid4().hex[:12]}"
+        members = await asyncio.to_thread(self.window.record, failure, policy.window, policy.threshold, cascade_id)
+        cascade = await self._detected(members, cascade_id) if members else None
         if request_id:
             self._recent[key] = (failure, cascade)
             while len(self._recent) > _REQUESTS_KEPT:
@@ -181,7 +184,7 @@ class CascadeService:
             facts.append(Evidence.BREAKER_OPENED)
         return tuple(facts)
 
-    async def _detected(self, failures: tuple[AgentFailure, ...]) -> Cascade:
+    async def _detected(self, failures: tuple[AgentFailure, ...], cascade_id: str) -> Cascade:
         policy = self._policy
         root = chain_root(failures)
         failing = tuple(dict.fromkeys(f.from_agent for f in failures))
@@ -189,7 +192,7 @@ class CascadeService:
         evidence = {a: corroboration(a, failures, policy.threshold, self.observed(a)) for a in targets}
         trusted = {a for a, why in evidence.items() if why is not None}
         cascade = Cascade(
-            f"cascade-{uuid.uuid4().hex[:12]}",
+            cascade_id,
             failures,
             agents_involved(failures),
             root,
@@ -252,7 +255,7 @@ class CascadeService:
         hub.run_sync(coro, timeout=30)
 
     def window_size(self) -> int:
-        return len(self._window)
+        return self.window.size(self._policy.window, self.clock.utcnow())
 
 
 def _details(c: Cascade) -> dict[str, Any]:

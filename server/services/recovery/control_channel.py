@@ -173,7 +173,7 @@ class ControlChannelHub:
             log.warning("could not record an attachment", extra={"agent_id": conn.agent_id, "error": str(exc)})
             raise Unavailable("the sidecar could not record the agent's attachment; attach again") from exc
 
-    def _in_order(self, fn: Callable[..., None], *args: object) -> asyncio.Future[None]:
+    def _in_order(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
         assert self._writer is not None
         return asyncio.get_running_loop().run_in_executor(self._writer, fn, *args)
 
@@ -186,21 +186,37 @@ class ControlChannelHub:
             future = self._in_order(self.attachments.detached, conn.agent_id, conn.attachment_id)
             future.add_done_callback(_log_failure)
 
-    def last_seen_of_attached(self) -> dict[str, datetime]:
-        """On the loop: the last sign of life of every agent attached here (for the attachments' stamp)."""
-        return {a: self._last_seen[a][1] for a in self._conns if a in self._last_seen}
-
     def stamp_attachments(self) -> None:
-        """The fleet heartbeat job (scheduler thread): this sidecar's agents seen, dead sidecars' rows gone."""
-        if self.attachments is None:
+        """The fleet heartbeat job (scheduler thread), and the first thing a sidecar does when it finds it was
+        declared gone: the streams it holds re-asserted (stamped, or recorded again where the others released
+        them), those superseded by a newer stream elsewhere ended (the agent is there), dead sidecars' rows
+        gone. A process that serves no streams (a separate console) has nothing to re-assert."""
+        if self.attachments is None or self._loop is None:
             return
-
-        async def snapshot() -> dict[str, datetime]:
-            return self.last_seen_of_attached()
-
-        self.attachments.heartbeat(self.run_sync(snapshot(), timeout=10.0))
+        self.run_sync(self._reassert(), timeout=10.0)
+        self.attachments.release_gone()
         if self.router is not None:
             self.router.prune()
+
+    async def _reassert(self) -> None:
+        """On the loop: the snapshot and the write are queued in order with the streams' own attach and
+        detach writes, so a stream that ends meanwhile is never written back after its detach."""
+        if self.attachments is None or self._writer is None or self._writer_stopped:
+            return
+        held = {
+            c.agent_id: (c.agent_id, c.attachment_id, c.connect_time, self._last_seen.get(a, (0.0, c.connect_time))[1])
+            for a, c in self._conns.items()
+            if not c.closed
+        }
+        superseded = await self._in_order(self.attachments.reassert, list(held.values()))
+        for agent_id in superseded:
+            conn = self._conns.get(agent_id)
+            if conn is not None and conn.attachment_id == held[agent_id][1]:
+                log.info("a stream superseded by a newer one on another sidecar ended", extra={"agent_id": agent_id})
+                self.end_stream(
+                    agent_id,
+                    Aborted(f"agent {agent_id!r} attached again on another sidecar", reason="STREAM_REPLACED"),
+                )
 
     def end_stream(self, agent_id: str, error: OutriderError | None = None) -> bool:
         conn = self._conns.pop(agent_id, None)
@@ -292,6 +308,14 @@ class ControlChannelHub:
         result = await self.router.request(command, timeout)
         self._remember(result)
         return result
+
+    async def routed_outcome(self, command_id: str, timeout: float) -> CommandResult | None:
+        """The outcome of a command routed earlier, perhaps by a sidecar that died since: its stored
+        acknowledgement, or (still in flight) the outcome awaited at most `timeout`; None when no command
+        of that id was routed (or the fleet routes nothing)."""
+        if self.router is None:
+            return None
+        return await self.router.recorded(command_id, self.clock.monotonic() + timeout)
 
     async def deliver(self, command: ControlCommand, timeout: float) -> CommandResult:
         """A command routed here by another sidecar: sent on the agent's stream, its ack awaited."""

@@ -47,9 +47,12 @@ from server.domain.recovery.kill import (
     complete_kill,
     handoff_candidates,
     interrupt_attempt,
+    kill_command_id,
     new_kill_id,
+    record_termination,
     settle_attempt,
     start_kill,
+    termination_recorded,
     with_handoff,
 )
 from server.domain.safeguards.reversibility import Assessment, Level
@@ -265,7 +268,8 @@ class KillService:
             for i, h in enumerate(k.handoffs):
                 if h.status is HandoffStatus.PENDING:
                     k = await self._hand_off(k, i, interrupt_attempt(h, self.clock.utcnow()))
-            terminated, detail = await self._terminate(k)
+            k = await self._terminate(k)
+            terminated, detail = k.terminated, k.detail
         except asyncio.CancelledError:
             raise  # shutting down: the stored intent is completed at the next start-up
         except Exception as exc:
@@ -344,14 +348,26 @@ class KillService:
             },
         )
 
-    async def _terminate(self, k: KillResult) -> tuple[bool, str]:
-        payload = KillPayload(k.kill_id, k.reason, k.request_details)
-        result = await self.hub.request(
-            k.agent_id, CommandType.KILL, k.reason.name.lower(), k.callback_timeout, payload
-        )
+    async def _terminate(self, k: KillResult) -> KillResult:
+        """The KILL command's outcome, stored with the kill before it completes. A kill taken over from a
+        sidecar that died reads what is known first: the outcome its first owner stored, then the routed
+        KILL command's stored acknowledgement (or, still in flight, its outcome), and sends KILL only
+        when none was ever sent."""
+        if termination_recorded(k):
+            return k
+        command_id = kill_command_id(k.kill_id)
+        result = await self.hub.routed_outcome(command_id, k.callback_timeout)
+        if result is None:
+            payload = KillPayload(k.kill_id, k.reason, k.request_details)
+            result = await self.hub.request(
+                k.agent_id, CommandType.KILL, k.reason.name.lower(), k.callback_timeout, payload, command_id=command_id
+            )
         if result.succeeded:
-            return True, result.detail or "terminated"
-        return False, failure_detail(result, "kill", k.callback_timeout)
+            k = record_termination(k, True, result.detail or "terminated")
+        else:
+            k = record_termination(k, False, failure_detail(result, "kill", k.callback_timeout))
+        await asyncio.to_thread(self.repo.update, k)
+        return k
 
     async def _finish(self, k: KillResult, terminated: bool, detail: str) -> KillResult:
         """Unregister the agent unconditionally, run the hooks, record the outcome."""
@@ -422,6 +438,30 @@ class KillService:
         if kills:
             self.hub.run_sync(self._adopt_async(kills), timeout=30.0)
         return len(kills)
+
+    def give_up_taken_over(self) -> int:
+        """For a sidecar that finds it was declared gone (scheduler thread): the kills it was running that
+        another sidecar took over meanwhile are that sidecar's now; this one stops running
+        them, so no kill completes twice."""
+        if self.hub.loop is None:  # a process that runs no kills (a separate console)
+            return 0
+        running = self.hub.run_sync(self._running(), timeout=10.0)
+        taken = self.repo.taken_over(running) if running else []
+        if taken:
+            self.hub.run_sync(self._give_up(taken), timeout=10.0)
+        return len(taken)
+
+    async def _running(self) -> Sequence[str]:
+        return [*self._by_kill]
+
+    async def _give_up(self, kill_ids: Sequence[str]) -> None:
+        for kill_id in kill_ids:
+            task = self._by_kill.get(kill_id)
+            if task is not None and not task.done():
+                log.warning(
+                    "a kill taken over by another sidecar while this one was away: given up", extra={"kill_id": kill_id}
+                )
+                task.cancel()
 
     def _claim(self) -> Sequence[KillResult]:
         return self.repo.claim_orphaned(self.clock.utcnow() - timedelta(seconds=self.owner_timeout))

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from server.domain.recovery.cascade import AgentFailure
 from server.domain.recovery.events import EventFilter, RecoveryEvent, RecoveryEventType
 from server.domain.recovery.health import HealthCheckSpec, HealthStatus
 from server.domain.recovery.kill import KillFilter, KillResult, Substitute, SubstituteScope
@@ -92,6 +93,10 @@ class KillRepository(Protocol):
 
     def incomplete(self) -> list[KillResult]: ...
 
+    def taken_over(self, kill_ids: Sequence[str]) -> list[str]:
+        """Which of these kills another sidecar owns now (it took them over: this one was declared gone)."""
+        ...
+
     def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
         """Take over the running kills whose owning sidecar is gone (no heartbeat since `gone_before`):
         each is claimed by exactly one sidecar, fleet-wide."""
@@ -107,6 +112,22 @@ class KillRepository(Protocol):
     def remove_agent_substitutes(self, agent_id: str) -> int: ...
 
     def list(self, flt: KillFilter, page_size: int, page_token: str) -> Page[KillResult]: ...
+
+
+class CascadeWindowStore(Protocol):
+    """The cascade detector's sliding window of failures (the fleet's one window in the database)."""
+
+    def record(
+        self, failure: AgentFailure, window: float, threshold: int, cascade_id: str
+    ) -> tuple[AgentFailure, ...] | None:
+        """Add `failure` (its `failure_time` is now); when `threshold` related failures are within the last
+        `window` seconds, they leave the window as cascade `cascade_id` and are returned (oldest first).
+        Concurrent records, on any sidecar, are serialised: a set of failures forms one cascade."""
+        ...
+
+    def size(self, window: float, now: datetime) -> int:
+        """How many failures are in the window (not yet part of a cascade)."""
+        ...
 
 
 class MonitorScheduler(Protocol):

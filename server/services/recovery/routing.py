@@ -128,6 +128,17 @@ class CommandRouter:
             return CommandResult(command.command_id, Delivery.NOT_CONNECTED, detail="not connected")
         return await self.outcome(routed, deadline)
 
+    async def recorded(self, command_id: str, deadline: float) -> CommandResult | None:
+        """A command's stored outcome, or awaited until `deadline` when it is still in flight (its issuer
+        may be gone: the holder's ack, or the holder's absence, decides); None: never routed."""
+        seen = await asyncio.to_thread(self.repo.look, command_id, self._gone_before())
+        if seen is None:
+            return None
+        row = seen[0]
+        if row.state is RoutedState.SETTLED:
+            return _result(row)
+        return await self.outcome(row, deadline)
+
     async def outcome(self, routed: RoutedCommand, deadline: float) -> CommandResult:
         command_id = routed.command_id
         wake = self._waiters.setdefault(command_id, asyncio.Event())

@@ -82,6 +82,52 @@ class SqlAttachmentRepository:
         with self.engine.begin() as conn:
             conn.execute(stmt, [{"a": agent_id, "t": t} for agent_id, t in last_seen.items()])
 
+    def reassert(self, held: Sequence[Attachment]) -> list[str]:
+        """Each held stream's row stamped, or written again where it is missing (a sidecar that was paused
+        past the timeout finds its rows released by the others); a row that names another stream (the
+        agent attached again elsewhere since) is left alone and its agent returned."""
+        if not held:
+            return []
+        r = AttachmentRow
+        rows: list[dict[str, Any]] = [
+            {
+                "agent_id": a.agent_id,
+                "attachment_id": a.attachment_id,
+                "sidecar_id": a.sidecar_id,
+                "connect_time": a.connect_time,
+                "last_seen_time": a.last_seen_time,
+            }
+            for a in held
+        ]
+        with Session(self.engine) as s, s.begin():
+            if self.engine.dialect.name == "postgresql":
+                stmt = postgresql.insert(r)
+                s.execute(
+                    stmt.on_conflict_do_update(
+                        index_elements=["agent_id"],
+                        set_={"last_seen_time": stmt.excluded.last_seen_time, "sidecar_id": stmt.excluded.sidecar_id},
+                        where=col(r.attachment_id) == stmt.excluded.attachment_id,
+                    ),
+                    rows,
+                )
+            else:
+                present = {
+                    row.agent_id: row.attachment_id
+                    for row in s.execute(select(r).where(col(r.agent_id).in_([a.agent_id for a in held]))).scalars()
+                }
+                for values in rows:
+                    if values["agent_id"] not in present:
+                        s.add(AttachmentRow(**values))
+                    elif present[values["agent_id"]] == values["attachment_id"]:
+                        s.execute(
+                            update(r)
+                            .where(col(r.agent_id) == values["agent_id"])
+                            .values(last_seen_time=values["last_seen_time"])
+                        )
+            ids = {a.agent_id: a.attachment_id for a in held}
+            now = s.execute(select(col(r.agent_id), col(r.attachment_id)).where(col(r.agent_id).in_(list(ids))))
+            return sorted(agent for agent, attachment in now if attachment != ids[agent])
+
     def owner(self, agent_id: str, gone_before: datetime) -> tuple[Attachment, bool] | None:
         """The agent's attachment and whether its sidecar is present; None when it is not attached."""
         r = AttachmentRow
@@ -99,12 +145,13 @@ class SqlAttachmentRepository:
         with Session(self.engine) as s:
             return bool(s.execute(select(present_clause(self.engine, sidecar_id, gone_before))).scalar())
 
-    def release_gone(self, gone_before: datetime) -> int:
-        """Forget the attachments of sidecars that stopped or fell silent (their streams died with them)."""
+    def release_gone(self, gone_before: datetime, keep: str = "") -> int:
+        """Forget the attachments of sidecars that stopped or fell silent (their streams died with them);
+        never those of `keep` (the caller itself, which holds its streams)."""
         r, sc = AttachmentRow, SidecarRow
         alive = select(col(sc.sidecar_id)).where(col(sc.stop_time).is_(None), col(sc.heartbeat_time) >= gone_before)
         with Session(self.engine) as s, s.begin():
-            res = s.execute(delete(r).where(col(r.sidecar_id).not_in(alive)))
+            res = s.execute(delete(r).where(col(r.sidecar_id).not_in(alive), col(r.sidecar_id) != keep))
             return int(res.rowcount)  # type: ignore[attr-defined]
 
     def release_sidecar(self, sidecar_id: str) -> int:

@@ -15,6 +15,11 @@ it cannot be a pooled one). Notifications sent while it is disconnected are lost
   notifications is then one poll interval plus the time to reload.
 A change the sidecar made itself is not delivered back to it (its own cache already has it).
 
+Freshness: each completed poll records when it started. `stale(max_age)` says (without I/O) whether the
+caches were last confirmed longer ago than that; `ensure_fresh` asks for a poll now and waits for it (a
+sidecar resumed from a pause answers nothing from a cache before; server/services/fleet/freshness.py);
+`resync_all` marks every topic for a full reload (a sidecar that finds it was declared gone).
+
 The API other features build on (kept stable): `bump(conn, topic, key) -> version` for writers, inside
 their transaction; `subscribe(topic, on_change, on_resync)` before `start()` for caches (the `ChangeFeed`
 port in server/services/fleet/ports.py, where the topic names live); `start()`, `stop()`,
@@ -95,6 +100,10 @@ class ChangeLog:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._connected = threading.Event()
+        # Freshness: when the last completed poll started (monotonic), and a request for a poll now.
+        self._synced_at = float("-inf")
+        self._synced = threading.Condition()
+        self._poll_now = threading.Event()
         self._thread: threading.Thread | None = None
         self._dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
@@ -137,6 +146,42 @@ class ChangeLog:
         """True once the listener is connected and has synchronised every topic (for start-up and tests)."""
         return self._connected.wait(timeout)
 
+    # ---- freshness -------------------------------------------------------------------------
+
+    def stale(self, max_age: float) -> bool:
+        """True when the caches were last confirmed against the counters more than `max_age` seconds ago
+        (the process was paused, or the listener starved); never on SQLite. No I/O: the hot path's check."""
+        return self.enabled and time.monotonic() - self._synced_at > max_age
+
+    def ensure_fresh(self, max_age: float, timeout: float) -> bool:
+        """Block until a poll that started after this call has completed (every cache then reflects every
+        change committed before it), unless the caches are fresh already. False when the listener is not
+        connected (the database is unreachable: the caches are all there is) or the poll did not come within
+        `timeout`."""
+        if not self.stale(max_age):
+            return True
+        if not self.stats.connected:
+            return False
+        asked = time.monotonic()
+        self._poll_now.set()
+        with self._synced:
+            return self._synced.wait_for(lambda: self._synced_at >= asked, timeout)
+
+    def resync_all(self) -> None:
+        """Reload every cache at the next poll (asked for at once), whether its counter moved or not: for a
+        sidecar that finds it was declared gone (paused past fleet.sidecar_timeout)."""
+        with self._lock:
+            for t in self._topics.values():
+                t.seen = -1
+        with self._synced:
+            self._synced_at = float("-inf")
+        self._poll_now.set()
+
+    def _polled(self, started: float) -> None:
+        with self._synced:
+            self._synced_at = max(self._synced_at, started)
+            self._synced.notify_all()
+
     # ---- the listener thread ---------------------------------------------------------------
 
     def _run(self) -> None:
@@ -151,7 +196,9 @@ class ChangeLog:
                     self.stats.connections += 1
                     self.stats.backend_pid = conn.info.backend_pid
                     self._listen(conn)
+                    started = time.monotonic()
                     self._poll(conn)
+                    self._polled(started)
                     self.stats.connected = True
                     self._connected.set()
                     backoff = 0.1
@@ -176,14 +223,19 @@ class ChangeLog:
     def _serve(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
         next_poll = time.monotonic() + self.poll_interval
         while not self._stop.is_set():
+            if self._poll_now.is_set():
+                next_poll = time.monotonic()
             wait = max(0.0, min(_WAIT_SLICE, next_poll - time.monotonic()))
             batch = list(conn.notifies(timeout=wait, stop_after=1))
             if batch:  # whatever else arrived meanwhile, so a burst on one key costs one reload
                 batch += conn.notifies(timeout=0)
             self._deliver_batch(batch)
             self._listen(conn)  # topics subscribed since
-            if time.monotonic() >= next_poll:
+            if time.monotonic() >= next_poll or self._poll_now.is_set():
+                self._poll_now.clear()
+                started = time.monotonic()
                 self._poll(conn)
+                self._polled(started)
                 next_poll = time.monotonic() + self.poll_interval
 
     def _listen(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:

@@ -31,9 +31,18 @@ class SqlSidecarRepository:
                 )
             )
 
-    def heartbeat(self, sidecar_id: str, now: datetime) -> None:
+    def heartbeat(self, sidecar_id: str, now: datetime) -> datetime | None:
+        """Stamp the heartbeat; returns the one it replaced (the row locked meanwhile), None when the row is
+        gone (forgotten by `prune`)."""
+        r = SidecarRow
         with Session(self.engine) as s, s.begin():
-            s.execute(update(SidecarRow).where(col(SidecarRow.sidecar_id) == sidecar_id).values(heartbeat_time=now))
+            before = s.execute(
+                select(col(r.heartbeat_time)).where(col(r.sidecar_id) == sidecar_id).with_for_update()
+            ).scalar()
+            if before is None:
+                return None
+            s.execute(update(r).where(col(r.sidecar_id) == sidecar_id).values(heartbeat_time=now))
+            return utc(before)
 
     def stopped(self, sidecar_id: str, now: datetime) -> None:
         with Session(self.engine) as s, s.begin():

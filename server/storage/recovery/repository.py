@@ -508,6 +508,15 @@ class SqlKillRepository:
             stmt = select(KillRow).where(col(KillRow.complete_time).is_(None)).order_by(col(KillRow.seq))
             return [_kill(r) for r in s.execute(stmt).scalars()]
 
+    def taken_over(self, kill_ids: Sequence[str]) -> list[str]:
+        """Of these kills, those another sidecar owns now (it claimed them: this one was declared gone)."""
+        if not kill_ids:
+            return []
+        k = KillRow
+        stmt = select(col(k.kill_id)).where(col(k.kill_id).in_(list(kill_ids)), col(k.owner_sidecar) != self.owner)
+        with Session(self.engine) as s:
+            return [str(kill_id) for kill_id in s.execute(stmt).scalars()]
+
     def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
         """Running kills whose owner is gone (no heartbeat since `gone_before`, or stopped), now owned by
         this sidecar: claimed under row locks (SKIP LOCKED) and re-owned in one transaction, so each is

@@ -136,3 +136,22 @@ class RecoverySettingRow(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=32)
     value: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     update_time: datetime = _utc()
+
+
+class CascadeFailureRow(SQLModel, table=True):
+    """A failure reported between agents, in the cascade detector's window: the fleet's one window, so
+    related failures reported to different sidecars count together (migration 0113)."""
+
+    __tablename__ = "recovery_cascade_failures"
+
+    __table_args__ = (Index("ix_recovery_cascade_failures_time", "failure_time"),)
+
+    seq: int | None = _seq()
+    from_agent: str = Field(max_length=128)
+    to_agent: str = Field(max_length=128)
+    detail: str = Field(default="", max_length=1024)
+    source: str = Field(max_length=16)
+    reporter: str = Field(max_length=256)
+    failure_time: datetime = _utc()
+    # Set when the failure became part of a cascade: it leaves the window.
+    cascade_id: str | None = Field(default=None, max_length=40)
