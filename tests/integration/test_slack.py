@@ -39,7 +39,7 @@ def slack() -> Iterator[FakeSlack]:
 
 
 @pytest.fixture
-def sidecar(tmp_path: Path, slack: FakeSlack) -> Iterator[RunningSidecar]:
+def sidecar(tmp_path: Path, db_url: str, slack: FakeSlack) -> Iterator[RunningSidecar]:
     settings = parse_notifications(
         {
             "channels": [
@@ -56,7 +56,9 @@ def sidecar(tmp_path: Path, slack: FakeSlack) -> Iterator[RunningSidecar]:
         },
         env={},
     )
-    config = make_config(tmp_path, notifications=settings, console_public_url="https://console.example")
+    config = make_config(
+        tmp_path, db_url=db_url, notifications=settings, console_public_url="https://console.example"
+    )
     # No scheduler: the test runs the delivery worker's passes itself.
     with RunningSidecar(config, with_scheduler=False) as s:
         add_reviewers(s)
