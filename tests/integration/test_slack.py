@@ -56,9 +56,7 @@ def sidecar(tmp_path: Path, db_url: str, slack: FakeSlack) -> Iterator[RunningSi
         },
         env={},
     )
-    config = make_config(
-        tmp_path, db_url=db_url, notifications=settings, console_public_url="https://console.example"
-    )
+    config = make_config(tmp_path, db_url=db_url, notifications=settings, console_public_url="https://console.example")
     # No scheduler: the test runs the delivery worker's passes itself.
     with RunningSidecar(config, with_scheduler=False) as s:
         add_reviewers(s)
@@ -340,3 +338,15 @@ def test_a_channel_without_a_signing_secret_has_no_buttons_and_no_endpoint(tmp_p
         r = post(app.test_client(), block_action("UALICE", APPROVE, approval_id, slack.url("/respond/n")))
         assert r.status_code == 404
         assert s.services.approvals.get(approval_id).state is ApprovalState.PENDING
+
+
+def test_unsigned_requests_cannot_grow_the_audit_trail_at_will(
+    sidecar: RunningSidecar, app: Flask, slack: FakeSlack
+) -> None:
+    from server.services.notifications.slack import UNVERIFIED_AUDITS_PER_MINUTE
+
+    client = app.test_client()
+    for i in range(UNVERIFIED_AUDITS_PER_MINUTE + 15):
+        r = post(client, block_action("UALICE", APPROVE, f"apr_{i}", slack.url("/respond/z")), secret="guess")
+        assert r.status_code == 401
+    assert len(audit(sidecar, "slack.refused")) == UNVERIFIED_AUDITS_PER_MINUTE

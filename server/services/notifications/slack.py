@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
+from server.domain.access.users import FailureThrottle
 from server.domain.approvals.requests import Approval, Reviewer, check_reviewer
 from server.domain.errors import FailedPrecondition, NotFound, OutriderError, PermissionDenied
 from server.domain.notifications import slack as signature
@@ -33,6 +34,7 @@ APPROVE, REJECT, OPEN = "outrider_approve", "outrider_reject", "open_console"  #
 REJECT_VIEW = "outrider_reject_reason"  # the modal's callback id
 REASON_BLOCK, REASON_INPUT = "reason", "reason"
 MAX_REASON = 1000
+UNVERIFIED_AUDITS_PER_MINUTE = 20  # per client address
 API_TIMEOUT = 2.5  # Slack wants the answer to an interaction within 3 s (and a trigger_id dies then too)
 
 Render = Callable[[Mapping[str, Any], bool], dict[str, Any]]  # (event document, interactive) -> message
@@ -75,6 +77,9 @@ class SlackInteractions:
         self.approvals, self.users, self.planner, self.render = approvals, users, planner, render
         self.api_for, self.audit, self.clock, self.now = api_for, audit, clock, now
         self._replays = signature.ReplayGuard()
+        # Anyone can send unsigned requests: their audit records are bounded per client address (the log
+        # still has each one), so they cannot grow the audit trail at will.
+        self._unverified = FailureThrottle(limit=UNVERIFIED_AUDITS_PER_MINUTE, window=60.0)
         self._lock = threading.Lock()
 
     @property
@@ -228,9 +233,16 @@ class SlackInteractions:
         return self._refuse(f"reviewer:{it.reviewer.name}", it.details | {"message": exc.message}, str(reason), status)
 
     def _refuse(self, actor: str, details: Mapping[str, Any], why: str, status: int) -> SlackAnswer:
+        who = details.get("slack_user") or details.get("remote", "")
+        log.warning("slack interaction refused", extra={"reason": str(why), "status": status, "who": who})
+        if not actor:
+            key, now = f"remote:{details.get('remote', '')}", self.clock.monotonic()
+            with self._lock:
+                if self._unverified.retry_after(key, now) > 0:
+                    return SlackAnswer(status, None, str(why))
+                self._unverified.fail(key, now)
         subject = str(details.get("approval_id", ""))
         self.audit.record(actor or "slack:unverified", "slack.refused", subject, {**details, "reason": str(why)})
-        log.warning("slack interaction refused", extra={"reason": str(why), "status": status})
         return SlackAnswer(status, None, str(why))
 
     # ---- updating the message --------------------------------------------------------------
