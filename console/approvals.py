@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -15,7 +16,7 @@ from console.web import is_htmx, page, services
 from server.domain.access.users import Role, User
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer, check_reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
-from server.domain.guardrails.decisions import DecisionFilter
+from server.domain.guardrails.decisions import Decision, DecisionFilter
 
 bp = Blueprint("approvals", __name__)
 
@@ -52,7 +53,8 @@ def detail(approval_id: str) -> str:
     a = services().approvals.get(approval_id)
     s = services()
     earlier = s.approvals.list(ApprovalFilter(agent_id=a.agent_id, action=a.action), 21, "").items
-    decisions = s.decisions.list(DecisionFilter(agent_id=a.agent_id, action=a.action), 20, "").items
+    same_action = s.decisions.list(DecisionFilter(agent_id=a.agent_id, action=a.action), OWN_DECISIONS_SCAN, "").items
+    recent = s.decisions.list(DecisionFilter(agent_id=a.agent_id), RECENT_DECISIONS, "").items
     return page(
         "approval.html",
         "_approval_status.html",
@@ -60,8 +62,28 @@ def detail(approval_id: str) -> str:
         context_json=jsondiff.pretty(dict(a.context)),
         edit_diff=jsondiff.diff(dict(a.context), dict(a.edited_context)) if a.edited_context is not None else [],
         earlier_approvals=[e for e in earlier if e.approval_id != a.approval_id][:20],
-        earlier_decisions=decisions,
+        own_decisions=[d for d in same_action if belongs_to(d, a)],
+        recent_decisions=recent,
+        reversibility=s.reversibility.assess(a.action, dict(a.context)),
     )
+
+
+_APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
+OWN_DECISIONS_SCAN = 200  # the latest decisions of the agent and action searched for this request's own
+RECENT_DECISIONS = 10
+
+
+def belongs_to(d: Decision, a: Approval) -> bool:
+    """Whether decision `d` answered a call about request `a`: the agent's calls that attached to it (the
+    same request id, or the same trace), or an answer naming it ("Waiting for approval apr_...")."""
+    if d.agent_id != a.agent_id or d.action != a.action or d.create_time < a.create_time - timedelta(seconds=5):
+        return False
+    named = set(_APPROVAL_ID.findall(d.reason))
+    if named:
+        return a.approval_id in named  # another request of the same call id (on_reuse: ask_again) is not this
+    if a.request_id and d.request_id == a.request_id:
+        return True
+    return bool(a.trace_id) and d.trace_id == a.trace_id
 
 
 def detail_context(a: Approval, oob: bool = False) -> dict[str, Any]:
