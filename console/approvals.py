@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,6 +19,7 @@ from server.domain.access.users import Role, User
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer, check_reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
 from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.notifications.events import summarize
 
 bp = Blueprint("approvals", __name__)
 
@@ -36,13 +39,71 @@ def pending() -> str:
     return page("pending.html", "_pending.html", **pending_context())
 
 
+SORTS = {"age": "Waiting longest first", "time_left": "Expiring soonest first"}
+SUMMARY_KEYS = 3  # context keys shown in a pending row
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRow:
+    """One row of the triage list: a request, and the same call asked again under other request ids (an
+    agent retrying without its request id): one row, opened at the oldest."""
+
+    a: Approval
+    again: tuple[Approval, ...]
+    summary: tuple[tuple[str, str], ...]
+    more_keys: int
+    level: str
+
+
 def pending_context(oob: bool = False) -> dict[str, Any]:
-    return {"approvals": services().approvals.pending(), "now": datetime.now(UTC), "oob": oob}
+    """The pending list as the request's filters (`agent`, `action`, `guardrail`) and `sort` say."""
+    s = services()
+    args = request.args
+    f = {k: args.get(k, "").strip() for k in ("agent", "action", "guardrail")}
+    sort = args.get("sort", "age") if args.get("sort", "age") in SORTS else "age"
+    everything = s.approvals.pending()
+    groups: dict[tuple[str, str, str], list[Approval]] = {}
+    for a in sorted(everything, key=lambda a: a.create_time):
+        if (f["agent"] and a.agent_id != f["agent"]) or (f["action"] and a.action != f["action"]):
+            continue
+        if f["guardrail"] and a.guardrail != f["guardrail"]:
+            continue
+        groups.setdefault((a.agent_id, a.guardrail, a.digest), []).append(a)
+    rows = [_row(first, tuple(rest), s.config.sensitive_keys) for first, *rest in groups.values()]
+    if sort == "time_left":
+        never = datetime.max.replace(tzinfo=UTC)
+        rows.sort(key=lambda r: (r.a.expire_time or never, r.a.create_time))
+    query = {k: v for k, v in {**f, "sort": sort if sort != "age" else ""}.items() if v}
+    choices = {
+        "agent": sorted({a.agent_id for a in everything} | ({f["agent"]} - {""})),
+        "action": sorted({a.action for a in everything} | ({f["action"]} - {""})),
+        "guardrail": sorted({a.guardrail for a in everything} | ({f["guardrail"]} - {""})),
+    }
+    return {
+        "approvals": everything,
+        "rows": rows,
+        "total": len(everything),
+        "f": f,
+        "sort": sort,
+        "sorts": SORTS,
+        "query": query,
+        "choices": choices,
+        "now": datetime.now(UTC),
+        "oob": oob,
+    }
 
 
-def pending_key(approvals: list[Approval]) -> tuple[tuple[str, int], ...]:
-    """What the pending table shows changes exactly when this does."""
-    return tuple((a.approval_id, a.version) for a in approvals)
+def _row(a: Approval, again: tuple[Approval, ...], sensitive_keys: Sequence[str]) -> PendingRow:
+    summary = summarize(jsondiff.plain(dict(a.context)), None, sensitive_keys)
+    shown = tuple(list(summary.items())[:SUMMARY_KEYS])
+    level = services().reversibility.assess(a.action, dict(a.context)).level.name
+    return PendingRow(a, again, shown, max(0, len(a.context) - len(shown)), level)
+
+
+def pending_key(ctx: dict[str, Any]) -> tuple[object, ...]:
+    """What the pending list shows changes exactly when this does."""
+    rows: list[PendingRow] = ctx["rows"]
+    return (ctx["total"], tuple((r.a.approval_id, r.a.version, len(r.again)) for r in rows))
 
 
 # ---- detail and deciding ---------------------------------------------------------------------
@@ -60,6 +121,7 @@ def detail(approval_id: str) -> str:
         "_approval_status.html",
         **detail_context(a),
         context_json=jsondiff.pretty(dict(a.context)),
+        context_plain=jsondiff.plain(dict(a.context)),
         edit_diff=jsondiff.diff(dict(a.context), dict(a.edited_context)) if a.edited_context is not None else [],
         earlier_approvals=[e for e in earlier if e.approval_id != a.approval_id][:20],
         own_decisions=[d for d in same_action if belongs_to(d, a)],

@@ -33,5 +33,15 @@
     document.querySelectorAll(".live-status").forEach(function (el) { el.textContent = text; });
   }
   document.addEventListener("htmx:sseOpen", function () { live("open", "live"); });
+
+  // The pending count in the tab title, kept live: the list's count arrives with each SSE update.
+  function pendingTitle() {
+    var el = document.getElementById("pending-count");
+    if (!el) return;
+    var n = el.getAttribute("data-total");
+    if (n !== null && /^[0-9]+$/.test(n)) document.title = document.title.replace(/^(\([0-9]+\) )?/, "(" + n + ") ");
+  }
+  document.addEventListener("htmx:oobAfterSwap", pendingTitle);
+  document.addEventListener("htmx:afterSwap", pendingTitle);
   document.addEventListener("htmx:sseError", function () { live("error", "reconnecting…"); });
 })();
