@@ -52,7 +52,6 @@ def test_the_tab_title_counts_pending_requests_live_and_filters_narrow_the_list(
     s.services.approvals.cancel(third, "operator:test", "not needed")
     expect(page).to_have_title(title(2), timeout=10_000)
     expect(row(page, "deploy api")).to_contain_text("replicas")
-    shoot(page, "console-pending.png", tmp_path)
 
     page.get_by_label("Agent").select_option("janitor")
     page.get_by_role("button", name="Apply").click()
