@@ -350,3 +350,20 @@ def test_unsigned_requests_cannot_grow_the_audit_trail_at_will(
         r = post(client, block_action("UALICE", APPROVE, f"apr_{i}", slack.url("/respond/z")), secret="guess")
         assert r.status_code == 401
     assert len(audit(sidecar, "slack.refused")) == UNVERIFIED_AUDITS_PER_MINUTE
+
+
+def test_slack_api_errors_are_retried_or_final(sidecar: RunningSidecar, slack: FakeSlack) -> None:
+    from server.domain.notifications.delivery import DeliveryState, NotificationFilter
+
+    add_hitl(sidecar, notify=["slack"])
+    outbox = sidecar.services.notifications
+    slack.errors["chat.postMessage"] = "ratelimited"
+    ask(sidecar)
+    assert outbox.deliver_due() == 1
+    [n] = outbox.list(NotificationFilter(channel="slack")).items
+    assert n.state is DeliveryState.PENDING and "ratelimited" in n.last_error  # tried again later
+    slack.errors["chat.postMessage"] = "channel_not_found"
+    ask(sidecar, action="delete x")
+    assert outbox.deliver_due() == 1
+    failed = outbox.list(NotificationFilter(state=DeliveryState.FAILED)).items
+    assert [f.last_error for f in failed] == ["chat.postMessage: channel_not_found"]  # a wrong channel: final
