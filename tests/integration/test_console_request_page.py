@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -44,9 +45,7 @@ def app(sidecar: RunningSidecar) -> Flask:
     return app
 
 
-def ask(
-    s: RunningSidecar, request_id: str, context: dict[str, object], agent: str = "agent-rp"
-) -> pb.CheckActionResponse:
+def ask(s: RunningSidecar, request_id: str, context: dict[str, Any], agent: str = "agent-rp") -> Any:
     return s.stub.CheckAction(
         check(
             agent_id=agent, action="deploy", context=context, request_id=request_id, wait_mode=pb.WAIT_MODE_NON_BLOCKING
