@@ -119,3 +119,39 @@ def test_buttons_only_on_an_open_request_of_an_interactive_channel() -> None:
     assert ids(slack_message(_document())) == ["open_console"]
     assert ids(slack_message(_document("APPROVED", "approval.decided"), interactive=True)) == ["open_console"]
     assert "0 of 2" in str(slack_message(_document(), interactive=True)["blocks"])
+
+
+def test_a_decision_reaches_the_in_place_channels_that_were_asked() -> None:
+    from datetime import UTC, datetime
+
+    from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalState
+    from server.domain.notifications.events import EventKind
+    from server.domain.notifications.routing import Routes
+    from server.services.notifications.planner import NotificationPlanner
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    routes = Routes(groups={"sre": ("slack-sre",), "boss": ("slack-boss",)}, owners={"team-a": ("mail-owner",)})
+    planner = NotificationPlanner(routes, None, [], in_place=["slack-ops", "slack-sre", "slack-boss"])
+    a = Approval(
+        approval_id="apr_1",
+        agent_id="a",
+        action="deploy",
+        context={},
+        guardrail="g",
+        request_id="",
+        trace_id="",
+        digest="d",
+        state=ApprovalState.APPROVED,
+        create_time=t0,
+        policy=ApprovalPolicy(approvers=("group:sre",), notify=("slack-ops", "hooks"), escalate_to=("group:boss",)),
+        owner="team-a",
+        approvers=("group:boss",),  # escalated
+        stage=1,
+        decided_by="alice",
+    )
+    decided = {n.channel for n in planner.for_approval(EventKind.APPROVAL_DECIDED, a, t0)}
+    # The owner's route as before, plus each in-place channel that was asked (before and after escalation);
+    # not the other `notify:` channels (they took it, as before).
+    assert decided == {"mail-owner", "slack-ops", "slack-sre", "slack-boss"}
+    plain = NotificationPlanner(routes, None, [])
+    assert {n.channel for n in plain.for_approval(EventKind.APPROVAL_DECIDED, a, t0)} == {"mail-owner"}

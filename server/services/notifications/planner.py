@@ -69,7 +69,9 @@ class NotificationPlanner:
     def for_approval(self, kind: EventKind, a: Approval, now: datetime) -> tuple[Notification, ...]:
         channels = self.routes.channels(kind, notify=a.policy.notify, approvers=a.approvers, owner=a.owner)
         if kind in (EventKind.APPROVAL_DECIDED, EventKind.APPROVAL_EXPIRED) and self.in_place:
-            asked = self.routes.channels(EventKind.APPROVAL_CREATED, notify=a.policy.notify, approvers=a.approvers)
+            # Every channel asked about it: the first approvers' and, once escalated, the escalation's.
+            approvers = (*a.policy.approvers, *a.approvers)
+            asked = self.routes.channels(EventKind.APPROVAL_CREATED, notify=a.policy.notify, approvers=approvers)
             channels = unique((*channels, *(c for c in asked if c in self.in_place)))
         if not channels:
             return ()
