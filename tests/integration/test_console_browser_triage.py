@@ -162,3 +162,47 @@ def test_no_page_scrolls_sideways_at_390_px(phone: Page, live: tuple[RunningSide
     box = link.bounding_box()
     assert box is not None and box["height"] >= 44 and box["x"] >= 0 and box["x"] + box["width"] <= 390
     shoot(phone, "console-pending-390.png", tmp_path)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_request_page_shows_its_own_decisions_first_what_is_asked(
+    browser: Browser, live: tuple[RunningSidecar, str], width: int
+) -> None:
+    from outrider.v1 import supervisor_service_pb2 as pb
+    from server.domain.approvals.requests import Reviewer
+
+    from .rpc import check
+
+    s, url = live
+
+    def call(request_id: str, context: dict[str, object]) -> object:
+        return s.stub.CheckAction(
+            check(action="deploy web", context=context, request_id=request_id, wait_mode=pb.WAIT_MODE_NON_BLOCKING)
+        )
+
+    first = call("r-1", {"env": "prod"}).approval.approval_id  # type: ignore[attr-defined]
+    s.services.approvals.decide(first, Reviewer("bob", "approver"), False, "not on a Friday")
+    call("r-1", {"env": "prod"})
+    second = call("r-2", {"env": "staging", "replicas": 3}).approval.approval_id  # type: ignore[attr-defined]
+    s.services.decisions.flush()
+
+    page = browser.new_context(viewport={"width": width, "height": 900}).new_page()
+    page.goto(f"{url}/login")
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"{url}/approvals")
+    expect(row(page, second)).to_contain_text("staging")
+    expect(row(page, second)).to_contain_text("0 of 1")
+    row(page, second).get_by_role("link").click()
+    wait_live(page)
+    own = page.locator("#own-decisions")
+    expect(own).to_contain_text(f"Waiting for approval {second}")
+    expect(own).not_to_contain_text("not on a Friday")
+    expect(page.locator("#recent-decisions")).to_contain_text("not on a Friday")
+    tree = page.locator("#context-tree")
+    expect(tree).to_contain_text("staging")
+    # What is asked is above the form, and no part of the page is wider than the screen.
+    assert tree.bounding_box()["y"] < page.locator("#decide").bounding_box()["y"]  # type: ignore[index]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.context.close()
