@@ -20,6 +20,7 @@ from outrider.v1 import common_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.approvals.requests import ApprovalState
 from server.services.notifications.settings import parse_notifications
+from tests.fakes import FakeClock
 
 from .consolekit import add_hitl, add_reviewers, ask
 from .harness import RunningSidecar, make_config
@@ -57,8 +58,9 @@ def sidecar(tmp_path: Path, db_url: str, slack: FakeSlack) -> Iterator[RunningSi
         env={},
     )
     config = make_config(tmp_path, db_url=db_url, notifications=settings, console_public_url="https://console.example")
-    # No scheduler: the test runs the delivery worker's passes itself.
-    with RunningSidecar(config, with_scheduler=False) as s:
+    # No scheduler: the test runs the delivery worker's passes itself. A fake clock: the throttle of
+    # refusal audits counts on it (Slack's timestamps are checked against the real time).
+    with RunningSidecar(config, clock=FakeClock(), with_scheduler=False) as s:
         add_reviewers(s)
         yield s
 
@@ -283,8 +285,6 @@ def test_message_updated_after_a_decision_made_on_the_console(
 
 
 def test_an_expired_request_updates_its_message(tmp_path: Path, slack: FakeSlack) -> None:
-    from tests.fakes import FakeClock
-
     settings = parse_notifications(
         {
             "channels": [
