@@ -15,6 +15,7 @@ from console.notifications import bp as notifications_bp
 from console.overview import bp as overview_bp
 from console.proxies import TrustedProxies, parse_networks
 from console.sidecars import bp as sidecars_bp
+from console.slack import bp as slack_bp
 from console.sse import bp as sse_bp
 from console.sse import init_app as init_sse
 from console.tokens import bp as tokens_bp
@@ -39,7 +40,7 @@ def create_app(services: Services, config: Config | None = None, *, max_streams:
     web.init_app(app)
     init_sse(app, max_streams)
     pages = (auth_bp, overview_bp, approvals_bp, guardrails_bp, tokens_bp, users_bp, notifications_bp, sidecars_bp)
-    for bp in (*pages, sse_bp):
+    for bp in (*pages, sse_bp, slack_bp):
         app.register_blueprint(bp)
     for live_page in (agents, breakers, budgets):  # each registers its blueprint and its live topic
         live_page.init_app(app)

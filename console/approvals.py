@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
@@ -15,7 +18,8 @@ from console.web import is_htmx, page, services
 from server.domain.access.users import Role, User
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer, check_reviewer
 from server.domain.errors import InvalidArgument, PermissionDenied
-from server.domain.guardrails.decisions import DecisionFilter
+from server.domain.guardrails.decisions import Decision, DecisionFilter
+from server.domain.notifications.events import summarize
 
 bp = Blueprint("approvals", __name__)
 
@@ -35,13 +39,71 @@ def pending() -> str:
     return page("pending.html", "_pending.html", **pending_context())
 
 
+SORTS = {"age": "Waiting longest first", "time_left": "Expiring soonest first"}
+SUMMARY_KEYS = 3  # context keys shown in a pending row
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRow:
+    """One row of the triage list: a request, and the same call asked again under other request ids (an
+    agent retrying without its request id): one row, opened at the oldest."""
+
+    a: Approval
+    again: tuple[Approval, ...]
+    summary: tuple[tuple[str, str], ...]
+    more_keys: int
+    level: str
+
+
 def pending_context(oob: bool = False) -> dict[str, Any]:
-    return {"approvals": services().approvals.pending(), "now": datetime.now(UTC), "oob": oob}
+    """The pending list as the request's filters (`agent`, `action`, `guardrail`) and `sort` say."""
+    s = services()
+    args = request.args
+    f = {k: args.get(k, "").strip() for k in ("agent", "action", "guardrail")}
+    sort = args.get("sort", "age") if args.get("sort", "age") in SORTS else "age"
+    everything = s.approvals.pending()
+    groups: dict[tuple[str, str, str], list[Approval]] = {}
+    for a in sorted(everything, key=lambda a: a.create_time):
+        if (f["agent"] and a.agent_id != f["agent"]) or (f["action"] and a.action != f["action"]):
+            continue
+        if f["guardrail"] and a.guardrail != f["guardrail"]:
+            continue
+        groups.setdefault((a.agent_id, a.guardrail, a.digest), []).append(a)
+    rows = [_row(first, tuple(rest), s.config.sensitive_keys) for first, *rest in groups.values()]
+    if sort == "time_left":
+        never = datetime.max.replace(tzinfo=UTC)
+        rows.sort(key=lambda r: (r.a.expire_time or never, r.a.create_time))
+    query = {k: v for k, v in {**f, "sort": sort if sort != "age" else ""}.items() if v}
+    choices = {
+        "agent": sorted({a.agent_id for a in everything} | ({f["agent"]} - {""})),
+        "action": sorted({a.action for a in everything} | ({f["action"]} - {""})),
+        "guardrail": sorted({a.guardrail for a in everything} | ({f["guardrail"]} - {""})),
+    }
+    return {
+        "approvals": everything,
+        "rows": rows,
+        "total": len(everything),
+        "f": f,
+        "sort": sort,
+        "sorts": SORTS,
+        "query": query,
+        "choices": choices,
+        "now": datetime.now(UTC),
+        "oob": oob,
+    }
 
 
-def pending_key(approvals: list[Approval]) -> tuple[tuple[str, int], ...]:
-    """What the pending table shows changes exactly when this does."""
-    return tuple((a.approval_id, a.version) for a in approvals)
+def _row(a: Approval, again: tuple[Approval, ...], sensitive_keys: Sequence[str]) -> PendingRow:
+    summary = summarize(jsondiff.plain(dict(a.context)), None, sensitive_keys)
+    shown = tuple(list(summary.items())[:SUMMARY_KEYS])
+    level = services().reversibility.assess(a.action, dict(a.context)).level.name
+    return PendingRow(a, again, shown, max(0, len(a.context) - len(shown)), level)
+
+
+def pending_key(ctx: dict[str, Any]) -> tuple[object, ...]:
+    """What the pending list shows changes exactly when this does."""
+    rows: list[PendingRow] = ctx["rows"]
+    return (ctx["total"], tuple((r.a.approval_id, r.a.version, len(r.again)) for r in rows))
 
 
 # ---- detail and deciding ---------------------------------------------------------------------
@@ -52,16 +114,38 @@ def detail(approval_id: str) -> str:
     a = services().approvals.get(approval_id)
     s = services()
     earlier = s.approvals.list(ApprovalFilter(agent_id=a.agent_id, action=a.action), 21, "").items
-    decisions = s.decisions.list(DecisionFilter(agent_id=a.agent_id, action=a.action), 20, "").items
+    same_action = s.decisions.list(DecisionFilter(agent_id=a.agent_id, action=a.action), OWN_DECISIONS_SCAN, "").items
+    recent = s.decisions.list(DecisionFilter(agent_id=a.agent_id), RECENT_DECISIONS, "").items
     return page(
         "approval.html",
         "_approval_status.html",
         **detail_context(a),
         context_json=jsondiff.pretty(dict(a.context)),
+        context_plain=jsondiff.plain(dict(a.context)),
         edit_diff=jsondiff.diff(dict(a.context), dict(a.edited_context)) if a.edited_context is not None else [],
         earlier_approvals=[e for e in earlier if e.approval_id != a.approval_id][:20],
-        earlier_decisions=decisions,
+        own_decisions=[d for d in same_action if belongs_to(d, a)],
+        recent_decisions=recent,
+        reversibility=s.reversibility.assess(a.action, dict(a.context)),
     )
+
+
+_APPROVAL_ID = re.compile(r"\bapr_[0-9a-f]+\b")
+OWN_DECISIONS_SCAN = 200  # the latest decisions of the agent and action searched for this request's own
+RECENT_DECISIONS = 10
+
+
+def belongs_to(d: Decision, a: Approval) -> bool:
+    """Whether decision `d` answered a call about request `a`: the agent's calls that attached to it (the
+    same request id, or the same trace), or an answer naming it ("Waiting for approval apr_...")."""
+    if d.agent_id != a.agent_id or d.action != a.action or d.create_time < a.create_time - timedelta(seconds=5):
+        return False
+    named = set(_APPROVAL_ID.findall(d.reason))
+    if named:
+        return a.approval_id in named  # another request of the same call id (on_reuse: ask_again) is not this
+    if a.request_id and d.request_id == a.request_id:
+        return True
+    return bool(a.trace_id) and d.trace_id == a.trace_id
 
 
 def detail_context(a: Approval, oob: bool = False) -> dict[str, Any]:

@@ -29,8 +29,10 @@ from server.services.access.users import SESSION_LIFETIME
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-# Reachable without a session: the sign-in page, static files and the health probe.
-PUBLIC_ENDPOINTS = frozenset({"auth.login", "static", "overview.healthz"})
+# Reachable without a session: the sign-in page, static files, the health probe, and Slack's interactions
+# (verified by Slack's request signature instead).
+PUBLIC_ENDPOINTS = frozenset({"auth.login", "static", "overview.healthz", "slack.interactions"})
+CSRF_EXEMPT = frozenset({"slack.interactions"})
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,7 +132,7 @@ def _require_session() -> Response | None:
 
 
 def _check_csrf() -> None:
-    if request.method in SAFE_METHODS:
+    if request.method in SAFE_METHODS or request.endpoint in CSRF_EXEMPT:
         return
     expected = session.get("csrf")
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD) or ""

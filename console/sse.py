@@ -257,8 +257,8 @@ def stream(render: Render, topic: str = APPROVALS) -> Response:
 @bp.get("/events/pending")
 def pending() -> Response:
     def render() -> tuple[Hashable, str]:
-        ctx = pending_context(oob=True)
-        return pending_key(ctx["approvals"]), render_template("_pending.html", **ctx)
+        ctx = pending_context(oob=True)  # the filters and sort of the page, from the stream's query
+        return pending_key(ctx), render_template("_pending.html", **ctx)
 
     return stream(render)
 

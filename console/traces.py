@@ -16,7 +16,7 @@ from server.telemetry.prometheus import CONTENT_TYPE
 bp = Blueprint("traces", __name__)
 
 OUTCOMES = ("allowed", "blocked", "pending", "error")
-LIST_LIMIT = 100
+PAGE_SIZE = 50
 
 
 def _telemetry() -> Any:
@@ -34,15 +34,23 @@ def index() -> str:
     f = {k: request.args.get(k, "").strip() for k in ("agent", "outcome", "decision")}
     if f["outcome"] not in ("", *OUTCOMES):
         f["outcome"] = ""
+    number = max(0, min(request.args.get("page", type=int) or 0, 10_000))
     telemetry = _telemetry()
     recent = telemetry.recent if telemetry is not None else None
-    traces = recent.list(f["agent"], f["outcome"], f["decision"].lower(), LIST_LIMIT) if recent is not None else []
+    # The buffer is in memory and ordered by latest activity: pages are offsets into it (a trace active
+    # between two pages moves to the first one).
+    end = (number + 1) * PAGE_SIZE
+    found = recent.list(f["agent"], f["outcome"], f["decision"].lower(), end + 1) if recent is not None else []
+    query = {k: v for k, v in f.items() if v}
     return page(
         "traces.html",
         "_traces.html",
         f=f,
+        traces=found[number * PAGE_SIZE : end],
+        page_number=number,
+        has_next=len(found) > end,
+        query=query,
         outcomes=OUTCOMES,
-        traces=traces,
         tracing=recent is not None,
         kept=len(recent) if recent is not None else 0,
         capacity=recent.max_traces if recent is not None else 0,

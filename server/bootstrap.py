@@ -4,6 +4,7 @@ server around them is server/sidecar.py."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -17,6 +18,8 @@ from server.adapters.audit_keys import AuditKeys
 from server.adapters.memory.cascade import MemoryCascadeWindow
 from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
+from server.adapters.notifications.render import slack_message
+from server.adapters.notifications.slack import SlackWebApi
 from server.adapters.policy_file import FilePolicySource
 from server.adapters.probes import NetworkProbes
 from server.config import Config, ConfigError, from_file
@@ -36,6 +39,8 @@ from server.services.fleet.sidecars import SidecarService, new_sidecar_id
 from server.services.idempotency import IdempotencyService, MemoryIdempotency
 from server.services.notifications.outbox import NotificationService
 from server.services.notifications.planner import NotificationPlanner
+from server.services.notifications.slack import API_TIMEOUT as SLACK_API_TIMEOUT
+from server.services.notifications.slack import SlackInteractions
 from server.services.ports import AuditSink, Clock
 from server.services.recovery.agents import AgentService
 from server.services.recovery.cascade import BreakerOpener, CascadeService
@@ -72,6 +77,7 @@ from server.storage.fleet.rates import SqlRateWindowRepository
 from server.storage.fleet.sidecars import SqlSidecarRepository
 from server.storage.idempotency import SqlIdempotencyRepository
 from server.storage.notifications.repository import SqlNotificationRepository
+from server.storage.notifications.slack import SqlSlackMessages
 from server.storage.recovery.cascade import SqlCascadeWindow
 from server.storage.recovery.repository import SqlKillRepository, SqlRecoveryEventRepository, SqlRecoveryRepository
 from server.storage.safeguards.breakers import SqlBreakerRepository
@@ -115,6 +121,7 @@ def sql_repositories(
         idempotency=SqlIdempotencyRepository(engine),
         job_claims=SqlJobClaims(engine),
         notifications=SqlNotificationRepository(engine),
+        slack_messages=SqlSlackMessages(engine),
         sidecars=SqlSidecarRepository(engine),
         changes=changes,
         fleet_policy=SqlFleetPolicyRepository(engine, changes),
@@ -145,7 +152,13 @@ def build_services(
     closers: list[Callable[[], None]] = [telemetry.shutdown]
     sidecar_id = new_sidecar_id()
     n = config.notifications
-    planner = NotificationPlanner(n.routes, config.console_public_url, config.sensitive_keys, n.context_keys)
+    planner = NotificationPlanner(
+        n.routes,
+        config.console_public_url,
+        config.sensitive_keys,
+        n.context_keys,
+        in_place=[c.name for c in n.channels if c.updates_in_place],
+    )
     single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
     if repos is None:
         if config.db_url is None:
@@ -273,7 +286,7 @@ def build_services(
         repos.notifications,
         clock,
         n,
-        build_senders(n.channels),
+        build_senders(n.channels, repos.slack_messages),
         planner,
         audit,
         pending_approvals=approvals.pending,
@@ -287,6 +300,17 @@ def build_services(
     recovery.events.add_listener(lambda _event: notifications.wake())
     # ... and when another sidecar commits an approval change (its outbox rows are then due too).
     repos.changes.subscribe("approvals", lambda _approval_id: notifications.wake(), notifications.wake)
+    slack = SlackInteractions(
+        n.channels,
+        approvals,
+        users,
+        planner,
+        slack_message,
+        lambda c: SlackWebApi(c.api_base_url, c.bot_token, min(c.timeout, SLACK_API_TIMEOUT)),
+        audit,
+        clock,
+        now=time.time,
+    )
     decisions.start()
     # A sidecar that finds it was declared gone (paused past fleet.sidecar_timeout): its caches reloaded,
     # lapsed roles and kills taken over meanwhile given up, its streams' attachments re-asserted
@@ -331,6 +355,7 @@ def build_services(
         reversibility=reversibility,
         telemetry=telemetry,
         notifications=notifications,
+        slack=slack if slack.enabled else None,
         fleet=fleet,
         policy=fleet_policy,
         closers=closers,

@@ -27,7 +27,8 @@ from server.services.fleet.ports import (
 from server.services.fleet.sidecars import SidecarService
 from server.services.idempotency import IdempotencyRepository, IdempotencyService
 from server.services.notifications.outbox import NotificationService
-from server.services.notifications.ports import NotificationRepository
+from server.services.notifications.ports import NotificationRepository, SlackMessages
+from server.services.notifications.slack import SlackInteractions
 from server.services.ports import (
     AgentRepository,
     DecisionRepository,
@@ -96,6 +97,8 @@ class Repositories:
     rate_windows: RateWindowRepository | None = None
     # The cascade detector's window of failures; None: kept in this process (unit tests on fakes).
     cascade_window: CascadeWindowStore | None = None
+    # Where Slack messages about approvals were posted (chat.update); None: messages are not updated.
+    slack_messages: SlackMessages | None = None
 
 
 @dataclass
@@ -122,6 +125,8 @@ class Services:
     fleet: SidecarService
     notifications: NotificationService
     policy: FleetPolicyService  # the fleet's one policy: start-up rule, ReloadPolicy/SIGHUP, status
+    # Decisions taken in Slack (POST /slack/interactions); None: no slack channel has a signing_secret.
+    slack: SlackInteractions | None = None
     # Durable request-id idempotency of mutating RPCs (issue 12).
     idempotency: IdempotencyService | None = None
     # Periodic work once fleet-wide and elected roles (issue 16); built by the composition root.

@@ -54,3 +54,19 @@ def sign_in(client: FlaskClient, name: str, password: str = PASSWORD) -> str:
 
 def htmx_post(client: FlaskClient, path: str, token: str, **data: str) -> Any:
     return client.post(path, data=data, headers={"HX-Request": "true", "X-CSRF-Token": token})
+
+
+def first_sse_update(client: FlaskClient, path: str) -> str:
+    """The HTML of the first `update` event of a live stream (the stream is then closed)."""
+    r = client.get(path, buffered=False, headers={"Accept": "text/event-stream"})
+    assert r.status_code == 200 and r.mimetype == "text/event-stream"
+    chunks: list[str] = []
+    try:
+        for chunk in r.response:
+            chunks.append(chunk.decode() if isinstance(chunk, bytes) else chunk)
+            if "event: update" in "".join(chunks):
+                break
+    finally:
+        r.close()
+    body = "".join(chunks).split("event: update\n", 1)[1]
+    return "\n".join(line.removeprefix("data: ") for line in body.splitlines() if line.startswith("data: "))

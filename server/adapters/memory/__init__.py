@@ -22,7 +22,7 @@ from server.adapters.memory.fleet import (
     MemorySidecars,
     SilentChangeFeed,
 )
-from server.adapters.memory.notifications import MemoryNotifications
+from server.adapters.memory.notifications import MemoryNotifications, MemorySlackMessages
 from server.adapters.memory.safeguards import MemorySafeguards
 from server.container import Repositories
 from server.domain.access.principals import Token
@@ -704,6 +704,7 @@ class MemoryStore:
     kills: MemoryKills = field(init=False)
     safeguards: MemorySafeguards = field(default_factory=MemorySafeguards)
     notifications: MemoryNotifications = field(default_factory=MemoryNotifications)
+    slack_messages: MemorySlackMessages = field(default_factory=MemorySlackMessages)
     budgets: MemoryBudgetLedger = field(default_factory=MemoryBudgetLedger)
     sidecars: MemorySidecars = field(default_factory=MemorySidecars)
     fleet_policy: MemoryFleetPolicy = field(default_factory=MemoryFleetPolicy)
@@ -739,6 +740,7 @@ class MemoryStore:
             episodes=self.safeguards,
             leases=self.safeguards,
             notifications=self.notifications,
+            slack_messages=self.slack_messages,
             sidecars=self.sidecars,
             changes=SilentChangeFeed(),
             fleet_policy=self.fleet_policy,

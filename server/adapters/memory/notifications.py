@@ -94,3 +94,17 @@ class MemoryNotifications:
             )
 
         return _newest_first([(seq, n) for seq, n in self.rows.items() if ok(n)], page_size, page_token)
+
+
+class MemorySlackMessages:
+    """The Slack messages posted for approvals, in memory (server/storage/notifications/slack.py's twin)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str]] = []
+
+    def add(self, approval_id: str, channel: str, slack_channel: str, ts: str, now: datetime) -> None:
+        if not any(r[2:] == (slack_channel, ts) for r in self.rows):
+            self.rows.append((approval_id, channel, slack_channel, ts))
+
+    def find(self, approval_id: str, channel: str) -> list[tuple[str, str]]:
+        return [(r[2], r[3]) for r in self.rows if r[:2] == (approval_id, channel)]

@@ -1,22 +1,25 @@
-"""Notification senders: a signed webhook POST, a Slack incoming webhook, SMTP email (stdlib only)."""
+"""Notification senders: a signed webhook POST, Slack (incoming webhook or Web API), SMTP email (stdlib only)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from server.adapters.notifications.email import EmailSender
-from server.adapters.notifications.http import SlackSender, WebhookSender
-from server.services.notifications.ports import Sender
+from server.adapters.notifications.http import WebhookSender
+from server.adapters.notifications.slack import SlackSender
+from server.services.notifications.ports import Sender, SlackMessages
 from server.services.notifications.settings import ChannelSettings
 
 
-def build_senders(channels: tuple[ChannelSettings, ...]) -> Mapping[str, Sender]:
+def build_senders(
+    channels: tuple[ChannelSettings, ...], slack_messages: SlackMessages | None = None
+) -> Mapping[str, Sender]:
     senders: dict[str, Sender] = {}
     for c in channels:
         if c.kind == "webhook":
             senders[c.name] = WebhookSender(c.url, c.secret, c.timeout)
         elif c.kind == "slack":
-            senders[c.name] = SlackSender(c.url, c.timeout)
+            senders[c.name] = SlackSender(c, slack_messages)
         else:
             senders[c.name] = EmailSender(c)
     return senders

@@ -1,4 +1,4 @@
-"""The two HTTP channels: a webhook POST signed as Standard Webhooks says, and a Slack incoming webhook."""
+"""The webhook channel: a POST signed as Standard Webhooks says (and the POST the Slack channel shares)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from server.adapters.notifications.render import slack_message
 from server.domain.notifications import signing
 from server.services.notifications.ports import DeliveryFailed
 
@@ -57,12 +56,3 @@ class WebhookSender:
         body = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
         headers = signing.headers(self.secret, str(document["id"]), int(self.now()), body)
         post_json(self.url, body, headers, self.timeout)
-
-
-class SlackSender:
-    def __init__(self, url: str, timeout: float) -> None:
-        self.url, self.timeout = url, timeout
-
-    def send(self, document: Mapping[str, Any]) -> None:
-        body = json.dumps(slack_message(document)).encode()
-        post_json(self.url, body, {}, self.timeout)

@@ -40,6 +40,10 @@ def fields(document: Mapping[str, Any]) -> list[tuple[str, str]]:
         ]
         if data.get("approvers"):
             out.append(("Approvers", ", ".join(map(str, data["approvers"]))))
+        if int(data.get("approvals_needed") or 1) > 1:
+            given = ", ".join(map(str, data.get("approved_by") or ()))
+            count = f"{data.get('approvals_given', 0)} of {data['approvals_needed']}"
+            out.append(("Approvals", f"{count} ({given})" if given else count))
         if data.get("decided_by"):
             out.append(("Decided by", str(data["decided_by"])))
         return out
@@ -56,8 +60,15 @@ def context_lines(document: Mapping[str, Any]) -> list[str]:
     return [f"{k}: {v}" for k, v in context.items()]
 
 
-def slack_message(document: Mapping[str, Any]) -> dict[str, Any]:
+APPROVE, REJECT, OPEN = "outrider_approve", "outrider_reject", "open_console"  # the buttons' action ids
+_ASKING = ("approval.created", "approval.escalated", "approval.expiring")
+
+
+def slack_message(document: Mapping[str, Any], interactive: bool = False) -> dict[str, Any]:
+    """The Block Kit message of an event. `interactive`: a request still pending carries Approve and
+    Reject buttons (their value is the approval id; Slack sends the click to /slack/interactions)."""
     title = str(document.get("title", ""))
+    data: Mapping[str, Any] = document.get("data") or {}
     facts = [{"type": "mrkdwn", "text": f"*{k}*\n{slack_escape(v)[:1900]}"} for k, v in fields(document)[:10]]
     blocks: list[dict[str, Any]] = [
         {
@@ -70,21 +81,32 @@ def slack_message(document: Mapping[str, Any]) -> dict[str, Any]:
     if lines:
         text = slack_escape("\n".join(lines))[:MAX_SLACK_TEXT]
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": f"*Context*\n```{text}```"}})
+    buttons: list[dict[str, Any]] = []
+    pending = document.get("type") in _ASKING and data.get("state") == "PENDING"
+    if interactive and pending and data.get("approval_id"):
+        approval_id = str(data["approval_id"])
+        buttons += [
+            {
+                "type": "button",
+                "text": {"type": "plain_text", "text": "Approve"},
+                "style": "primary",
+                "action_id": APPROVE,
+                "value": approval_id,
+            },
+            {
+                "type": "button",
+                "text": {"type": "plain_text", "text": "Reject"},
+                "style": "danger",
+                "action_id": REJECT,
+                "value": approval_id,
+            },
+        ]
     link = str(document.get("link", ""))
     if link:
-        blocks.append(
-            {
-                "type": "actions",
-                "elements": [
-                    {
-                        "type": "button",
-                        "text": {"type": "plain_text", "text": "Open in the Outrider console"},
-                        "url": link,
-                        "action_id": "open_console",
-                    }
-                ],
-            }
-        )
+        text = "Open in console" if interactive else "Open in the Outrider console"
+        buttons.append({"type": "button", "text": {"type": "plain_text", "text": text}, "url": link, "action_id": OPEN})
+    if buttons:
+        blocks.append({"type": "actions", "elements": buttons})
     blocks.append(
         {
             "type": "context",

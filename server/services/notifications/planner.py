@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from server.domain.approvals.requests import Approval
+from server.domain.approvals.requests import Approval, ApprovalState
 from server.domain.notifications.delivery import Notification
 from server.domain.notifications.events import EventKind, NotificationEvent, event_id, iso, summarize
-from server.domain.notifications.routing import Routes
+from server.domain.notifications.routing import Routes, unique
 from server.domain.recovery.cascade import Cascade
 from server.domain.recovery.events import RecoveryEvent, RecoveryEventType
 from server.domain.recovery.kill import KillResult
@@ -34,7 +34,11 @@ class NotificationPlanner:
         public_url: str | None,
         sensitive_keys: Sequence[str],
         context_keys: Sequence[str] | None = None,
+        in_place: Sequence[str] = (),
     ) -> None:
+        # Channels whose messages are updated in place (Slack through the Web API): they also hear the
+        # decision of every request they were asked about, to change that message.
+        self.in_place = frozenset(in_place)
         self.routes = routes
         self.public_url = (public_url or "").rstrip("/")
         self.sensitive_keys = tuple(sensitive_keys)
@@ -64,10 +68,20 @@ class NotificationPlanner:
 
     def for_approval(self, kind: EventKind, a: Approval, now: datetime) -> tuple[Notification, ...]:
         channels = self.routes.channels(kind, notify=a.policy.notify, approvers=a.approvers, owner=a.owner)
+        if kind in (EventKind.APPROVAL_DECIDED, EventKind.APPROVAL_EXPIRED) and self.in_place:
+            # Every channel asked about it: the first approvers' and, once escalated, the escalation's.
+            approvers = (*a.policy.approvers, *a.approvers)
+            asked = self.routes.channels(EventKind.APPROVAL_CREATED, notify=a.policy.notify, approvers=approvers)
+            channels = unique((*channels, *(c for c in asked if c in self.in_place)))
         if not channels:
             return ()
+        return self._rows(self.approval_event(kind, a, now), channels)
+
+    def approval_event(self, kind: EventKind, a: Approval, now: datetime) -> NotificationEvent:
+        """The event of `kind` about request `a` as it is at `now` (also what a Slack message is updated to)."""
         # One event per request and kind; an escalation or an expiry warning once per stage.
         key: tuple[object, ...] = (a.approval_id, a.stage) if kind in _PER_STAGE else (a.approval_id,)
+        approved_by = [v.reviewer for v in a.votes if v.approve]
         data: dict[str, Any] = {
             "approval_id": a.approval_id,
             "action": a.action,
@@ -80,6 +94,9 @@ class NotificationPlanner:
             "create_time": iso(a.create_time),
             "expire_time": iso(a.expire_time),
             "waiting_seconds": max(0, int((now - a.create_time).total_seconds())),
+            "approvals_needed": a.policy.min_approvals,
+            "approvals_given": len(approved_by),
+            "approved_by": approved_by,
         }
         if kind is EventKind.APPROVAL_DECIDED:
             data |= {"decided_by": a.decided_by, "comment": a.comment[:500], "decide_time": iso(a.decide_time)}
@@ -87,8 +104,18 @@ class NotificationPlanner:
         if kind is EventKind.APPROVAL_DECIDED:
             title = f"{a.state.name.capitalize()}: {a.action} by {a.agent_id} ({a.decided_by})"
         link = self._link(f"/approvals/{a.approval_id}")
-        event = NotificationEvent(event_id(kind, *key), kind, now, a.agent_id, a.approval_id, title, link, data)
-        return self._rows(event, channels)
+        return NotificationEvent(event_id(kind, *key), kind, now, a.agent_id, a.approval_id, title, link, data)
+
+    def current_approval_event(self, a: Approval, now: datetime) -> NotificationEvent:
+        """The event that describes `a` now: asked (pending), expired, or decided (approved, rejected,
+        cancelled)."""
+        if a.state is ApprovalState.PENDING:
+            kind = EventKind.APPROVAL_ESCALATED if a.stage else EventKind.APPROVAL_CREATED
+        elif a.state is ApprovalState.EXPIRED:
+            kind = EventKind.APPROVAL_EXPIRED
+        else:
+            kind = EventKind.APPROVAL_DECIDED
+        return self.approval_event(kind, a, now)
 
     # ---- the kill switch ---------------------------------------------------------------------
 

@@ -42,3 +42,30 @@ class NotificationRepository(Protocol):
     def counts(self) -> dict[DeliveryState, int]: ...
 
     def list(self, flt: NotificationFilter, page_size: int, page_token: str) -> Page[Notification]: ...
+
+
+class SlackMessages(Protocol):
+    """Where each approval's Slack messages were posted (`chat.postMessage` answers), so a decision
+    taken anywhere updates them with `chat.update`."""
+
+    def add(self, approval_id: str, channel: str, slack_channel: str, ts: str, now: datetime) -> None: ...
+
+    def find(self, approval_id: str, channel: str) -> list[tuple[str, str]]:
+        """(Slack channel id, message ts) of each message posted for the approval on `channel`."""
+        ...
+
+
+class SlackApiError(Exception):
+    """Slack's Web API answered `ok: false`, or could not be reached."""
+
+
+class SlackApi(Protocol):
+    """One Slack app's Web API (blocking)."""
+
+    def call(self, method: str, payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        """POST `payload` to `method` (chat.postMessage, chat.update, views.open); raises SlackApiError."""
+        ...
+
+    def respond(self, response_url: str, payload: Mapping[str, Any]) -> None:
+        """POST to an interaction's `response_url` (replace the message, or an ephemeral reply)."""
+        ...

@@ -27,8 +27,18 @@ notifications:
   claim_timeout: 60s              # a claimed row is claimed again after this (a worker that died mid-send)
   retention: 30d                  # delivered and failed rows are kept this long (pending ones always)
 ```
-A secret (`secret`, `password`, and `url` for Slack, whose URL is the credential) can be given inline, as
-`<key>_file` (read once at start) or `<key>_env` (an environment variable).
+A Slack channel may instead post through the Web API and take decisions (docs/notifications.md):
+```yaml
+    - name: slack-approvals
+      kind: slack
+      bot_token_env: SLACK_BOT_TOKEN       # chat.postMessage, chat.update, views.open
+      channel: C0123456789
+      signing_secret_env: SLACK_SIGNING_SECRET   # Approve / Reject buttons, POST /slack/interactions
+      users: {U0123ABC: alice, U0456DEF: bob}    # Slack user id -> console user
+```
+A secret (`secret`, `password`, `signing_secret`, `bot_token`, and `url` for Slack, whose URL is the
+credential) can be given inline, as `<key>_file` (read once at start) or `<key>_env` (an environment
+variable).
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +74,11 @@ _KEYS = {
 }
 _CHANNEL_KEYS = {
     "webhook": {"url", "secret", "timeout"},
-    "slack": {"url", "timeout"},
+    "slack": {"url", "timeout", "signing_secret", "users", "bot_token", "channel", "api_base_url"},
     "email": {"host", "port", "security", "username", "password", "from", "to", "timeout", "ca_file"},
 }
-_SECRETS = {"secret", "password", "url"}
+_SECRETS = {"secret", "password", "url", "signing_secret", "bot_token"}
+SLACK_API = "https://slack.com/api"
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,25 @@ class ChannelSettings:
     sender: str = ""
     to: tuple[str, ...] = ()
     ca_file: str = ""  # email: trust this CA instead of the system's (a private relay)
+    # Slack with interactive approvals: requests to /slack/interactions are verified with `signing_secret`
+    # and a Slack user decides as the console user `users` maps it to.
+    signing_secret: str = field(default="", repr=False)
+    users: Mapping[str, str] = field(default_factory=dict)
+    # Slack's Web API: with a bot token and a channel, messages are posted with chat.postMessage and
+    # updated in place with chat.update (and Reject opens its modal with views.open).
+    bot_token: str = field(default="", repr=False)
+    slack_channel: str = ""
+    api_base_url: str = SLACK_API
+
+    @property
+    def interactive(self) -> bool:
+        """Approval messages carry Approve and Reject buttons."""
+        return self.kind == "slack" and bool(self.signing_secret)
+
+    @property
+    def updates_in_place(self) -> bool:
+        """Messages are posted through the Web API, so a decision taken anywhere updates them."""
+        return self.kind == "slack" and bool(self.bot_token and self.slack_channel)
 
 
 @dataclass(frozen=True)
@@ -171,18 +201,19 @@ def _channel(raw: Any, key: str, env: Mapping[str, str]) -> ChannelSettings:
     out = ChannelSettings(
         name=name, kind=kind, timeout=parse_duration(timeout, f"{key}.timeout") if timeout is not None else 10.0
     )
-    if kind in ("webhook", "slack"):
+    if kind == "slack":
+        return _slack(raw, key, env, out)
+    if kind == "webhook":
         url = _secret(raw, "url", key, env)
         if not url:
             raise _bad(f"{key}.url", f"a {kind} channel needs url (or url_file, url_env)")
-        secret = _secret(raw, "secret", key, env) if kind == "webhook" else ""
-        if kind == "webhook":
-            if not secret:
-                raise _bad(f"{key}.secret", "a webhook channel needs a signing secret (secret, _file or _env)")
-            try:
-                signing.key_of(secret)
-            except ValueError as exc:
-                raise _bad(f"{key}.secret", str(exc)) from exc
+        secret = _secret(raw, "secret", key, env)
+        if not secret:
+            raise _bad(f"{key}.secret", "a webhook channel needs a signing secret (secret, _file or _env)")
+        try:
+            signing.key_of(secret)
+        except ValueError as exc:
+            raise _bad(f"{key}.secret", str(exc)) from exc
         return ChannelSettings(name=name, kind=kind, timeout=out.timeout, url=_url(url, f"{key}.url"), secret=secret)
     security = raw.get("security", "starttls")
     if security not in SECURITY:
@@ -214,6 +245,41 @@ def _channel(raw: Any, key: str, env: Mapping[str, str]) -> ChannelSettings:
         sender=sender,
         to=tuple(to),
         ca_file=_text(raw["ca_file"], f"{key}.ca_file") if raw.get("ca_file") is not None else "",
+    )
+
+
+def _slack(raw: Mapping[str, Any], key: str, env: Mapping[str, str], base: ChannelSettings) -> ChannelSettings:
+    """An incoming webhook (`url`) or the Web API (`bot_token` and `channel`); with `signing_secret`,
+    interactive approvals by the Slack users that `users` maps to console users."""
+    url = _secret(raw, "url", key, env)
+    bot_token = _secret(raw, "bot_token", key, env)
+    channel = raw.get("channel")
+    if channel is not None:
+        channel = _text(channel, f"{key}.channel")
+    if bool(bot_token) != bool(channel):
+        missing = "channel" if bot_token else "bot_token"
+        raise _bad(f"{key}.{missing}", "bot_token and channel go together (the Web API posts to that channel)")
+    if not url and not bot_token:
+        raise _bad(f"{key}.url", "a slack channel needs url (or url_file, url_env), or bot_token and channel")
+    signing_secret = _secret(raw, "signing_secret", key, env)
+    users_raw = raw.get("users")
+    users: dict[str, str] = {}
+    if users_raw is not None:
+        for slack_id, name in _mapping(users_raw, f"{key}.users").items():
+            if not isinstance(slack_id, str) or not slack_id or not isinstance(name, str) or not name:
+                raise _bad(f"{key}.users", "maps Slack user ids to console user names ({U0123ABC: alice})")
+            users[slack_id] = name
+    if users and not signing_secret:
+        raise _bad(f"{key}.signing_secret", "users decide in Slack only with a signing_secret to verify Slack")
+    api = raw.get("api_base_url")
+    return replace(
+        base,
+        url=_url(url, f"{key}.url") if url else "",
+        signing_secret=signing_secret,
+        users=users,
+        bot_token=bot_token,
+        slack_channel=channel or "",
+        api_base_url=_url(_text(api, f"{key}.api_base_url"), f"{key}.api_base_url").rstrip("/") if api else SLACK_API,
     )
 
 

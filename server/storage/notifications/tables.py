@@ -39,3 +39,23 @@ class NotificationRow(SQLModel, table=True):
     deliver_time: datetime | None = _utc(nullable=True)
     last_error: str = Field(default="")
     claimed_by: str = Field(default="", max_length=64)
+
+
+class SlackMessageRow(SQLModel, table=True):
+    """A message posted to Slack for an approval (migration 0061)."""
+
+    __tablename__ = "slack_messages"
+    __table_args__ = (
+        UniqueConstraint("slack_channel", "ts", name="uq_slack_messages_message"),
+        Index("ix_slack_messages_approval", "approval_id", "channel"),
+    )
+
+    seq: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    )
+    approval_id: str = Field(max_length=64)
+    channel: str = Field(max_length=64)
+    slack_channel: str = Field(max_length=64)
+    ts: str = Field(max_length=32)
+    create_time: datetime = _utc()
