@@ -5,7 +5,7 @@ migrated once per run (migrating per test was most of a sidecar's start-up). Tie
 from where it lives (`unit`, `integration`, `fleet`, `faults`) and what it uses (`browser`, `postgres`,
 `slow`), so `make test-fast` can pick the inner loop without anyone tagging tests by hand. Under
 pytest-xdist, a module's tests stay on one worker (module-scoped sidecars are started once) and the
-modules that start sidecar processes of their own go to one `processes` group.
+fault modules go to one `faults` group.
 """
 
 from __future__ import annotations
@@ -67,8 +67,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("browser")
         if browser or tier in ("fleet", "faults") or names & _SLOW_FIXTURES or rel in SLOW_MODULES:
             item.add_marker("slow")
-        # One worker per module (module-scoped sidecars start once); sidecar processes in one group.
-        group = "processes" if tier in ("fleet", "faults") else rel
+        # One worker per module (module-scoped sidecars start once). The fault modules stop databases and
+        # freeze processes, so they run one after another, never two at once.
+        group = "faults" if tier == "faults" else rel
         item.add_marker(pytest.mark.xdist_group(group))
 
 
