@@ -486,3 +486,128 @@ def test_tokens_certificate_revocation_is_once(repos: Repos) -> None:
     assert repos.tokens.revoke_certificate(fp, "lost", "op", T0)
     assert not repos.tokens.revoke_certificate(fp, "lost", "op", T0)
     assert fp in repos.tokens.revoked_certificates()
+
+
+# ---- more edges: where a fake could drift quietly ------------------------------------------------------
+
+
+def test_agents_foreign_page_token_and_terminated_is_contained(repos: Repos) -> None:
+    with pytest.raises(InvalidArgument) as e:
+        repos.agents.list("", 10, "garbage!")
+    assert e.value.field == "page_token"
+    a = uid("a")
+    repos.agents.set_standing(Containment(a, Standing.TERMINATED, "kill-1", "gone", "op"))
+    c = repos.agents.contained()[a]
+    assert (c.standing, c.kill_id, c.detail, c.actor) == (Standing.TERMINATED, "kill-1", "gone", "op")
+
+
+def test_decisions_keep_shadow_and_context_and_filter_on_them(repos: Repos) -> None:
+    a = uid("a")
+    plain = decision(a, 0)
+    shadowed = replace(decision(a, 1), shadow_guardrail="sh", shadow_reason="would block", context={"x": 1})
+    repos.decisions.insert_many([plain, shadowed])
+    got = repos.decisions.list(DecisionFilter(agent_id=a, shadow_guardrail="sh"), 10, "").items
+    assert [d.decision_id for d in got] == [shadowed.decision_id]
+    assert (got[0].shadow_reason, dict(got[0].context or {})) == ("would block", {"x": 1})
+    none = repos.decisions.list(DecisionFilter(agent_id=a, shadow_outcome="none"), 10, "").items
+    assert [d.decision_id for d in none] == [plain.decision_id] and none[0].context is None
+
+
+def test_approvals_filters_attempts_and_group_insert(repos: Repos) -> None:
+    a = uid("a")
+    first, retry = approval(a, 0, request_id="r"), replace(approval(a, 1, request_id="r"), attempt=1)
+    other = approval(a, 2)
+    assert repos.approvals.insert_many([(first, ()), (retry, ()), (other, ())]) == [True, True, True]
+    dup = approval(a, 3, request_id="r")
+    assert repos.approvals.insert_many([(dup, ()), (approval(a, 4), ())]) == [False, True]
+    found = repos.approvals.find_attach(a, "r", "dg")
+    assert found is not None and found.approval_id == retry.approval_id  # the newest attempt
+    rejected = replace(other, state=ApprovalState.REJECTED, version=1, decided_by="bob")
+    assert repos.approvals.update(rejected, 0)
+    by_state = repos.approvals.list(ApprovalFilter(agent_id=a, state=ApprovalState.REJECTED), 10, "").items
+    assert [x.approval_id for x in by_state] == [other.approval_id]
+    closed = repos.approvals.list(ApprovalFilter(agent_id=a, closed_only=True), 10, "").items
+    assert [x.approval_id for x in closed] == [other.approval_id]
+    assert repos.approvals.versions([other.approval_id, "apr-missing"]) == {other.approval_id: 1}
+    assert set(repos.approvals.get_many([first.approval_id, "apr-missing"])) == {first.approval_id}
+
+
+def test_budgets_pool_refusal_and_priority_floor(repos: Repos) -> None:
+    a, b = uid("a"), uid("b")
+    repos.budgets.init_global(100, T0)
+    repos.budgets.allocate(a, 200, Priority.NORMAL, T0, no_signals)  # allocations may exceed the pool
+    repos.budgets.allocate(b, 100, Priority.CRITICAL, T0, no_signals, priority_set=True)
+    repos.budgets.consume(a, 95, T0, no_signals)
+    refused = repos.budgets.reserve(reservation(a, 8), {Priority.NORMAL: 50}, T0, no_signals)
+    assert (refused.refused, refused.change) == ("global", None)  # NORMAL was not set explicitly: no floor
+    floor = repos.budgets.reserve(reservation(b, 8), {Priority.CRITICAL: 10}, T0, no_signals)
+    assert floor.refused == "" and floor.floor_applied and floor.change is not None
+    assert floor.change.global_budget.reserved == 8
+    over = repos.budgets.reserve(reservation(b, 11), {Priority.CRITICAL: 10}, T0, no_signals)
+    assert over.refused == "global"
+
+
+def test_budgets_runtime_total_survives_init_global(repos: Repos) -> None:
+    repos.budgets.init_global(100, T0)
+    assert repos.budgets.init_global(150, T0).total == 150  # a changed file total applies
+    c = repos.budgets.set_global(500, T0, no_signals)
+    assert (c.allocation, c.global_budget.total, c.global_budget.source) == (None, 500, "runtime")
+    assert repos.budgets.init_global(200, T0).total == 500  # set at runtime: the file no longer decides
+    _, glob = repos.budgets.read(uid("nobody"))
+    assert glob is not None and glob.total == 500
+
+
+def test_breakers_outcomes_count_failures_and_reset_on_success(repos: Repos) -> None:
+    from server.domain.safeguards.breakers import Outcome
+    from server.services.safeguards.breakers import OutcomeBatch, OutcomeEvent
+
+    key = uid("brk")
+    t = [T0 + timedelta(seconds=n) for n in range(4)]
+    fail = Outcome.FAILURE
+
+    def keep(b: Breaker, batch: OutcomeBatch) -> list[Any]:
+        return []
+
+    [(b, changes)] = repos.breakers.add_outcomes([OutcomeBatch(key, 1, [OutcomeEvent(fail, t[0])])], keep)
+    assert b is not None and changes == [] and b.failure_count == 1  # generation 1 creates the breaker
+    events = [OutcomeEvent(fail, t[1]), OutcomeEvent(Outcome.SUCCESS, t[2], cached=("v",)), OutcomeEvent(fail, t[3])]
+    [(b, _)] = repos.breakers.add_outcomes([OutcomeBatch(key, 1, events)], keep)
+    assert b is not None and (b.failure_count, b.last_failure_time, b.last_success_time) == (1, t[3], t[2])
+    assert (b.has_cached, b.cached) == (True, "v")
+    stale = repos.breakers.add_outcomes([OutcomeBatch(key, 7, [OutcomeEvent(fail, t[3])])], keep)
+    assert stale == [(None, [])]
+    stored = repos.breakers.get_breaker(key)
+    assert stored is not None and stored.failure_count == 1
+
+
+def test_leases_filters_and_ends_of_unknown_or_ended_leases(repos: Repos) -> None:
+    stale = T0 - timedelta(minutes=1)
+    agent = uid("ag")
+    k1, k2 = IsolationKey(Scope.USER, uid("u")), IsolationKey(Scope.SESSION, uid("s"))
+    l1, _ = repos.leases.try_acquire(k1, None, agent, 30.0, "", T0, None, stale)
+    l2, _ = repos.leases.try_acquire(k2, None, agent, 30.0, "", T0 + timedelta(seconds=1), None, stale)
+    assert l1 is not None and l2 is not None
+    by_scope = repos.leases.list_leases(int(Scope.USER), k1.id, agent, 0, 10, "").items
+    assert [x.lease_id for x in by_scope] == [l1.lease_id]
+    no_scope = repos.leases.list_leases(0, k1.id, agent, 0, 10, "").items  # an id means nothing without a scope
+    assert [x.lease_id for x in no_scope] == [l2.lease_id, l1.lease_id]
+    with pytest.raises(InvalidArgument):
+        repos.leases.list_leases(0, "", agent, 0, 10, "garbage!")
+    assert repos.leases.release(uid("lse"), T0) is None
+    ended = repos.leases.release(l1.lease_id, T0 + timedelta(seconds=2))
+    assert ended is not None and ended.end_time == T0 + timedelta(seconds=2)
+    again = repos.leases.renew(l1.lease_id, 30.0, T0 + timedelta(seconds=3))  # released stays released
+    assert again is not None and (again.state, again.end_time) == (LeaseState.RELEASED, T0 + timedelta(seconds=2))
+
+
+def test_tokens_foreign_page_token_and_revoke_twice(repos: Repos) -> None:
+    with pytest.raises(InvalidArgument):
+        repos.tokens.list("", True, 10, "garbage!")
+    s = uid("s")
+    t = token(s, 0)
+    repos.tokens.insert(t, "h" + t.token_id)
+    repos.tokens.revoke(t.token_id, T0 + timedelta(seconds=1))
+    v = repos.tokens.version()
+    again = repos.tokens.revoke(t.token_id, T0 + timedelta(seconds=2))
+    assert again is not None and again.revoke_time == T0 + timedelta(seconds=1)  # the first revocation stands
+    assert repos.tokens.version() == v
