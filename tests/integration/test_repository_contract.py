@@ -463,7 +463,7 @@ def test_tokens_insert_revoke_and_active(repos: Repos) -> None:
     assert repos.tokens.version() > v
     assert repos.tokens.active()["hash-" + t.token_id].subject == s
     revoked = repos.tokens.revoke(t.token_id, T0 + timedelta(seconds=1))
-    assert revoked is not None and revoked.token_id == t.token_id
+    assert revoked is not None and (revoked.token_id, revoked.revoke_time) == (t.token_id, None)  # as it was
     assert "hash-" + t.token_id not in repos.tokens.active()
     assert repos.tokens.revoke(uid("tok"), T0) is None
 
@@ -611,3 +611,30 @@ def test_tokens_foreign_page_token_and_revoke_twice(repos: Repos) -> None:
     again = repos.tokens.revoke(t.token_id, T0 + timedelta(seconds=2))
     assert again is not None and again.revoke_time == T0 + timedelta(seconds=1)  # the first revocation stands
     assert repos.tokens.version() == v
+
+
+def test_agents_a_standing_alone_is_not_a_registration(repos: Repos) -> None:
+    a = uid("a")
+    repos.agents.set_standing(Containment(a, Standing.QUARANTINED, "", "why", "op"))
+    assert not repos.agents.ever_registered(a) and repos.agents.get(a) is None
+    repos.agents.upsert(Agent(a))
+    assert repos.agents.ever_registered(a)
+    assert repos.agents.contained()[a].standing is Standing.QUARANTINED  # registering does not lift it
+
+
+def test_budgets_settle_after_expiry_and_ended_reservations_go(repos: Repos) -> None:
+    a = uid("a")
+    repos.budgets.init_global(1000, T0)
+    repos.budgets.allocate(a, 100, Priority.NORMAL, T0, no_signals)
+    r = reservation(a, 30, expire_s=10)
+    repos.budgets.reserve(r, {}, T0, no_signals)
+    repos.budgets.expire(T0 + timedelta(seconds=10), timedelta(hours=1), no_signals)
+    change, repeated = repos.budgets.settle(r.reservation_id, 12, a, T0 + timedelta(seconds=11), no_signals)
+    assert not repeated
+    assert (change.allocation.used, change.allocation.reserved, change.global_budget.reserved) == (12, 0, 0)
+    stored = repos.budgets.reservation(r.reservation_id)
+    assert stored is not None and (stored.state, stored.actual) == (ReservationState.EXPIRED, 12)
+    assert repos.budgets.expire(T0 + timedelta(hours=2), timedelta(hours=1), no_signals)[0] == 0
+    assert repos.budgets.reservation(r.reservation_id) is None
+    alloc, _ = repos.budgets.read(a)
+    assert alloc is not None and alloc.used == 12
