@@ -276,15 +276,19 @@ def test_budgets_reserve_then_settle(repos: Repos) -> None:
     assert (out.change.allocation.reserved, out.change.global_budget.reserved) == (40, 40)
     refused = repos.budgets.reserve(reservation(a, 70), {}, T0, no_signals)
     assert (refused.change, refused.refused) == (None, "agent")
-    with pytest.raises(PermissionDenied):
+    with pytest.raises(PermissionDenied) as denied:
         repos.budgets.settle(r.reservation_id, 25, "someone-else", T0, no_signals)
+    assert denied.value.reason == "NOT_YOUR_AGENT"  # what the agent is told is the same on every store
+    assert str(denied.value) == "agent credential 'someone-else' may only settle its own reservations"
     change, repeated = repos.budgets.settle(r.reservation_id, 25, a, T0, no_signals)
     assert not repeated
     assert (change.allocation.used, change.allocation.reserved, change.global_budget.used) == (25, 0, 25)
     change, repeated = repos.budgets.settle(r.reservation_id, 25, a, T0, no_signals)  # a retry changes nothing
     assert repeated and change.allocation.used == 25
-    with pytest.raises(FailedPrecondition):
+    with pytest.raises(FailedPrecondition) as settled:
         repos.budgets.settle(r.reservation_id, 26, a, T0, no_signals)
+    assert settled.value.reason == "ALREADY_SETTLED"
+    assert str(settled.value) == f"reservation {r.reservation_id!r} was already settled with actual 25"
     with pytest.raises(NotFound):
         repos.budgets.settle("rsv-missing", 1, a, T0, no_signals)
     stored = repos.budgets.reservation(r.reservation_id)
