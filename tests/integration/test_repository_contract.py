@@ -43,7 +43,9 @@ class Repos:
     tokens: Any
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+# The `postgres` tier marker by hand: conftest finds it from `db_url`'s parameter, which this fixture
+# cannot use (it is parametrized over the two databases only).
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def repos(request: pytest.FixtureRequest) -> Iterator[Repos]:
     if request.param == "memory":
         r = MemoryStore().repositories()
@@ -642,3 +644,43 @@ def test_budgets_settle_after_expiry_and_ended_reservations_go(repos: Repos) -> 
     assert repos.budgets.reservation(r.reservation_id) is None
     alloc, _ = repos.budgets.read(a)
     assert alloc is not None and alloc.used == 12
+
+
+def test_leases_the_queue_is_first_come_first_served(repos: Repos) -> None:
+    key = IsolationKey(Scope.USER, uid("u"))
+    stale = T0 - timedelta(minutes=1)
+    held, _ = repos.leases.try_acquire(key, 1, "holder", 30.0, "", T0, None, stale)
+    _, first = repos.leases.try_acquire(key, 1, "ag-first", 30.0, "", T0, None, stale)
+    _, second = repos.leases.try_acquire(key, 1, "ag-second", 30.0, "", T0, None, stale)
+    assert held is not None and first and second and first != second and repos.leases.waiters(key) == 2
+    repos.leases.release(held.lease_id, T0 + timedelta(seconds=1))
+    later = T0 + timedelta(seconds=2)
+    jumped, same = repos.leases.try_acquire(key, 1, "ag-second", 30.0, "", later, second, stale)
+    assert jumped is None and same == second  # the first waiter is ahead
+    granted, _ = repos.leases.try_acquire(key, 1, "ag-first", 30.0, "", later, first, stale)
+    assert granted is not None and granted.agent_id == "ag-first"
+    repos.leases.leave_queue(second)
+    assert repos.leases.waiters(key) == 0
+
+
+def test_leases_waiters_that_stop_polling_are_dropped(repos: Repos) -> None:
+    key = IsolationKey(Scope.USER, uid("u"))
+    long_ago = T0 - timedelta(minutes=1)
+    held, _ = repos.leases.try_acquire(key, 1, "holder", 30.0, "", T0, None, long_ago)
+    _, gone = repos.leases.try_acquire(key, 1, "ag-gone", 30.0, "", T0, None, long_ago)
+    assert held is not None and gone
+    repos.leases.release(held.lease_id, T0 + timedelta(seconds=1))
+    # Polls older than `stale_before` mean the waiter left: the next caller is not queued behind it.
+    now = T0 + timedelta(seconds=20)
+    got, _ = repos.leases.try_acquire(key, 1, "ag-new", 30.0, "", now, None, now - timedelta(seconds=10))
+    assert got is not None and got.agent_id == "ag-new"
+
+
+def test_breakers_a_transition_keeps_the_runtime_config(repos: Repos) -> None:
+    key = uid("brk")
+    repos.breakers.create_breakers([Breaker(key, BreakerConfig(), T0, T0)])
+    repos.breakers.set_runtime_config(key, {"failure_threshold": 2}, T0 + timedelta(seconds=1))
+    opened = Breaker(key, BreakerConfig(), T0, T0 + timedelta(seconds=2), state=BreakerState.OPEN, generation=2)
+    assert repos.breakers.transition(opened, 1)
+    b = repos.breakers.get_breaker(key)
+    assert b is not None and b.runtime_config == {"failure_threshold": 2} and b.create_time == T0
