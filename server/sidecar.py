@@ -111,18 +111,27 @@ async def build_server(
     extra_handlers: Sequence[grpc.GenericRpcHandler] = (),
     with_console: bool | None = None,
     with_scheduler: bool = True,
+    services: Services | None = None,
 ) -> Sidecar:
-    """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING."""
+    """Build and start a sidecar: storage and policy loaded, gRPC bound, health SERVING.
+
+    With `services` (already built, e.g. by `build_services(config, repos=MemoryStore().repositories())`),
+    the sidecar serves those instead of building its own on the configured database: rule tests get
+    in-process gRPC on the in-memory adapters through the same wiring. The sidecar owns them from then on
+    (`stop()` closes them); `clock` is then the one they were built with, so passing both is an error."""
     credentials = server_credentials(config)
     check_exposure(config)
-    # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
-    release_sqlite = lock_sqlite_for_serving(config.database_url())
-    try:
-        services = await asyncio.to_thread(build_services, config, clock=clock)
-    except BaseException:
-        release_sqlite()
-        raise
-    services.closers.insert(0, release_sqlite)
+    if services is None:
+        # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
+        release_sqlite = lock_sqlite_for_serving(config.database_url())
+        try:
+            services = await asyncio.to_thread(build_services, config, clock=clock)
+        except BaseException:
+            release_sqlite()
+            raise
+        services.closers.insert(0, release_sqlite)
+    elif clock is not None:
+        raise ValueError("build_server: pass the clock to build_services, not beside prebuilt services")
     services.recovery.start(asyncio.get_running_loop())
     auth = AuthInterceptor(
         services.access,

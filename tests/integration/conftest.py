@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from server.bootstrap import build_services
 from tests.fakes import FakeClock
+from tests.fakes.memory import MemoryStore
 
 from .harness import RunningSidecar, make_config
 
@@ -36,4 +38,20 @@ def clock() -> FakeClock:
 def s(tmp_path: Path, clock: FakeClock) -> Iterator[RunningSidecar]:
     """A sidecar on SQLite running on `clock`."""
     with RunningSidecar(make_config(tmp_path), clock=clock) as sidecar:
+        yield sidecar
+
+
+@pytest.fixture
+def memory_store() -> MemoryStore:
+    """The in-memory "database" under `memory_sidecar` (a test may look into it or build on it again)."""
+    return MemoryStore()
+
+
+@pytest.fixture
+def memory_sidecar(tmp_path: Path, clock: FakeClock, memory_store: MemoryStore) -> Iterator[RunningSidecar]:
+    """A sidecar over real gRPC whose services run on the in-memory repositories and `clock`, built by the
+    composition root: for tests about a rule, not about storage."""
+    config = make_config(tmp_path)
+    services = build_services(config, repos=memory_store.repositories(), clock=clock)
+    with RunningSidecar(config, services=services) as sidecar:
         yield sidecar

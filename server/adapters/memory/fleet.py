@@ -272,13 +272,20 @@ class MemoryBudgetLedger:
             if r is None:
                 raise NotFound(f"no reservation has id {reservation_id!r}", field="reservation_id")
             if caller is not None and r.agent_id != caller:
-                raise PermissionDenied("not yours", reason="NOT_YOUR_AGENT", field="reservation_id")
+                raise PermissionDenied(
+                    f"agent credential {caller!r} may only settle its own reservations",
+                    reason="NOT_YOUR_AGENT",
+                    field="reservation_id",
+                )
             a, g = self.allocations.get(r.agent_id), self.glob
             if a is None or g is None:
                 raise _no_allocation(r.agent_id)
             if r.actual is not None:
                 if r.actual != actual:
-                    raise FailedPrecondition("already settled", reason="ALREADY_SETTLED")
+                    raise FailedPrecondition(
+                        f"reservation {reservation_id!r} was already settled with actual {r.actual}",
+                        reason="ALREADY_SETTLED",
+                    )
                 return Change(copy.copy(a), copy.copy(g), ()), True
             if r.state is ReservationState.OPEN:
                 a.reserved, g.reserved = max(0, a.reserved - r.tokens), max(0, g.reserved - r.tokens)

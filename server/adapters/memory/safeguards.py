@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from server.domain.errors import FailedPrecondition
+from server.domain import pages
+from server.domain.errors import FailedPrecondition, InvalidArgument
 from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState
@@ -259,15 +260,38 @@ class MemorySafeguards:
     def list_leases(
         self, scope: int, key_id: str, agent_id: str, state: int, page_size: int, page_token: str
     ) -> Page[Lease]:
-        items = [
-            le
-            for le in self._all("lease")
-            if (not scope or le.key.scope == scope)
-            and (not key_id or le.key.id == key_id)
-            and (not agent_id or le.agent_id == agent_id)
-            and (not state or le.state == state)
-        ]
-        return Page(sorted(items, key=lambda le: le.acquire_time, reverse=True), "")
+        """Newest first by (acquire time, lease id), paged like the SQL repository; `key_id` filters only
+        with a `scope`, as there."""
+        size = pages.page_size(page_size)
+        after = pages.decode(page_token)
+        if after is not None and not (isinstance(after, list) and len(after) == 2):
+            raise InvalidArgument("page_token is not a token this server issued", field="page_token")
+        with self._lock:
+            items = [
+                le
+                for le in self._all("lease")
+                if (not scope or (le.key.scope == scope and (not key_id or le.key.id == key_id)))
+                and (not agent_id or le.agent_id == agent_id)
+                and (not state or le.state == state)
+            ]
+        ordered = sorted(items, key=lambda le: (le.acquire_time, le.lease_id), reverse=True)
+        if after is not None:
+            cut = (datetime.fromisoformat(after[0]), after[1])
+            ordered = [le for le in ordered if (le.acquire_time, le.lease_id) < cut]
+        shown = ordered[:size]
+        more = len(ordered) > size
+        token = pages.encode([shown[-1].acquire_time.isoformat(), shown[-1].lease_id]) if more else ""
+        return Page(shown, token)
 
     def prune_leases(self, ended_before: datetime) -> int:
-        return 0
+        """Forget ended leases (and waiters that stopped polling) from before `ended_before`."""
+        with self._lock:
+            self._waiters = [w for w in self._waiters if w["poll"] >= ended_before]
+            gone = [
+                k
+                for k, le in self.rows.items()
+                if k[0] == "lease" and le.state is not LeaseState.ACTIVE and le.end_time < ended_before
+            ]
+            for k in gone:
+                del self.rows[k]
+            return len(gone)
