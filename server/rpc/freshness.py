@@ -11,7 +11,7 @@ import grpc
 from server.services.fleet.freshness import CacheFreshness
 
 
-class FreshnessInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class FreshnessInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, freshness: CacheFreshness) -> None:
         self.freshness = freshness
 

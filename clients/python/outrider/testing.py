@@ -138,7 +138,7 @@ class _Supervisor(supervisor_service_pb2_grpc.SupervisorServiceServicer):
             found = self.state.approvals.get(request.approval_id)
             if found is None:
                 context.abort(grpc.StatusCode.NOT_FOUND, f"no approval {request.approval_id!r}")
-            approval: FakeApproval = found  # type: ignore[assignment]  # abort() raises
+            approval: FakeApproval = found  # abort() raises
             first = approval.message()
         yield supervisor_service_pb2.WatchApprovalResponse(approval=first)
         while context.is_active():
