@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.decision_journal import FileDecisionJournal
 from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
 from server.adapters.policy_file import FilePolicySource
@@ -143,6 +144,7 @@ def build_services(
     n = config.notifications
     planner = NotificationPlanner(n.routes, config.console_public_url, config.sensitive_keys, n.context_keys)
     single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
+    on_sql = repos is None
     if repos is None:
         if config.db_url is None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -168,7 +170,11 @@ def build_services(
             close()
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
-    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys)
+    # On SQL storage, decisions it cannot take wait in a local journal under the data dir (opened by start()).
+    journal = (lambda: FileDecisionJournal(config.data_dir, config.decision_log.journal_max_bytes)) if on_sql else None
+    decisions = DecisionLog(
+        repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys, journal=journal
+    )
     access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)
