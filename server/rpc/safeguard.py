@@ -22,8 +22,9 @@ from server.rpc import safeguard_convert as cv
 from server.rpc.auth import current_principal
 from server.rpc.convert import seconds
 from server.rpc.errors import translate_errors
+from server.services.idempotency import answer_with
 from server.services.safeguards.breakers import BreakerService
-from server.services.safeguards.budgets import BudgetService
+from server.services.safeguards.budgets import BudgetService, Consumed
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
@@ -187,14 +188,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def Consume(self, request: pb.ConsumeRequest, context: Ctx) -> pb.ConsumeResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _consume_pb(BudgetService.consumed_from(change)).SerializeToString())
         done = await asyncio.to_thread(self.budgets.consume, request.agent_id, request.tokens, request.request_id)
-        return pb.ConsumeResponse(
-            allocation=cv.allocation_pb(done.allocation),
-            global_budget=cv.global_pb(done.global_budget),
-            over_budget=done.usage.over_budget,
-            warnings=list(done.usage.warnings),
-            signals=[cv.signal_pb(s) for s in done.usage.signals],
-        )
+        return _consume_pb(done)
 
     async def CanConsume(self, request: pb.CanConsumeRequest, context: Ctx) -> pb.CanConsumeResponse:
         fit = await asyncio.to_thread(self.budgets.can_consume, request.agent_id, request.tokens, True)
@@ -357,3 +354,13 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
         )
         return pb.ValidatePlanResponse(valid=not found, violations=[cv.violation_pb(v) for v in found])
+
+
+def _consume_pb(done: Consumed) -> pb.ConsumeResponse:
+    return pb.ConsumeResponse(
+        allocation=cv.allocation_pb(done.allocation),
+        global_budget=cv.global_pb(done.global_budget),
+        over_budget=done.usage.over_budget,
+        warnings=list(done.usage.warnings),
+        signals=[cv.signal_pb(s) for s in done.usage.signals],
+    )

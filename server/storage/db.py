@@ -12,6 +12,9 @@ from typing import Any
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import ExceptionContext
+
+from server.domain.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +27,42 @@ def sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / 'outrider.db').resolve()}"
 
 
+# PostgreSQL SQLSTATEs that mean "the server cannot serve now", not "this statement is wrong": connection
+# exceptions (class 08), shutdowns (57P01-57P03: admin shutdown, crash shutdown, cannot connect now) and
+# too many connections (53300).
+_UNAVAILABLE_STATES = ("57P01", "57P02", "57P03", "53300")
+# SQLite's equivalents: the file is locked past busy_timeout, the disk fails, the file cannot be opened.
+_SQLITE_UNAVAILABLE = ("database is locked", "disk i/o error", "unable to open database")
+
+
+def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
+    """The `handle_error` hook of every engine: a driver error that means the database cannot be reached
+    becomes StorageUnavailable (one fixed message for callers); the driver's text is logged here only."""
+    if ctx.is_pre_ping:  # the pool's own liveness probe: it reconnects by itself
+        return None
+    orig = ctx.original_exception
+    state = str(getattr(orig, "sqlstate", "") or "")
+    text_ = str(orig).lower()
+    unavailable = (
+        ctx.is_disconnect
+        or ctx.connection is None  # connecting failed
+        or state.startswith("08")
+        or state in _UNAVAILABLE_STATES
+        or (ctx.dialect is not None and ctx.dialect.name == "sqlite" and any(m in text_ for m in _SQLITE_UNAVAILABLE))
+    )
+    if not unavailable:
+        return None
+    log.warning("storage unavailable: %s: %s", type(orig).__name__, str(orig).strip()[:500])
+    return StorageUnavailable()
+
+
 def create_db_engine(url: str) -> Engine:
+    engine = _create_db_engine(url)
+    event.listen(engine, "handle_error", storage_unavailable)
+    return engine
+
+
+def _create_db_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 

@@ -289,7 +289,7 @@ class BudgetService:
         if (done := self._done(key)) is not None:
             return done  # type: ignore[no-any-return]
         change = self.ledger.consume(agent_id, tokens, self.clock.utcnow(), self._evaluate(agent_id))
-        result = self._consumed(change)
+        result = self.consumed_from(change)
         self._remember(key, result)
         if result.usage.warnings:
             log.warning("token budget warning", extra={"agent_id": agent_id, "warnings": list(result.usage.warnings)})
@@ -297,7 +297,8 @@ class BudgetService:
         return result
 
     @staticmethod
-    def _consumed(change: Change) -> Consumed:
+    def consumed_from(change: Change) -> Consumed:
+        """What Consume answers for a ledger change (also rendered inside its transaction, for idempotency)."""
         a, g = change.allocation, change.global_budget
         assert a is not None
         over = a.used > a.allocated or g.used > g.total
@@ -424,7 +425,7 @@ class BudgetService:
             assert change.allocation is not None
             return Consumed(change.allocation.copy(), change.global_budget.copy(), Usage(False, (), ()))
         self._finish(change)
-        return self._consumed(change)
+        return self.consumed_from(change)
 
     def _evaluate_settle(self) -> Evaluate:
         wall = self.clock.utcnow()

@@ -34,6 +34,7 @@ from server.domain.safeguards.budgets import (
 )
 from server.services.safeguards.budgets import Change, Evaluate, ReserveOutcome
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import AllocationRow, GlobalBudgetRow, ReservationRow
 from server.storage.supervisor.repository import utc
 
@@ -319,7 +320,9 @@ class SqlBudgetLedger:
             if a_row is None:
                 raise _no_allocation(agent_id)
             g_row = self._global_delta(conn, now, used=tokens)
-            return self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            remember_in_transaction(conn, change)  # the retry of a lost answer finds it: counted once
+            return change
 
     # ---- reservations ----------------------------------------------------------------------
 
