@@ -13,7 +13,7 @@ from typing import Any
 
 from server.cli.workers import write_port_file
 from server.config import Config, ConfigError, load_config
-from server.domain.errors import OutriderError
+from server.domain.errors import OutriderError, StorageUnavailable
 from server.logs import setup_logging
 
 log = logging.getLogger("outrider")
@@ -162,6 +162,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"outrider: configuration error: {exc}", file=sys.stderr)
         return 2
     setup_logging(config.log_format, config.log_level)
+    try:
+        return _run(args, config, argv)
+    except StorageUnavailable as exc:  # one line, as the commands print their own errors; the driver's
+        print(f"outrider: {exc.message}", file=sys.stderr)  # text (host, port) is in the log line above
+        return 1
+
+
+def _run(args: argparse.Namespace, config: Config, argv: list[str] | None) -> int:
     if args.command == "check-config":
         return _check_config(config)
     if args.command == "tokens":
