@@ -78,6 +78,7 @@ class Load:
                 continue
             with self._lock:
                 self.accepted.add(r.decision_id)
+            time.sleep(0.02)  # under the operator's rate limit (limits.requests_per_second)
 
     def _consumes(self) -> None:
         while not self._stop.is_set():
@@ -89,6 +90,7 @@ class Load:
                 continue
             with self._lock:
                 self.consumed += 1
+            time.sleep(0.02)
 
     def __enter__(self) -> Load:
         for t in self.threads:
@@ -200,7 +202,8 @@ def test_a_full_journal_refuses_or_answers_as_configured(pg: OwnPostgres, tmp_pa
             err = refused[0]
             assert err.code() == grpc.StatusCode.UNAVAILABLE
             assert error_info(err).reason == "DECISION_LOG_FULL"
-            assert _health(s) == health_pb2.HealthCheckResponse.NOT_SERVING
+            not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+            wait_until(lambda: _health(s) == not_serving, "outrider.decision_log NOT_SERVING", 30)
         else:
             assert not refused, [e.details() for e in refused]
             assert _health(s) == health_pb2.HealthCheckResponse.SERVING
