@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,12 @@ def sqlite_url(data_dir: Path) -> str:
 _UNAVAILABLE_STATES = ("57P01", "57P02", "57P03", "53300")
 # SQLite's equivalents: the file is locked past busy_timeout, the disk fails, the file cannot be opened.
 _SQLITE_UNAVAILABLE = ("database is locked", "disk i/o error", "unable to open database")
+_LOG_EVERY = 5.0  # seconds: one line per burst of failures, with the count of those not logged
+
+
+class _Quiet:
+    last = 0.0
+    skipped = 0
 
 
 def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
@@ -52,7 +59,17 @@ def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
     )
     if not unavailable:
         return None
-    log.warning("storage unavailable: %s: %s", type(orig).__name__, str(orig).strip()[:500])
+    now = time.monotonic()
+    if now - _Quiet.last >= _LOG_EVERY:
+        log.warning(
+            "storage unavailable: %s: %s (%d more since the last line)",
+            type(orig).__name__,
+            str(orig).strip()[:500],
+            _Quiet.skipped,
+        )
+        _Quiet.last, _Quiet.skipped = now, 0
+    else:
+        _Quiet.skipped += 1
     return StorageUnavailable()
 
 

@@ -142,9 +142,7 @@ def test_a_sigkill_during_the_outage_loses_nothing_journaled(pg: OwnPostgres, tm
         pg.stop()
         ids = {s.supervisor.CheckAction(check("killed-1", "search"), timeout=30).decision_id for _ in range(25)}
         # Accepted while storage is down: the writer journals them (fsync'd) once its write is refused.
-        wait_until(
-            lambda: all(i.encode() in _journal_text(tmp_path) for i in ids), "the decisions journaled", 120
-        )
+        wait_until(lambda: all(i.encode() in _journal_text(tmp_path) for i in ids), "the decisions journaled", 120)
         s.close(signal.SIGKILL)
     finally:
         s.close(signal.SIGKILL)
@@ -172,9 +170,7 @@ def _health(s: SidecarProc) -> int:
 def _config(tmp: Path, on_full: str) -> Path:
     path = tmp / f"outrider-{on_full}.yaml"
     # A journal with room for a few batches of one decision, a writer that flushes often.
-    path.write_text(
-        f"decision_log:\n  journal_max_bytes: 3000\n  on_journal_full: {on_full}\n  flush_interval: 50ms\n"
-    )
+    path.write_text(f"decision_log:\n  journal_max_bytes: 3000\n  on_journal_full: {on_full}\n  flush_interval: 50ms\n")
     return path
 
 
