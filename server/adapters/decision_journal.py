@@ -167,6 +167,7 @@ class FileDecisionJournal:
             if end < 0:  # a torn last line: never fsync'd, never acknowledged as journaled
                 log.warning("decision journal: skipping a torn last line (%d bytes)", len(data))
                 self._truncate_tail()
+                self.replayed(self._offset)  # everything before it is replayed: the file starts over
                 return None
             after = self._offset + end + 1
             try:
