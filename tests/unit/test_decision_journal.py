@@ -99,7 +99,7 @@ def test_a_journal_left_by_a_killed_process_is_replayed_at_start_skipping_stored
     assert log._thread is not None
     log._thread.join(10)
     journal = log._journal
-    assert journal is not None
+    assert isinstance(journal, FileDecisionJournal)
     path = journal.path
     journal.close()
     journaled = _read(path)
