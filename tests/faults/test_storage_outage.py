@@ -195,9 +195,9 @@ def test_a_full_journal_refuses_or_answers_as_configured(pg: OwnPostgres, tmp_pa
             time.sleep(0.06)  # one decision per writer batch: the journal fills batch by batch
         if on_full == "block":
             assert refused, "a full journal with on_journal_full: block still answered CheckAction"
-            err = refused[0]
-            assert err.code() == grpc.StatusCode.UNAVAILABLE
-            assert error_info(err).reason == "DECISION_LOG_FULL"
+            first = refused[0]
+            assert first.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_info(first).reason == "DECISION_LOG_FULL"
             not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
             wait_until(lambda: _health(s) == not_serving, "outrider.decision_log NOT_SERVING", 30)
         else:
