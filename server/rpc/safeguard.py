@@ -24,7 +24,7 @@ from server.rpc.convert import seconds
 from server.rpc.errors import translate_errors
 from server.services.idempotency import answer_with
 from server.services.safeguards.breakers import BreakerService
-from server.services.safeguards.budgets import BudgetService, Consumed
+from server.services.safeguards.budgets import Allocated, BudgetService, Consumed
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
@@ -175,6 +175,8 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     # ---- token budgets ---------------------------------------------------------------------
 
     async def Allocate(self, request: pb.AllocateRequest, context: Ctx) -> pb.AllocateResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _allocate_pb(BudgetService.allocated_from(change)).SerializeToString())
         done = await asyncio.to_thread(
             self.budgets.allocate,
             request.agent_id,
@@ -183,9 +185,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             current_principal().label,
             request.request_id,
         )
-        return pb.AllocateResponse(
-            allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
-        )
+        return _allocate_pb(done)
 
     async def Consume(self, request: pb.ConsumeRequest, context: Ctx) -> pb.ConsumeResponse:
         # The idempotency record is written in the ledger's transaction, with this answer.
@@ -363,4 +363,10 @@ def _consume_pb(done: Consumed) -> pb.ConsumeResponse:
         over_budget=done.usage.over_budget,
         warnings=list(done.usage.warnings),
         signals=[cv.signal_pb(s) for s in done.usage.signals],
+    )
+
+
+def _allocate_pb(done: Allocated) -> pb.AllocateResponse:
+    return pb.AllocateResponse(
+        allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
     )

@@ -57,3 +57,40 @@ def test_a_retried_consume_whose_answer_was_lost_at_a_crash_counts_once(pg: OwnP
         assert second.safeguard.Consume(fresh, timeout=30).allocation.used == 14
     finally:
         second.close()
+
+
+def test_a_retried_allocate_whose_answer_was_lost_at_a_crash_does_not_restart_the_count(
+    pg: OwnPostgres, tmp_path: Path
+) -> None:
+    db_url = fresh_database(pg)
+    dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+    token = operator_token(tmp_path, db_url)
+    agent = "lost-answer-2"
+    request = spb.AllocateRequest(agent_id=agent, tokens=500, request_id="allocate-lost-1")
+    first = SidecarProc(tmp_path, db_url, token, "A").wait_serving()
+    try:
+        first.safeguard.Allocate(spb.AllocateRequest(agent_id=agent, tokens=1_000))
+        with psycopg.connect(dsn) as blocker:
+            blocker.execute("SELECT used FROM safeguard_allocations WHERE agent_id = %s FOR UPDATE", (agent,))
+            with pytest.raises(grpc.RpcError) as lost:
+                first.safeguard.Allocate(request, timeout=2)
+            assert lost.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            blocker.commit()
+        wait_until(lambda: _allocated(dsn, agent) == 500, "the allocate committed", 60)
+    finally:
+        first.close(signal.SIGKILL)
+    second = SidecarProc(tmp_path, db_url, token, "B").wait_serving()
+    try:
+        second.safeguard.Consume(spb.ConsumeRequest(agent_id=agent, tokens=40), timeout=30)
+        again = second.safeguard.Allocate(request, timeout=30)
+        assert again.allocation.allocated == 500 and again.allocation.used == 0  # the first call's answer
+        assert _used(dsn, agent) == 40, "the retried Allocate was applied again and restarted the count"
+    finally:
+        second.close()
+
+
+def _allocated(dsn: str, agent: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT allocated FROM safeguard_allocations WHERE agent_id = %s", (agent,)).fetchone()
+    assert row is not None
+    return int(row[0])

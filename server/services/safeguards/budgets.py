@@ -274,12 +274,17 @@ class BudgetService:
         change = self.ledger.allocate(
             agent_id, tokens, prio, self.clock.utcnow(), self._evaluate(agent_id), priority_set=bool(priority)
         )
-        assert change.allocation is not None
-        result = Allocated(change.allocation.copy(), change.signals)
+        result = self.allocated_from(change)
         self._remember(key, result)
         self._finish(change)
         self.audit.record(actor, "budget.allocate", agent_id, {"tokens": tokens, "priority": prio.name})
         return result
+
+    @staticmethod
+    def allocated_from(change: Change) -> Allocated:
+        """What Allocate answers for a ledger change (also rendered inside its transaction, for idempotency)."""
+        assert change.allocation is not None
+        return Allocated(change.allocation.copy(), change.signals)
 
     def consume(self, agent_id: str, tokens: int, request_id: str = "") -> Consumed:
         """Record usage (never refused); warnings from 90%, signals on the edges."""

@@ -312,7 +312,9 @@ class SqlBudgetLedger:
                 .values(reserved=_minus(col(G.reserved), held), update_time=now, version=col(G.version) + 1)
                 .returning(*_G_COLS)
             ).one()
-            return self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            remember_in_transaction(conn, change)  # a retried Allocate never restarts the count again
+            return change
 
     def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change:
         with self._tx() as conn:
