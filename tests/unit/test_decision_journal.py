@@ -49,7 +49,7 @@ class Flaky:
 def _log(tmp: Path, repo: Flaky, **settings: Any) -> DecisionLog:
     s = DecisionLogSettings(flush_interval=0.01, **settings)
     log = DecisionLog(repo, FakeClock(), s, journal=lambda: FileDecisionJournal(tmp, s.journal_max_bytes))
-    log.max_backoff = 0.05
+    log.max_retry_backoff = 0.05
     return log
 
 

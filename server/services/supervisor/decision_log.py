@@ -170,6 +170,9 @@ class DecisionLog:
         self._last_drop_log = 0.0
         self._in_flight = 0  # records taken from the buffer and not yet finished (writer thread)
         self.max_backoff = 5.0
+        # Between two attempts to write what waits for storage: short, so a database that is back is
+        # used within a second (an attempt against a database that is down costs one refused connection).
+        self.max_retry_backoff = 1.0
 
     def start(self) -> None:
         if self._open_journal is not None and self._journal is None:
@@ -381,7 +384,7 @@ class DecisionLog:
             decisions[0].decision_id,
             decisions[-1].decision_id,
         )
-        self._retry_backoff = min(max(self._retry_backoff * 2, 0.05), self.max_backoff)
+        self._retry_backoff = min(max(self._retry_backoff * 2, 0.05), self.max_retry_backoff)
         self._retry_at = time.monotonic() + self._retry_backoff
 
     def _waiting(self) -> bool:
