@@ -159,29 +159,45 @@ class FileDecisionJournal:
         self._size += len(line)
         return True
 
-    def head(self) -> tuple[list[Decision], int] | None:
-        """The oldest batch not replayed yet and the offset just past it (None: nothing pending)."""
-        while self._offset < self._size:
-            data = os.pread(self._fd, self._size - self._offset, self._offset)
-            end = data.find(b"\n")
+    def head(self, limit: int = 1) -> tuple[list[Decision], int] | None:
+        """The oldest batches not replayed yet, whole, until they hold `limit` decisions, and the offset just
+        past them (None: nothing readable is pending; a torn tail is cut off)."""
+        out: list[Decision] = []
+        pos = self._offset
+        while pos < self._size and len(out) < limit:
+            end = self._line_end(pos)
             if end < 0:  # a torn last line: never fsync'd, never acknowledged as journaled
-                log.warning("decision journal: skipping a torn last line (%d bytes)", len(data))
-                self._truncate_tail()
-                self.replayed(self._offset)  # everything before it is replayed: the file starts over
+                if out:
+                    break  # replay what comes before it first
+                log.warning("decision journal: skipping a torn last line (%d bytes)", self._size - pos)
+                self._truncate_tail(pos)
+                self.replayed(pos)  # everything before it is replayed: the file starts over
                 return None
-            after = self._offset + end + 1
             try:
-                batch = [from_record(r) for r in json.loads(data[:end])]
+                out += [from_record(r) for r in json.loads(os.pread(self._fd, end - pos, pos))]
             except (ValueError, KeyError, TypeError) as exc:
-                log.error("decision journal: an unreadable batch at offset %d is skipped: %s", self._offset, exc)
-                self._write_offset(after)
-                continue
-            return batch, after
-        return None
+                log.error("decision journal: an unreadable batch at offset %d is skipped: %s", pos, exc)
+            pos = end + 1
+        if not out:
+            if pos > self._offset:
+                self.replayed(pos)
+            return None
+        return out, pos
 
-    def _truncate_tail(self) -> None:
-        os.ftruncate(self._fd, self._offset)
-        self._size = self._offset
+    def _line_end(self, pos: int) -> int:
+        """The offset of the newline that ends the line starting at `pos` (-1: the file ends first)."""
+        at = pos
+        while at < self._size:
+            chunk = os.pread(self._fd, min(1 << 16, self._size - at), at)
+            found = chunk.find(b"\n")
+            if found >= 0:
+                return at + found
+            at += len(chunk)
+        return -1
+
+    def _truncate_tail(self, pos: int) -> None:
+        os.ftruncate(self._fd, pos)
+        self._size = pos
         os.fsync(self._fd)
 
     def replayed(self, offset: int) -> None:

@@ -118,8 +118,9 @@ class DecisionJournal(Protocol):
         """Durably (fsync) append one batch; False, nothing written, when the journal is full."""
         ...
 
-    def head(self) -> tuple[list[Decision], int] | None:
-        """The oldest batch not replayed and its end marker for `replayed` (None: nothing readable)."""
+    def head(self, limit: int = 1) -> tuple[list[Decision], int] | None:
+        """The oldest batches not replayed (whole, up to `limit` decisions) and their end marker for
+        `replayed` (None: nothing readable is pending)."""
         ...
 
     def replayed(self, offset: int) -> None: ...

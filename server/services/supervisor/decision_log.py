@@ -431,7 +431,7 @@ class DecisionLog:
         journal = self._journal
         while True:
             if journal is not None and journal.pending_bytes:
-                head = journal.head()
+                head = journal.head(self.settings.batch_size)  # several small batches in one write
                 if head is None:  # a torn tail was cut off
                     self._count_journal()
                     continue
