@@ -27,7 +27,8 @@ FIXED = "storage unavailable, retry"
 
 def _register(s: RunningSidecar, agent_id: str, timeout: float) -> pb.RegisterAgentResponse:
     req = pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent_id, group="g"))
-    return s.stub.RegisterAgent(req, timeout=timeout)
+    answer: pb.RegisterAgentResponse = s.stub.RegisterAgent(req, timeout=timeout)
+    return answer
 
 
 def test_register_agent_waits_for_a_restarting_database_then_gives_up_unavailable(
