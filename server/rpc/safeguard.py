@@ -24,7 +24,7 @@ from server.rpc.convert import seconds
 from server.rpc.errors import translate_errors
 from server.services.idempotency import answer_with
 from server.services.safeguards.breakers import BreakerService
-from server.services.safeguards.budgets import Allocated, BudgetService, Consumed
+from server.services.safeguards.budgets import Allocated, BudgetService, Consumed, Reserved
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
@@ -237,17 +237,12 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def Reserve(self, request: pb.ReserveRequest, context: Ctx) -> pb.ReserveResponse:
         ttl = _positive_duration(request, "ttl")
+        # A granted reservation's idempotency record is written in its transaction, with this answer.
+        answer_with(lambda out: _reserve_pb(BudgetService.reserved_from(out)).SerializeToString())
         done = await asyncio.to_thread(
             self.budgets.reserve, request.agent_id, request.estimate, ttl, request.request_id
         )
-        return pb.ReserveResponse(
-            granted=done.granted,
-            reservation=cv.reservation_pb(done.reservation) if done.reservation else None,
-            reason=done.reason,
-            allocation=cv.allocation_pb(done.allocation),
-            priority_floor_applied=done.priority_floor_applied,
-            signals=[cv.signal_pb(s) for s in done.signals],
-        )
+        return _reserve_pb(done)
 
     async def Settle(self, request: pb.SettleRequest, context: Ctx) -> pb.SettleResponse:
         done = await asyncio.to_thread(self.budgets.settle, request.reservation_id, request.actual, _caller())
@@ -369,4 +364,15 @@ def _consume_pb(done: Consumed) -> pb.ConsumeResponse:
 def _allocate_pb(done: Allocated) -> pb.AllocateResponse:
     return pb.AllocateResponse(
         allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
+    )
+
+
+def _reserve_pb(done: Reserved) -> pb.ReserveResponse:
+    return pb.ReserveResponse(
+        granted=done.granted,
+        reservation=cv.reservation_pb(done.reservation) if done.reservation else None,
+        reason=done.reason,
+        allocation=cv.allocation_pb(done.allocation),
+        priority_floor_applied=done.priority_floor_applied,
+        signals=[cv.signal_pb(s) for s in done.signals],
     )

@@ -94,3 +94,40 @@ def _allocated(dsn: str, agent: str) -> int:
         row = conn.execute("SELECT allocated FROM safeguard_allocations WHERE agent_id = %s", (agent,)).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def test_a_retried_reserve_whose_answer_was_lost_at_a_crash_holds_the_tokens_once(
+    pg: OwnPostgres, tmp_path: Path
+) -> None:
+    db_url = fresh_database(pg)
+    dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+    token = operator_token(tmp_path, db_url)
+    agent = "lost-answer-3"
+    request = spb.ReserveRequest(agent_id=agent, estimate=30, request_id="reserve-lost-1")
+    first = SidecarProc(tmp_path, db_url, token, "A").wait_serving()
+    try:
+        first.safeguard.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=1_000_000))
+        first.safeguard.Allocate(spb.AllocateRequest(agent_id=agent, tokens=1_000))
+        with psycopg.connect(dsn) as blocker:
+            blocker.execute("SELECT used FROM safeguard_allocations WHERE agent_id = %s FOR UPDATE", (agent,))
+            with pytest.raises(grpc.RpcError) as lost:
+                first.safeguard.Reserve(request, timeout=2)
+            assert lost.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            blocker.commit()
+        wait_until(lambda: _reservations(dsn, agent) == 1, "the reserve committed", 60)
+    finally:
+        first.close(signal.SIGKILL)
+    second = SidecarProc(tmp_path, db_url, token, "B").wait_serving()
+    try:
+        again = second.safeguard.Reserve(request, timeout=30)
+        assert again.granted and again.allocation.reserved == 30
+        assert _reservations(dsn, agent) == 1, "the retried Reserve held the tokens a second time"
+    finally:
+        second.close()
+
+
+def _reservations(dsn: str, agent: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM safeguard_reservations WHERE agent_id = %s", (agent,)).fetchone()
+    assert row is not None
+    return int(row[0])

@@ -410,12 +410,16 @@ class BudgetService:
                 else f"global budget: {glob.remaining} left"
             )
             return Reserved(False, None, reason, out.allocation.copy(), False, ())
-        assert out.allocation is not None and out.reservation is not None
-        granted = out.reservation.copy()
-        result = Reserved(True, granted, "", out.allocation.copy(), out.floor_applied, out.change.signals)
+        result = self.reserved_from(out)
         self._remember(key, result)
         self._finish(out.change)
         return result
+
+    @staticmethod
+    def reserved_from(out: ReserveOutcome) -> Reserved:
+        """What Reserve answers for a granted reservation (also rendered inside its transaction)."""
+        assert out.change is not None and out.allocation is not None and out.reservation is not None
+        return Reserved(True, out.reservation.copy(), "", out.allocation.copy(), out.floor_applied, out.change.signals)
 
     def settle(self, reservation_id: str, actual: int, caller: str | None = None) -> Consumed:
         """End a reservation and consume `actual` (0: nothing). Repeats with the same actual answer the same."""

@@ -365,12 +365,16 @@ class SqlBudgetLedger:
                     )
                 )
                 change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+                granted = ReserveOutcome(
+                    change, reservation, "", floor_applied, change.allocation, change.global_budget
+                )
+                remember_in_transaction(conn, granted)  # a retried Reserve holds the tokens once
         except _Refused as refused:
             a, g = self.read(agent_id)
             if a is None:
                 raise _no_allocation(agent_id) from None
             return ReserveOutcome(None, None, str(refused), False, a, g)
-        return ReserveOutcome(change, reservation, "", floor_applied, change.allocation, change.global_budget)
+        return granted
 
     def settle(
         self, reservation_id: str, actual: int, caller: str | None, now: datetime, evaluate: Evaluate
