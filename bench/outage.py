@@ -41,7 +41,9 @@ class _Postgres:
         self.port = ""
 
     def _run(self, command: str) -> None:
-        env = {**os.environ, **({"OUTRIDER_TEST_PG_PORT": self.port} if self.port else {})}
+        env = {k: v for k, v in os.environ.items() if k != "OUTRIDER_TEST_PG_PORT"}
+        if self.port:
+            env["OUTRIDER_TEST_PG_PORT"] = self.port  # a restart keeps the port the sidecar knows
         subprocess.run(["bash", str(ROOT / "scripts/postgres.sh"), command, str(self.dir)], env=env, check=True)
 
     def start(self) -> None:

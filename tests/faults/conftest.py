@@ -29,20 +29,18 @@ class OwnPostgres:
         os.chmod(self.dir, 0o755)
         self.port = ""
 
-    def _script(self, command: str, env: dict[str, str] | None = None) -> str:
+    def _script(self, command: str) -> str:
+        env = {k: v for k, v in os.environ.items() if k != "OUTRIDER_TEST_PG_PORT"}  # never another server's
+        if self.port:
+            env["OUTRIDER_TEST_PG_PORT"] = self.port  # a restart keeps the port the sidecars know
         r = subprocess.run(
-            ["bash", str(SCRIPT), command, str(self.dir)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={**os.environ, **(env or {})},
+            ["bash", str(SCRIPT), command, str(self.dir)], capture_output=True, text=True, timeout=300, env=env
         )
         assert r.returncode == 0, f"postgres.sh {command}: {r.stderr}"
         return r.stdout.strip()
 
     def start(self) -> None:
-        env = {"OUTRIDER_TEST_PG_PORT": self.port} if self.port else {}
-        self._script("start", env)
+        self._script("start")
         self.port = (self.dir / "port").read_text().strip()
 
     def stop(self) -> None:
