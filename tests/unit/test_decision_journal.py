@@ -149,3 +149,20 @@ def test_a_full_journal_refuses_or_answers(tmp_path: Path, on_full: str) -> None
         assert not log.stats.journal_full and not log.refusing
     finally:
         log.stop()
+
+
+def test_a_long_journal_is_replayed_in_turns_and_the_log_says_when_it_is_done(tmp_path: Path) -> None:
+    repo = Flaky()
+    log = _log(tmp_path, repo, batch_size=1, journal_max_bytes=4000)  # one decision a write: many turns
+    log.start()
+    try:
+        repo.down = True
+        names = [f"t-{n:02d}" for n in range(32)]  # four whole turns of eight writes
+        _submit(log, *names)
+        assert log.stats.journal_full  # the last ones wait in memory
+        repo.down = False
+        _wait(lambda: len(repo.ids()) == 32 and not log.stats.journal_full)
+        assert repo.ids() == names and log.stats.journaled == 0 and log.stats.held == 0
+        assert log.stats.storage_ok and not log.refusing
+    finally:
+        log.stop()

@@ -426,10 +426,12 @@ class DecisionLog:
             self.stats.journaled = journal.pending_records()
             self.stats.journal_bytes = journal.size_bytes
 
-    def _replay(self) -> None:
-        """Write what waits for storage, oldest first, each decision once; stop at the first refusal."""
+    def _replay(self, max_writes: int = 8) -> None:
+        """Write what waits for storage, oldest first, each decision once; stop at the first refusal. At
+        most `max_writes` writes a turn: the writer goes back to the queue between turns (new decisions
+        are journaled behind), so a long journal never fills the queue."""
         journal = self._journal
-        while True:
+        for _ in range(max_writes):
             if journal is not None and journal.pending_bytes:
                 head = journal.head(self.settings.batch_size)  # several small batches in one write
                 if head is None:  # a torn tail was cut off
@@ -452,6 +454,10 @@ class DecisionLog:
                 self._held.popleft()
                 with self.stats._lock:
                     self.stats.held -= len(batch)
+        else:
+            if self._waiting():
+                self._wake.set()  # more waits: the next turn comes at once, after the queue
+                return
         self._retry_backoff = 0.0
         if self.stats.journal_full:
             log.warning("decision log: storage took every waiting decision; the journal is empty again")
