@@ -26,10 +26,13 @@ Measures, over loopback, with real `outrider serve` processes (console off, auth
 - CheckAction throughput of `outrider serve --workers 1` and `--workers 2` (clients on their own
   connections, so the kernel spreads them over the workers) with each worker's CPU share: on a 2-core
   machine shared with PostgreSQL and the load generator expect little; the per-process CPU shows what a
-  bigger host would give.
+  bigger host would give;
+- a 10 s database outage under CheckAction and Consume load (bench/outage.py, on a PostgreSQL of its own
+  that it stops and starts): decisions lost (the journal replays them), the errors callers saw, and the
+  time from the restart to the first Consume answered and to the last accepted decision stored.
 
 Needs `--db-url` (a PostgreSQL database it may fill) or `OUTRIDER_BENCH_PG_URL`; `make bench` starts a
-throwaway server with scripts/postgres.sh. Writes the "Fleet" section of `--out`. Bounded: about a minute.
+throwaway server with scripts/postgres.sh. Writes the "Fleet" section of `--out`. Bounded: about two minutes.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ import grpc
 import psycopg
 from google.protobuf.duration_pb2 import Duration
 
+from bench import outage
 from bench.checkaction import bearer, percentile
 from bench.safeguards import machine
 from outrider.v1 import common_pb2, recovery_pb2
@@ -425,6 +429,7 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
             s.stop()
     w1, cpu1 = workers_throughput(db_url, 1, seconds)
     w2, cpu2 = workers_throughput(db_url, 2, seconds)
+    down = outage.measure(Sidecar, operator_token)
     ms = sorted(round(x * 1_000_000) for x in latencies)  # microseconds
     lock_us = sorted(round(x * 1_000_000) for x in audit_lock.waits) or [0]
     rows = [
@@ -464,6 +469,7 @@ def run(db_url: str, seconds: float, rounds: int) -> str:
         f"| {w1:,.0f} (CPU {' + '.join(f'{c:.0%}' for c in cpu1)}) |",
         f"| CheckAction per second, `serve --workers 2` ({WORKERS} clients, one connection each) "
         f"| {w2:,.0f} (CPU {' + '.join(f'{c:.0%}' for c in cpu2)}; {w2 / max(w1, 1):.2f}x) |",
+        *outage.rows(down),
     ]
     return f"""{SECTION_START}
 ## Fleet: three sidecars on one PostgreSQL
@@ -487,7 +493,9 @@ audit record) a probe takes the same lock every 20 ms and times its wait, and `p
 sampled every 5 ms for backends waiting on it. Sampling the lock's holder the same way (pg_locks joined
 with pg_stat_activity) finds it almost always "idle in transaction": between its four statements the
 holding sidecar's writer thread waits for its own process's CPU and GIL (six busy processes on two cores),
-so the wait measures this machine's contention more than PostgreSQL's lock.
+so the wait measures this machine's contention more than PostgreSQL's lock. Outage: one more sidecar on a
+PostgreSQL of its own, 4 CheckAction and 1 Consume callers (5 s deadlines), the server stopped for
+{outage.OUTAGE:g} s and started again on its port (bench/outage.py).
 
 {chr(10).join(rows)}
 

@@ -43,6 +43,13 @@ def healthz() -> Any:
             "restarts": stats.restarts,
             "writer": "running" if stats.up else "down",
             "last_error": stats.last_error,
+            "storage": "ok" if stats.storage_ok else "unavailable",
+            "journaled": stats.journaled,
+            "journal_bytes": stats.journal_bytes,
+            "journal_full": stats.journal_full,
+            "held": stats.held,
+            "replayed": stats.replayed,
+            "refusing_checks": s.decisions.refusing,
         },
     )
 

@@ -242,6 +242,16 @@ def main(argv: list[str] | None = None) -> int:
     from server.logs import setup_logging
 
     setup_logging(config.log_format, config.log_level)
+    from server.domain.errors import StorageUnavailable
+
+    try:
+        return _run(args, config, argv)
+    except StorageUnavailable as exc:  # one line, as the commands print their own errors; the driver's
+        print(f"outrider: {exc.message}", file=sys.stderr)  # text (host, port) is in the log line above
+        return 1
+
+
+def _run(args: argparse.Namespace, config: Config, argv: list[str] | None) -> int:
     if args.command == "check-config":
         return _check_config(config)
     if args.command == "tokens":

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 
 from server.adapters.audit_files import load_audit_keys, open_audit_trail
 from server.adapters.audit_keys import AuditKeys
+from server.adapters.decision_journal import FileDecisionJournal
 from server.adapters.memory.cascade import MemoryCascadeWindow
 from server.adapters.memory.fleet import MemoryFleetPolicy, MemoryJobClaims
 from server.adapters.notifications import build_senders
@@ -160,6 +161,7 @@ def build_services(
         in_place=[c.name for c in n.channels if c.updates_in_place],
     )
     single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
+    on_sql = repos is None
     if repos is None:
         if config.db_url is None:
             config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -185,7 +187,11 @@ def build_services(
             close()
         raise
     closers.append(audit.close)  # the last signed checkpoint: after the decision log's last records
-    decisions = DecisionLog(repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys)
+    # On SQL storage, decisions it cannot take wait in a local journal under the data dir (opened by start()).
+    journal = (lambda: FileDecisionJournal(config.data_dir, config.decision_log.journal_max_bytes)) if on_sql else None
+    decisions = DecisionLog(
+        repos.decisions, clock, config.decision_log, audit, sensitive_keys=config.sensitive_keys, journal=journal
+    )
     access = AccessService(repos.tokens, clock, audit, repos.changes)
     access.load()
     users = UserService(repos.users, repos.settings, clock, audit, sessions=repos.sessions)

@@ -25,7 +25,7 @@ from server.services.fleet.settings import FleetSettings, parse_fleet
 from server.services.notifications.settings import NotificationSettings, parse_notifications
 from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
-from server.services.supervisor.decision_log import DecisionLogSettings
+from server.services.supervisor.decision_log import ON_JOURNAL_FULL, DecisionLogSettings
 from server.telemetry.settings import KEYS as TELEMETRY_KEYS
 from server.telemetry.settings import TelemetrySettings, apply_env, from_section
 
@@ -345,7 +345,17 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         src,
         data,
         "decision_log",
-        {"queue_size", "batch_size", "flush_interval", "retention", "capture", "capture_max_bytes", "audit_records"},
+        {
+            "queue_size",
+            "batch_size",
+            "flush_interval",
+            "retention",
+            "capture",
+            "capture_max_bytes",
+            "audit_records",
+            "journal_max_bytes",
+            "on_journal_full",
+        },
     )
     ret_raw = dl.raw.get("retention") or {}
     ret = _Reader(src, {"decision_log.retention": ret_raw}, "decision_log.retention", {"max_rows", "max_age"})
@@ -370,6 +380,8 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
             audit_records=dl.get("audit_records", _choice("per_batch", "per_decision"), defaults.audit_records),
             capture=dl.get("capture", _choice(*CAPTURE_MODES), defaults.capture),
             capture_max_bytes=dl.get("capture_max_bytes", _positive_int, defaults.capture_max_bytes),
+            journal_max_bytes=dl.get("journal_max_bytes", _positive_int, defaults.journal_max_bytes),
+            on_journal_full=dl.get("on_journal_full", _choice(*ON_JOURNAL_FULL), defaults.on_journal_full),
         ),
     )
     cfg = replace(

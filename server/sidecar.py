@@ -253,14 +253,14 @@ def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> N
 
 
 async def _watch_decision_log(decisions: DecisionLog, health: HealthServicer, interval: float = 0.25) -> None:
-    """The gRPC health of `outrider.decision_log` follows the writer (NOT_SERVING while it is down), and a
-    writer thread that is gone is started again."""
+    """The gRPC health of `outrider.decision_log` follows the writer (NOT_SERVING while it is down, or while
+    a full journal refuses CheckActions), and a writer thread that is gone is started again."""
     serving = True
     while True:
         await asyncio.sleep(interval)
         try:
             decisions.watchdog()
-            up = decisions.stats.up
+            up = decisions.stats.up and not decisions.refusing  # a full journal refuses CheckActions
             if up != serving:
                 serving = up
                 status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING

@@ -7,6 +7,7 @@ OutriderError
 ├── FailedPrecondition   the request is valid but the state forbids it     -> FAILED_PRECONDITION
 ├── Unimplemented        reserved, not built yet                           -> UNIMPLEMENTED
 ├── Unavailable          a dependency (storage) cannot answer now          -> UNAVAILABLE
+│   └── StorageUnavailable   the database cannot be reached: one fixed message, the driver's text is logged
 ├── Aborted              a stream ended by the sidecar (replaced, killed)  -> ABORTED
 └── OutOfRange           a cursor past the end or before what is kept      -> OUT_OF_RANGE
 """
@@ -52,6 +53,19 @@ class Unimplemented(OutriderError):
 
 class Unavailable(OutriderError):
     default_reason = "UNAVAILABLE"
+
+
+STORAGE_UNAVAILABLE = "storage unavailable, retry"
+
+
+class StorageUnavailable(Unavailable):
+    """The database cannot be reached (down, restarting, refusing connections). The message is always
+    STORAGE_UNAVAILABLE: the driver's text names hosts, ports and SQL, and goes to the sidecar log only."""
+
+    default_reason = "STORAGE_UNAVAILABLE"
+
+    def __init__(self) -> None:
+        super().__init__(STORAGE_UNAVAILABLE)
 
 
 class Unauthenticated(OutriderError):

@@ -9,12 +9,14 @@ heartbeat are this sidecar's own."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from server.container import Services
+from server.domain.errors import StorageUnavailable
 from server.services.access.credentials import AccessService
 from server.services.approvals.requests import ApprovalService
 from server.services.audit import AuditTrail
@@ -183,4 +185,27 @@ def build_sidecar_scheduler(services: Services) -> BackgroundScheduler:
     add_safeguard_jobs(scheduler, services.breakers, services.budgets, services.leases, services.jobs)
     add_fleet_jobs(scheduler, services.fleet, services.recovery.kills, services.jobs)
     add_audit_jobs(scheduler, services.audit)
+    for job in scheduler.get_jobs():
+        job.modify(func=_waits_for_storage(job.id, job.func))
     return scheduler
+
+
+_QUIET_FOR = 30.0  # seconds between two "still unavailable" lines of one job
+
+
+def _waits_for_storage(job_id: str, run: Callable[..., object]) -> Callable[..., object]:
+    """A job that meets an unreachable database says so in one line (then every _QUIET_FOR seconds) and
+    runs again at its next tick, instead of a traceback four times a second per job during an outage."""
+    last = [0.0]
+
+    def job(*args: object, **kwargs: object) -> object:
+        try:
+            return run(*args, **kwargs)
+        except StorageUnavailable:
+            now = time.monotonic()
+            if now - last[0] >= _QUIET_FOR:
+                last[0] = now
+                log.warning("job %s: storage unavailable; it runs again at its next tick", job_id)
+            return None
+
+    return job

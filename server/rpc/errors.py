@@ -1,7 +1,9 @@
 """The one place where domain errors become gRPC status codes (with google.rpc.ErrorInfo details).
 
 A client never sees a Python traceback: anything unexpected is logged here with an error id and
-answered INTERNAL with that id.
+answered INTERNAL with that id. A database that cannot be reached is UNAVAILABLE with one fixed message
+("storage unavailable, retry"; server/storage/db.py logs the driver's text); the calls that can wait for
+it (WAIT_FOR_STORAGE) first retry within their deadline.
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ import asyncio
 import functools
 import inspect
 import logging
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -20,6 +23,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from server.domain import errors as e
+from server.services.idempotency import AlreadyRemembered
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +79,44 @@ async def abort_internal(context: grpc.aio.ServicerContext[Any, Any], method: st
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
-_PASS_THROUGH = (grpc.aio.AbortError, asyncio.CancelledError)
+# AlreadyRemembered goes up to the idempotency interceptor, which answers the stored reply.
+_PASS_THROUGH = (grpc.aio.AbortError, asyncio.CancelledError, AlreadyRemembered)
 
 C = TypeVar("C", bound=type)
+T = TypeVar("T")
+
+# Calls an agent or a reviewer would rather wait for than retry by hand: while storage is unavailable they
+# retry (back-off from 50 ms to 1 s) until a quarter second before their deadline, or for
+# STORAGE_WAIT_WITHOUT_DEADLINE seconds when the caller set none; then UNAVAILABLE.
+WAIT_FOR_STORAGE = frozenset(
+    {
+        "SupervisorServicer.RegisterAgent",
+        "SupervisorServicer.DecideApproval",
+        "SupervisorServicer.CancelApproval",
+        "SupervisorServicer.GetApproval",
+        "SafeguardServicer.Consume",
+    }
+)
+STORAGE_WAIT_WITHOUT_DEADLINE = 5.0
+_DEADLINE_MARGIN = 0.25
+
+
+async def wait_for_storage(call: Callable[[], Awaitable[T]], context: Any) -> T:
+    """`call()`, retried while it raises StorageUnavailable and the caller's deadline leaves time."""
+    backoff, started = 0.05, time.monotonic()
+    while True:
+        try:
+            return await call()
+        except e.StorageUnavailable:
+            remaining = context.time_remaining() if context is not None else None
+            if remaining is not None:
+                left = remaining - _DEADLINE_MARGIN
+            else:
+                left = STORAGE_WAIT_WITHOUT_DEADLINE - (time.monotonic() - started)
+            if left <= backoff:
+                raise
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 1.0)
 
 
 def translate_errors(cls: C) -> C:
@@ -93,9 +132,13 @@ def translate_errors(cls: C) -> C:
 
 
 def _wrap_unary(fn: Callable[..., Any], method: str) -> Callable[..., Any]:
+    waits = method in WAIT_FOR_STORAGE
+
     @functools.wraps(fn)
     async def wrapper(self: Any, request: Any, context: Any) -> Any:
         try:
+            if waits:
+                return await wait_for_storage(lambda: fn(self, request, context), context)
             return await fn(self, request, context)
         except _PASS_THROUGH:
             raise

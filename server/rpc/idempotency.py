@@ -1,5 +1,9 @@
 """Durable idempotency for every mutating unary RPC with a `request_id` (issue 12): one interceptor, inside
-authentication, so the caller is known. CheckAction and IssueToken are left out (see _EXCLUDED)."""
+authentication, so the caller is known. CheckAction and IssueToken are left out (see _EXCLUDED).
+
+Where the storage write takes part (services/idempotency.py `Guard`: Consume), the record is written in
+the change's own transaction, so a call applied but not answered (a crash, a lost connection after the
+commit) is not applied again by its retry; elsewhere it is stored right after the change."""
 
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ from google.protobuf.descriptor import MethodDescriptor
 from outrider.v1 import access_service_pb2, recovery_service_pb2, safeguard_service_pb2, supervisor_service_pb2
 from server.domain.errors import OutriderError
 from server.rpc.auth import current_principal
-from server.rpc.errors import abort
-from server.services.idempotency import IdempotencyService
+from server.rpc.errors import abort, wait_for_storage
+from server.services.idempotency import AlreadyRemembered, IdempotencyService, guarding
 
 # Not remembered: CheckAction (the request id re-attaches to an approval, whose answer is delivered once) and
 # IssueToken (its answer holds the secret, which is never stored).
@@ -63,17 +67,30 @@ class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
             try:
                 async with lock:  # a retry racing the first call waits for its answer
                     try:
-                        stored = await asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw)
+                        stored = await wait_for_storage(
+                            lambda: asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw),
+                            context,
+                        )
                     except OutriderError as exc:
                         await abort(context, exc)
                     if stored is not None:
                         return response_class.FromString(stored)
-                    response = await fn(request, context)
-                    if response is None:  # the handler aborted: nothing to remember
+                    guard = self.service.guard(name, caller, request.request_id, raw)
+                    try:
+                        with guarding(guard):
+                            response = await fn(request, context)
+                    except AlreadyRemembered:  # an earlier attempt's change committed: its answer stands
+                        stored = await asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw)
+                        assert stored is not None
+                        return response_class.FromString(stored)
+                    if response is None or guard.written:  # aborted, or remembered with the change
                         return response
-                    kept = await asyncio.to_thread(
-                        self.service.remember, name, caller, request.request_id, raw, response.SerializeToString()
-                    )
+                    try:
+                        kept = await asyncio.to_thread(
+                            self.service.remember, name, caller, request.request_id, raw, response.SerializeToString()
+                        )
+                    except OutriderError as exc:
+                        await abort(context, exc)
                     return response_class.FromString(kept)
             finally:
                 if not lock.locked():

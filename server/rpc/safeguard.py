@@ -22,8 +22,9 @@ from server.rpc import safeguard_convert as cv
 from server.rpc.auth import current_principal
 from server.rpc.convert import seconds
 from server.rpc.errors import translate_errors
+from server.services.idempotency import answer_with
 from server.services.safeguards.breakers import BreakerService
-from server.services.safeguards.budgets import BudgetService
+from server.services.safeguards.budgets import Allocated, BudgetService, Consumed, Reserved
 from server.services.safeguards.episodes import EpisodeService
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.reversibility import ReversibilityService
@@ -174,6 +175,8 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     # ---- token budgets ---------------------------------------------------------------------
 
     async def Allocate(self, request: pb.AllocateRequest, context: Ctx) -> pb.AllocateResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _allocate_pb(BudgetService.allocated_from(change)).SerializeToString())
         done = await asyncio.to_thread(
             self.budgets.allocate,
             request.agent_id,
@@ -182,19 +185,13 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             current_principal().label,
             request.request_id,
         )
-        return pb.AllocateResponse(
-            allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
-        )
+        return _allocate_pb(done)
 
     async def Consume(self, request: pb.ConsumeRequest, context: Ctx) -> pb.ConsumeResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _consume_pb(BudgetService.consumed_from(change)).SerializeToString())
         done = await asyncio.to_thread(self.budgets.consume, request.agent_id, request.tokens, request.request_id)
-        return pb.ConsumeResponse(
-            allocation=cv.allocation_pb(done.allocation),
-            global_budget=cv.global_pb(done.global_budget),
-            over_budget=done.usage.over_budget,
-            warnings=list(done.usage.warnings),
-            signals=[cv.signal_pb(s) for s in done.usage.signals],
-        )
+        return _consume_pb(done)
 
     async def CanConsume(self, request: pb.CanConsumeRequest, context: Ctx) -> pb.CanConsumeResponse:
         fit = await asyncio.to_thread(self.budgets.can_consume, request.agent_id, request.tokens, True)
@@ -240,17 +237,12 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def Reserve(self, request: pb.ReserveRequest, context: Ctx) -> pb.ReserveResponse:
         ttl = _positive_duration(request, "ttl")
+        # A granted reservation's idempotency record is written in its transaction, with this answer.
+        answer_with(lambda out: _reserve_pb(BudgetService.reserved_from(out)).SerializeToString())
         done = await asyncio.to_thread(
             self.budgets.reserve, request.agent_id, request.estimate, ttl, request.request_id
         )
-        return pb.ReserveResponse(
-            granted=done.granted,
-            reservation=cv.reservation_pb(done.reservation) if done.reservation else None,
-            reason=done.reason,
-            allocation=cv.allocation_pb(done.allocation),
-            priority_floor_applied=done.priority_floor_applied,
-            signals=[cv.signal_pb(s) for s in done.signals],
-        )
+        return _reserve_pb(done)
 
     async def Settle(self, request: pb.SettleRequest, context: Ctx) -> pb.SettleResponse:
         done = await asyncio.to_thread(self.budgets.settle, request.reservation_id, request.actual, _caller())
@@ -366,3 +358,30 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
         )
         return pb.ValidatePlanResponse(valid=not found, violations=[cv.violation_pb(v) for v in found])
+
+
+def _consume_pb(done: Consumed) -> pb.ConsumeResponse:
+    return pb.ConsumeResponse(
+        allocation=cv.allocation_pb(done.allocation),
+        global_budget=cv.global_pb(done.global_budget),
+        over_budget=done.usage.over_budget,
+        warnings=list(done.usage.warnings),
+        signals=[cv.signal_pb(s) for s in done.usage.signals],
+    )
+
+
+def _allocate_pb(done: Allocated) -> pb.AllocateResponse:
+    return pb.AllocateResponse(
+        allocation=cv.allocation_pb(done.allocation), signals=[cv.signal_pb(s) for s in done.signals]
+    )
+
+
+def _reserve_pb(done: Reserved) -> pb.ReserveResponse:
+    return pb.ReserveResponse(
+        granted=done.granted,
+        reservation=cv.reservation_pb(done.reservation) if done.reservation else None,
+        reason=done.reason,
+        allocation=cv.allocation_pb(done.allocation),
+        priority_floor_applied=done.priority_floor_applied,
+        signals=[cv.signal_pb(s) for s in done.signals],
+    )

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from server.domain.errors import InvalidArgument
 from server.services.ports import Clock
@@ -22,6 +25,52 @@ MAX_REQUEST_ID = 256
 class Remembered:
     request_digest: str
     response: bytes
+
+
+@dataclass(slots=True)
+class Guard:
+    """The idempotency record of the call being served, for a storage write to add to its own transaction:
+    the change and the record that says it was made commit together, so a retry after a crash that lost
+    the answer finds the record and changes nothing (before, the record followed in its own transaction).
+    `render` (set by the servicer) turns what the storage write returns into the RPC's answer."""
+
+    key: str
+    method: str
+    caller: str
+    request_digest: str
+    when: datetime
+    render: Callable[[Any], bytes] | None = None
+    written: bool = False  # the record went into the change's transaction
+
+
+class AlreadyRemembered(Exception):
+    """A storage write found the call's idempotency record already stored (the change was made by an
+    earlier attempt, here or on another sidecar): its transaction is rolled back; answer the stored reply."""
+
+
+_current: ContextVar[Guard | None] = ContextVar("outrider_idempotency_guard", default=None)
+
+
+def current_guard() -> Guard | None:
+    """The guard of the call being served, when it has a request id and its answer can be rendered."""
+    g = _current.get()
+    return g if g is not None and g.render is not None else None
+
+
+@contextmanager
+def guarding(guard: Guard) -> Iterator[Guard]:
+    token = _current.set(guard)
+    try:
+        yield guard
+    finally:
+        _current.reset(token)
+
+
+def answer_with(render: Callable[[Any], bytes]) -> None:
+    """Called by a servicer before its storage write: how the write's result becomes the stored answer."""
+    g = _current.get()
+    if g is not None:
+        g.render = render
 
 
 class IdempotencyRepository(Protocol):
@@ -82,6 +131,16 @@ class IdempotencyService:
                 field="request_id",
             )
         return found.response
+
+    def guard(self, method: str, caller: str, request_id: str, request: bytes) -> Guard:
+        """The record a storage write may add to its own transaction (`guarding`, `answer_with`)."""
+        return Guard(
+            _key(method, caller, request_id),
+            method,
+            caller,
+            hashlib.sha256(request).hexdigest(),
+            self.clock.utcnow(),
+        )
 
     def remember(self, method: str, caller: str, request_id: str, request: bytes, response: bytes) -> bytes:
         """Store the first answer; returns the answer that stands (another call's, when it stored first)."""

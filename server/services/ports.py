@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -87,6 +87,10 @@ class RateWindowRepository(Protocol):
 class DecisionRepository(Protocol):
     def insert_many(self, rows: Sequence[Decision]) -> None: ...
 
+    def by_ids(self, decision_ids: Sequence[str]) -> Mapping[str, Decision | None]:
+        """The stored decisions among these ids (None: a row that cannot be read back)."""
+        ...
+
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]: ...
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int: ...
@@ -97,6 +101,31 @@ class DecisionRepository(Protocol):
         """Oldest first: up to `limit` decisions after position `after` (0: from the start) made at or after
         `start_time`, with their positions (`outrider policy replay` pages through them)."""
         ...
+
+
+class DecisionJournal(Protocol):
+    """Decisions storage could not take yet, kept on local disk in order (server/adapters/decision_journal.py)."""
+
+    @property
+    def pending_bytes(self) -> int: ...
+
+    @property
+    def size_bytes(self) -> int: ...
+
+    def pending_records(self) -> int: ...
+
+    def append(self, decisions: Sequence[Decision]) -> bool:
+        """Durably (fsync) append one batch; False, nothing written, when the journal is full."""
+        ...
+
+    def head(self, limit: int = 1) -> tuple[list[Decision], int] | None:
+        """The oldest batches not replayed (whole, up to `limit` decisions) and their end marker for
+        `replayed` (None: nothing readable is pending)."""
+        ...
+
+    def replayed(self, offset: int) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class PolicySource(Protocol):

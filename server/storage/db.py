@@ -7,12 +7,16 @@ import fcntl
 import logging
 import os
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import SQLAlchemyError
+
+from server.domain.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +29,58 @@ def sqlite_url(data_dir: Path) -> str:
     return f"sqlite:///{(data_dir / 'outrider.db').resolve()}"
 
 
+# PostgreSQL SQLSTATEs that mean "the server cannot serve now", not "this statement is wrong": connection
+# exceptions (class 08), shutdowns (57P01-57P03: admin shutdown, crash shutdown, cannot connect now) and
+# too many connections (53300).
+_UNAVAILABLE_STATES = ("57P01", "57P02", "57P03", "53300")
+# SQLite's equivalents: the file is locked past busy_timeout, the disk fails, the file cannot be opened.
+_SQLITE_UNAVAILABLE = ("database is locked", "disk i/o error", "unable to open database")
+_LOG_EVERY = 5.0  # seconds: one line per burst of failures, with the count of those not logged
+
+
+class _Quiet:
+    last = 0.0
+    skipped = 0
+
+
+def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
+    """The `handle_error` hook of every engine: a driver error that means the database cannot be reached
+    becomes StorageUnavailable (one fixed message for callers); the driver's text is logged here only."""
+    if ctx.is_pre_ping:  # the pool's own liveness probe: it reconnects by itself
+        return None
+    orig = ctx.original_exception
+    state = str(getattr(orig, "sqlstate", "") or "")
+    text_ = str(orig).lower()
+    unavailable = (
+        ctx.is_disconnect
+        or ctx.connection is None  # connecting failed
+        or state.startswith("08")
+        or state in _UNAVAILABLE_STATES
+        or (ctx.dialect is not None and ctx.dialect.name == "sqlite" and any(m in text_ for m in _SQLITE_UNAVAILABLE))
+    )
+    if not unavailable:
+        return None
+    now = time.monotonic()
+    if now - _Quiet.last >= _LOG_EVERY:
+        log.warning(
+            "storage unavailable: %s: %s (%d more since the last line)",
+            type(orig).__name__,
+            str(orig).strip()[:500],
+            _Quiet.skipped,
+        )
+        _Quiet.last, _Quiet.skipped = now, 0
+    else:
+        _Quiet.skipped += 1
+    return StorageUnavailable()
+
+
 def create_db_engine(url: str) -> Engine:
+    engine = _create_db_engine(url)
+    event.listen(engine, "handle_error", storage_unavailable)
+    return engine
+
+
+def _create_db_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 

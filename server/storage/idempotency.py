@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, delete
+from sqlalchemy import Connection, Engine, delete, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from server.services.idempotency import Remembered
+from server.services.idempotency import AlreadyRemembered, Remembered, current_guard
 from server.storage.supervisor.tables import IdempotencyRow
 
 
@@ -42,3 +43,27 @@ class SqlIdempotencyRepository:
         with Session(self.engine) as s, s.begin():
             result = s.execute(delete(IdempotencyRow).where(col(IdempotencyRow.create_time) < older_than))
             return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+def remember_in_transaction(conn: Connection, result: Any) -> None:
+    """Add the current call's idempotency record (services/idempotency.py `Guard`) to the transaction of
+    the change it guards; AlreadyRemembered (the whole transaction rolls back) when an earlier attempt stored it."""
+    guard = current_guard()
+    if guard is None:
+        return
+    assert guard.render is not None
+    try:
+        conn.execute(
+            insert(IdempotencyRow.__table__),  # type: ignore[attr-defined]
+            {
+                "key": guard.key,
+                "method": guard.method[:160],
+                "caller": guard.caller[:160],
+                "request_digest": guard.request_digest,
+                "response": guard.render(result),
+                "create_time": guard.when,
+            },
+        )
+    except IntegrityError:
+        raise AlreadyRemembered(guard.key) from None
+    guard.written = True

@@ -250,6 +250,36 @@ def observe_services(metrics: Metrics, services: Any) -> None:
             "1 while the decision-log writer runs, 0 while it is down",
             lambda: [(1.0 if stats.up else 0.0, {})],
         )
+        metrics.gauge(
+            "outrider.decision_log.journaled",
+            "{record}",
+            "Decisions in the local journal, waiting for storage to come back",
+            lambda: [(float(stats.journaled), {})],
+        )
+        metrics.gauge(
+            "outrider.decision_log.journal_bytes",
+            "By",
+            "Size of the decision log's local journal (bounded by decision_log.journal_max_bytes)",
+            lambda: [(float(stats.journal_bytes), {})],
+        )
+        metrics.gauge(
+            "outrider.decision_log.journal_full",
+            "",
+            "1 while the local journal is full (on_journal_full: block refuses CheckActions), 0 otherwise",
+            lambda: [(1.0 if stats.journal_full else 0.0, {})],
+        )
+        metrics.gauge(
+            "outrider.decision_log.held",
+            "{record}",
+            "Decisions waiting for storage in memory only (the journal was full)",
+            lambda: [(float(stats.held), {})],
+        )
+        metrics.counter(
+            "outrider.decision_log.replayed",
+            "{record}",
+            "Decisions written from the journal after storage came back",
+            lambda: [(float(stats.replayed), {})],
+        )
     breakers = getattr(services, "breakers", None)
     if breakers is not None:
         breakers.add_listener(metrics)

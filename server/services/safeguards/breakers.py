@@ -45,7 +45,14 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from server.domain.agents import is_agent_id
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Unavailable
+from server.domain.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    StorageUnavailable,
+    Unavailable,
+)
 from server.domain.safeguards import breakers as rules
 from server.domain.safeguards.breakers import (
     Admission,
@@ -309,6 +316,8 @@ class BreakerService:
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         log.exception("circuit breakers: storage write failed")
+        if isinstance(exc, StorageUnavailable):  # the fixed message: callers never see the driver's text
+            return exc
         return Unavailable("circuit breakers: storage is not available; the change is not durable")
 
     # ---- outcome batches (group commit) ----------------------------------------------------

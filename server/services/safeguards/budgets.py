@@ -274,12 +274,17 @@ class BudgetService:
         change = self.ledger.allocate(
             agent_id, tokens, prio, self.clock.utcnow(), self._evaluate(agent_id), priority_set=bool(priority)
         )
-        assert change.allocation is not None
-        result = Allocated(change.allocation.copy(), change.signals)
+        result = self.allocated_from(change)
         self._remember(key, result)
         self._finish(change)
         self.audit.record(actor, "budget.allocate", agent_id, {"tokens": tokens, "priority": prio.name})
         return result
+
+    @staticmethod
+    def allocated_from(change: Change) -> Allocated:
+        """What Allocate answers for a ledger change (also rendered inside its transaction, for idempotency)."""
+        assert change.allocation is not None
+        return Allocated(change.allocation.copy(), change.signals)
 
     def consume(self, agent_id: str, tokens: int, request_id: str = "") -> Consumed:
         """Record usage (never refused); warnings from 90%, signals on the edges."""
@@ -289,7 +294,7 @@ class BudgetService:
         if (done := self._done(key)) is not None:
             return done  # type: ignore[no-any-return]
         change = self.ledger.consume(agent_id, tokens, self.clock.utcnow(), self._evaluate(agent_id))
-        result = self._consumed(change)
+        result = self.consumed_from(change)
         self._remember(key, result)
         if result.usage.warnings:
             log.warning("token budget warning", extra={"agent_id": agent_id, "warnings": list(result.usage.warnings)})
@@ -297,7 +302,8 @@ class BudgetService:
         return result
 
     @staticmethod
-    def _consumed(change: Change) -> Consumed:
+    def consumed_from(change: Change) -> Consumed:
+        """What Consume answers for a ledger change (also rendered inside its transaction, for idempotency)."""
         a, g = change.allocation, change.global_budget
         assert a is not None
         over = a.used > a.allocated or g.used > g.total
@@ -404,12 +410,16 @@ class BudgetService:
                 else f"global budget: {glob.remaining} left"
             )
             return Reserved(False, None, reason, out.allocation.copy(), False, ())
-        assert out.allocation is not None and out.reservation is not None
-        granted = out.reservation.copy()
-        result = Reserved(True, granted, "", out.allocation.copy(), out.floor_applied, out.change.signals)
+        result = self.reserved_from(out)
         self._remember(key, result)
         self._finish(out.change)
         return result
+
+    @staticmethod
+    def reserved_from(out: ReserveOutcome) -> Reserved:
+        """What Reserve answers for a granted reservation (also rendered inside its transaction)."""
+        assert out.change is not None and out.allocation is not None and out.reservation is not None
+        return Reserved(True, out.reservation.copy(), "", out.allocation.copy(), out.floor_applied, out.change.signals)
 
     def settle(self, reservation_id: str, actual: int, caller: str | None = None) -> Consumed:
         """End a reservation and consume `actual` (0: nothing). Repeats with the same actual answer the same."""
@@ -424,7 +434,7 @@ class BudgetService:
             assert change.allocation is not None
             return Consumed(change.allocation.copy(), change.global_budget.copy(), Usage(False, (), ()))
         self._finish(change)
-        return self._consumed(change)
+        return self.consumed_from(change)
 
     def _evaluate_settle(self) -> Evaluate:
         wall = self.clock.utcnow()

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from server.domain.errors import Unavailable
+from server.domain.errors import StorageUnavailable, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -72,5 +72,7 @@ class Journal:
                     for item in dirty:
                         self._dirty.setdefault(item, None)
                 log.exception("%s: storage write failed", self._name)
+                if isinstance(exc, StorageUnavailable):
+                    raise
                 raise Unavailable(f"{self._name}: storage is not available; the change is not durable") from exc
             self._durable = upto

@@ -254,7 +254,9 @@ class CheckActionService:
     ) -> Checked:
         """Run the chain. A hitl guardrail that matches makes this wait for a person (or, with
         `wait=False`, return at once with the request pending); an approver's edit re-runs the whole
-        chain on the edited context. A large context (`context_bytes`) is checked on the chain pool."""
+        chain on the edited context. A large context (`context_bytes`) is checked on the chain pool.
+        Unavailable (DECISION_LOG_FULL) while the decision log cannot keep the decision (fail closed)."""
+        self.decisions.check_accepting()
         heavy = self.heavy(context_bytes)
         started = time.perf_counter()
         group = self.agents.group_of(agent_id)

@@ -34,6 +34,7 @@ from server.domain.safeguards.budgets import (
 )
 from server.services.safeguards.budgets import Change, Evaluate, ReserveOutcome
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import AllocationRow, GlobalBudgetRow, ReservationRow
 from server.storage.supervisor.repository import utc
 
@@ -311,7 +312,9 @@ class SqlBudgetLedger:
                 .values(reserved=_minus(col(G.reserved), held), update_time=now, version=col(G.version) + 1)
                 .returning(*_G_COLS)
             ).one()
-            return self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            remember_in_transaction(conn, change)  # a retried Allocate never restarts the count again
+            return change
 
     def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change:
         with self._tx() as conn:
@@ -319,7 +322,9 @@ class SqlBudgetLedger:
             if a_row is None:
                 raise _no_allocation(agent_id)
             g_row = self._global_delta(conn, now, used=tokens)
-            return self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+            remember_in_transaction(conn, change)  # the retry of a lost answer finds it: counted once
+            return change
 
     # ---- reservations ----------------------------------------------------------------------
 
@@ -360,12 +365,16 @@ class SqlBudgetLedger:
                     )
                 )
                 change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
+                granted = ReserveOutcome(
+                    change, reservation, "", floor_applied, change.allocation, change.global_budget
+                )
+                remember_in_transaction(conn, granted)  # a retried Reserve holds the tokens once
         except _Refused as refused:
             a, g = self.read(agent_id)
             if a is None:
                 raise _no_allocation(agent_id) from None
             return ReserveOutcome(None, None, str(refused), False, a, g)
-        return ReserveOutcome(change, reservation, "", floor_applied, change.allocation, change.global_budget)
+        return granted
 
     def settle(
         self, reservation_id: str, actual: int, caller: str | None, now: datetime, evaluate: Evaluate
