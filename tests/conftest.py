@@ -49,6 +49,7 @@ def _module_key(item: pytest.Item) -> str:
     return Path(str(item.fspath)).resolve().relative_to(_TESTS).as_posix()
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the `xdist_group` markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         rel = _module_key(item)

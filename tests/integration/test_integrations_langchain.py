@@ -102,11 +102,15 @@ def run_paused(sidecar: RunningSidecar, client: Client, call_id: str, decide: di
     payload = paused.value["outrider"]
     assert payload["request_id"] == call_id and payload["approval_id"].startswith("apr_")
     assert RAN == []
-    threading.Timer(
+    # The reviewer decides while the agent waits; joined before the test ends, since the agent can see the
+    # decision before DecideApproval's own answer is back (a sidecar stopped then cancels that answer).
+    reviewer = threading.Timer(
         0.2,
         lambda: sidecar.stub.DecideApproval(pb.DecideApprovalRequest(approval_id=payload["approval_id"], **decide)),
-    ).start()
+    )
+    reviewer.start()
     resumed = agent.invoke(Command(resume=resume_value(client, paused.value, timeout=30)), config)
+    reviewer.join(60)
     approvals = sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals
     assert len(approvals) == 1  # the node re-ran from its start and re-attached, never asking twice
     return list(resumed["messages"])
