@@ -34,14 +34,22 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 class Fleet:
-    def __init__(self, engine: Engine, n: int = 3, listen: bool = False, poll: float = 0.05, slots: int = 1) -> None:
-        self.engine, self.poll, self.slots = engine, poll, slots
+    def __init__(
+        self,
+        engine: Engine,
+        n: int = 3,
+        listen: bool = False,
+        poll: float = 0.05,
+        slots: int = 1,
+        feed_poll: float = 0.2,
+    ) -> None:
+        self.engine, self.poll, self.slots, self.feed_poll = engine, poll, slots, feed_poll
         self.clock = FakeClock()
         self.feeds: list[ChangeLog] = []
         self.services = [self.start(f"sc{i}", listen) for i in range(n)]
 
     def start(self, name: str, listen: bool = False) -> LeaseService:
-        feed = ChangeLog(self.engine, name, poll_interval=0.2) if listen else None
+        feed = ChangeLog(self.engine, name, poll_interval=self.feed_poll) if listen else None
         svc = LeaseService(
             SqlLeaseRepository(self.engine, feed),
             self.clock,
@@ -62,7 +70,7 @@ class Fleet:
             feed.stop()
 
 
-async def queued(svc: LeaseService, n: int, timeout: float = 5.0, exactly: bool = False) -> None:
+async def queued(svc: LeaseService, n: int, timeout: float = 30.0, exactly: bool = False) -> None:
     """Until `n` callers wait (`exactly`: until no more than `n` do: abandoned ones leave off the loop)."""
     deadline = time.monotonic() + timeout
     while (got := await asyncio.to_thread(svc.waiting, KEY)) < n or (exactly and got > n):
@@ -132,7 +140,7 @@ def test_a_restarted_sidecar_holds_no_phantom_lease(engine: Engine) -> None:
         held, _ = await a.acquire(KEY, "x")
         restarted = fleet.start("sc0-restarted")  # A's process is gone; its lease is a row
         await asyncio.to_thread(b.release, held.lease_id)
-        lease, waited = await asyncio.wait_for(restarted.acquire(KEY, "y"), 1.0)
+        lease, waited = await asyncio.wait_for(restarted.acquire(KEY, "y"), 30.0)
         assert waited == 0.0 and lease.fencing_token == held.fencing_token + 1
 
     asyncio.run(main())
@@ -173,8 +181,8 @@ def test_a_killed_agents_leases_are_revoked_wherever_they_were_granted(engine: E
         await queued(a, 1)
         assert await asyncio.to_thread(c.revoke_agent_leases, "victim") == 2
         with pytest.raises(FailedPrecondition, match="was killed"):
-            await asyncio.wait_for(its_wait, 2.0)
-        lease, _ = await asyncio.wait_for(next_one, 2.0)
+            await asyncio.wait_for(its_wait, 30.0)
+        lease, _ = await asyncio.wait_for(next_one, 30.0)
         assert lease.agent_id == "next"
         assert {a.get(on_a.lease_id).state, a.get(on_b.lease_id).state} == {LeaseState.REVOKED}
 
@@ -198,7 +206,7 @@ def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(engine: E
         assert await asyncio.to_thread(a.waiting, KEY) == 1
         await asyncio.to_thread(a.release, held.lease_id)
         fleet.clock.advance(6)  # past LeaseService.stale_waiter: nobody refreshed the ghost's row
-        lease, _ = await asyncio.wait_for(a.acquire(KEY, "alive"), 2.0)
+        lease, _ = await asyncio.wait_for(a.acquire(KEY, "alive"), 30.0)
         assert lease.agent_id == "alive"
 
     asyncio.run(main())
@@ -207,20 +215,20 @@ def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(engine: E
 def test_with_listeners_a_release_wakes_a_waiter_on_another_sidecar_at_once(engine: Engine, db_url: str) -> None:
     if not db_url.startswith("postgresql"):
         pytest.skip("notifications are PostgreSQL's (SQLite serves one sidecar)")
-    fleet = Fleet(engine, listen=True, poll=30.0)  # no poll to speak of: only the NOTIFY can wake it
+    # Neither the waiters' poll nor the change feed's counter poll runs within the test (an hour each): only
+    # the NOTIFY can wake the waiter. How fast is measured by `make bench` (the p99 in docs/benchmarks.md).
+    fleet = Fleet(engine, listen=True, poll=3600.0, feed_poll=3600.0)
     try:
         a, b, _ = fleet.services
 
-        async def main() -> float:
+        async def main() -> None:
             held, _ = await a.acquire(KEY, "x")
             waiter = asyncio.create_task(b.acquire(KEY, "y"))
             await queued(a, 1)
-            start = time.monotonic()
             await asyncio.to_thread(a.release, held.lease_id)
-            await asyncio.wait_for(waiter, 2.0)
-            return time.monotonic() - start
+            lease, _ = await asyncio.wait_for(waiter, 60.0)
+            assert lease.agent_id == "y"
 
-        # Only the NOTIFY can explain a wake-up well under the 30 s poll (the p99 is in docs/benchmarks.md).
-        assert asyncio.run(main()) < 1.0
+        asyncio.run(main())
     finally:
         fleet.close()
