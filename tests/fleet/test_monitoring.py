@@ -69,7 +69,7 @@ def test_pings_come_only_from_the_agents_sidecar_and_start_stop_are_fleet_wide(m
         agent.wait_accepted()
         b.recovery.StartMonitoring(rpb.StartMonitoringRequest(interval=seconds(INTERVAL)))
         wait_until(lambda: _running(a) and _running(c), "monitoring started on A and C", timeout=30)
-        agent.wait_command(PING, count=3, timeout=10)
+        agent.wait_command(PING, count=3, timeout=30)
         start, pings = time.monotonic(), len(agent.of(PING))
         time.sleep(3 * INTERVAL * 5)  # fifteen intervals
         rate = (len(agent.of(PING)) - pings) / (time.monotonic() - start)
