@@ -17,6 +17,9 @@ from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
+from server.domain.safeguards.leases import IsolationKey
+from server.storage.db import create_db_engine
+from server.storage.safeguards.leases import SqlLeaseRepository
 
 from .harness import Fleet, SidecarProc, wait_until
 
@@ -69,11 +72,17 @@ def test_fifo_across_sidecars_with_growing_fencing_tokens(shared_fleet: Fleet) -
     a, b, c = shared_fleet.sidecars
     first = acquire(a, "fl-2", "holder")
     order: list[tuple[str, int]] = []
+    engine = create_db_engine(shared_fleet.db_url)
+    queue = SqlLeaseRepository(engine)  # reads the waiters' rows only
     with ThreadPoolExecutor(3) as pool:
         futures = []
-        for s, agent in ((c, "w-c"), (a, "w-a"), (b, "w-b")):
-            futures.append(pool.submit(acquire, s, "fl-2", agent))
-            time.sleep(0.3)  # each queues before the next one asks
+        try:
+            for n, (s, agent) in enumerate(((c, "w-c"), (a, "w-a"), (b, "w-b")), start=1):
+                futures.append(pool.submit(acquire, s, "fl-2", agent, timeout=120))
+                # Each queues before the next one asks (its row is there), however slow the machine.
+                wait_until(lambda n=n: queue.waiters(IsolationKey.parse("session:fl-2")) == n, f"waiter {n} queued")
+        finally:
+            engine.dispose()
         holder = first
         for fut in futures:
             release(c, holder.lease_id)
