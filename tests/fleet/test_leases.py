@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import grpc
@@ -68,6 +69,10 @@ def test_a_one_slot_key_is_exclusive_across_a_b_and_c(shared_fleet: Fleet) -> No
     assert active(stubs[2], "fl-1") == 1
 
 
+def _queued(queue: SqlLeaseRepository, n: int) -> bool:
+    return queue.waiters(IsolationKey.parse("session:fl-2")) == n
+
+
 def test_fifo_across_sidecars_with_growing_fencing_tokens(shared_fleet: Fleet) -> None:
     a, b, c = shared_fleet.sidecars
     first = acquire(a, "fl-2", "holder")
@@ -80,7 +85,7 @@ def test_fifo_across_sidecars_with_growing_fencing_tokens(shared_fleet: Fleet) -
             for n, (s, agent) in enumerate(((c, "w-c"), (a, "w-a"), (b, "w-b")), start=1):
                 futures.append(pool.submit(acquire, s, "fl-2", agent, timeout=120))
                 # Each queues before the next one asks (its row is there), however slow the machine.
-                wait_until(lambda n=n: queue.waiters(IsolationKey.parse("session:fl-2")) == n, f"waiter {n} queued")
+                wait_until(partial(_queued, queue, n), f"waiter {n} queued")
         finally:
             engine.dispose()
         holder = first
