@@ -179,6 +179,11 @@ def _last_status(s: SidecarProc, agent_id: str) -> tuple[bool, str] | None:
     return (status.last_status.healthy, status.last_status.reason) if status.HasField("last_status") else None
 
 
+def _has_check(s: SidecarProc, agent_id: str) -> bool:
+    status = s.recovery.GetAgentRecoveryStatus(rpb.GetAgentRecoveryStatusRequest(agent_id=agent_id)).status
+    return status.HasField("health_check")
+
+
 def test_a_checks_result_on_b_is_the_result_every_sidecar_reports(shared_fleet: Fleet) -> None:
     """Before: the latest result lived in the memory of the sidecar that ran the check, so A and C
     reported no result (and chose substitutes as if the agent were healthy)."""
@@ -187,6 +192,9 @@ def test_a_checks_result_on_b_is_the_result_every_sidecar_reports(shared_fleet: 
     a.recovery.AddHealthCheck(ping_check("mon-status", timeout=0.5))
     with SimAgent(b.recovery, "mon-status", lambda command: None) as hung:  # attached to B, never answers
         hung.wait_accepted()
+        # B runs the checks it knows: the spec added on A reaches B's cache by the change feed (on a loaded
+        # machine, not necessarily before the next line without this wait).
+        wait_until(lambda: _has_check(b, "mon-status"), "the check spec on B")
         ran = b.recovery.RunHealthChecks(rpb.RunHealthChecksRequest(), timeout=60)
     mine = [(st.healthy, st.reason) for st in ran.statuses if st.agent_id == "mon-status"]
     assert mine == [(False, "ping timed out after 0.5s")]  # B holds the channel: B ran it
