@@ -8,7 +8,6 @@ matching input through.
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,14 +24,14 @@ from tests.integration.rpc import check, guardrail
 def test_redos_shaped_input_does_not_stall_other_agents(sidecar: RunningSidecar) -> None:
     sidecar.stub.AddGuardrail(guardrail("root", "trust_root", blocked_patterns=[r"^(a+)+$"]))
     sidecar.stub.CheckAction(check())  # warm
-    evil = check(action="a" * 28 + "!", context={"p": "a" * 100_000 + "!"})
+    # No stopwatch: under a backtracking engine each attack would take ~2**64 steps (centuries), holding its
+    # worker (and the event loop) for good. The victim answering within its deadline while three of them run,
+    # and the attacks themselves answering, prove nothing stalls behind them.
+    evil = check(action="a" * 64 + "!", context={"p": "a" * 100_000 + "!"})
     with ThreadPoolExecutor(4) as pool:
-        attacks = [pool.submit(sidecar.stub.CheckAction, evil) for _ in range(3)]
-        started = time.perf_counter()
-        assert sidecar.stub.CheckAction(check(agent_id="victim")).allowed
-        victim = time.perf_counter() - started
-        assert all(a.result(timeout=30).allowed for a in attacks)
-    assert victim < 1.0, f"the victim waited {victim:.2f}s behind a ReDoS-shaped input"
+        attacks = [pool.submit(sidecar.stub.CheckAction, evil, timeout=60) for _ in range(3)]
+        assert sidecar.stub.CheckAction(check(agent_id="victim"), timeout=30).allowed
+        assert all(a.result(timeout=60).allowed for a in attacks)
 
 
 def test_a_back_reference_is_invalid_argument_at_add_time(sidecar: RunningSidecar) -> None:

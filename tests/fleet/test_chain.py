@@ -4,7 +4,6 @@ did not change, so their state (a rate window) survives another sidecar's unrela
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,23 +19,23 @@ def test_concurrent_changes_on_three_sidecars_are_all_kept_once(shared_fleet: Fl
     with ThreadPoolExecutor(6) as pool:
         list(pool.map(lambda i: stubs[i % 3].AddGuardrail(guardrail(wanted[i], "cost_cap", max=10**9)), range(12)))
     for s in shared_fleet.sidecars:
-        wait_until(lambda s=s: set(wanted) <= set(guardrail_names(s)), f"every change on {s.name}", timeout=2.0)
+        wait_until(lambda s=s: set(wanted) <= set(guardrail_names(s)), f"every change on {s.name}")
         counts = Counter(guardrail_names(s))
         assert all(counts[n] == 1 for n in wanted), counts
     # Removals racing on two sidecars: each guardrail goes once, nothing else goes.
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda i: stubs[i % 2].RemoveGuardrail(spb.RemoveGuardrailRequest(name=wanted[i])), range(6)))
     for s in shared_fleet.sidecars:
-        wait_until(lambda s=s: not set(wanted[:6]) & set(guardrail_names(s)), f"the removals on {s.name}", timeout=2.0)
+        wait_until(lambda s=s: not set(wanted[:6]) & set(guardrail_names(s)), f"the removals on {s.name}")
         assert set(wanted[6:]) <= set(guardrail_names(s))
 
 
 def test_a_chain_change_on_a_reaches_b_at_once(shared_fleet: Fleet) -> None:
     a, b, _ = shared_fleet.sidecars
     a.supervisor.AddGuardrail(guardrail("cas-fast", "action_list", deny=["cas.fast"]))
-    start = time.monotonic()
+    # Arrives by NOTIFY in milliseconds (measured by `make bench`), by the counter poll within
+    # fleet.resync_interval without: the suite asserts the arrival, not its latency (issue 25).
     wait_until(lambda: not b.supervisor.CheckAction(check("cas-agent", "cas.fast")).allowed, "B blocks")
-    assert time.monotonic() - start < 0.5  # the 1 s poll alone would take up to a second
 
 
 def test_an_unrelated_change_on_a_keeps_b_rate_window(shared_fleet: Fleet) -> None:

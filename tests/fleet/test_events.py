@@ -48,13 +48,13 @@ class Watcher:
         except grpc.RpcError:
             pass
 
-    def wait_for(self, sequence: int, timeout: float = 10.0) -> list[recovery_pb2.RecoveryEvent]:
+    def wait_for(self, sequence: int, timeout: float = 30.0) -> list[recovery_pb2.RecoveryEvent]:
         with self.cond:
             ok = self.cond.wait_for(lambda: bool(self.events) and self.events[-1].sequence >= sequence, timeout)
             assert ok, f"watcher reached {self.events[-1].sequence if self.events else None}, not {sequence}"
             return list(self.events)
 
-    def wait_until(self, done: Callable[[list[recovery_pb2.RecoveryEvent]], bool], timeout: float = 10.0) -> None:
+    def wait_until(self, done: Callable[[list[recovery_pb2.RecoveryEvent]], bool], timeout: float = 30.0) -> None:
         """Until the events read so far satisfy `done` (a breaker change is stored on the breakers' own
         event thread, so it can land just after the ForceOpen that caused it has answered)."""
         with self.cond:
@@ -114,7 +114,16 @@ def test_concurrent_events_on_three_sidecars_reach_every_watcher_in_one_order(sh
     watchers = [Watcher(s, start) for s in (a, b, c)]
     live = Watcher(b, None)  # only new events
     try:
-        time.sleep(0.2)  # lets the live watcher subscribe (it has no cursor to prove it)
+        # The live watcher has no cursor to prove it subscribed: probe events until it has read one (a fixed
+        # sleep is too short on a loaded machine). The other watchers read from `start`, probes included.
+        deadline = time.monotonic() + 30
+        probe = 0
+        while not live.events:
+            assert time.monotonic() < deadline, "the live watcher never subscribed"
+            force_open(a, f"ev-2-probe-{probe}:db")
+            probe += 1
+            with live.cond:
+                live.cond.wait_for(lambda: bool(live.events), 0.2)
 
         def burst(s: SidecarProc, n: int) -> None:
             for i in range(10):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import grpc
@@ -17,6 +18,9 @@ from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
+from server.domain.safeguards.leases import IsolationKey
+from server.storage.db import create_db_engine
+from server.storage.safeguards.leases import SqlLeaseRepository
 
 from .harness import Fleet, SidecarProc, wait_until
 
@@ -51,7 +55,9 @@ def test_a_one_slot_key_is_exclusive_across_a_b_and_c(shared_fleet: Fleet) -> No
 
     def one(i: int) -> tuple[int, int]:
         try:
-            lease = acquire(stubs[i % 3], "fl-1", f"agent-{i}", timeout=1.5)
+            # The grant never ends within the test (an hour's TTL): the other five wait out their deadline,
+            # long enough that the one grant itself cannot miss it on a loaded machine.
+            lease = acquire(stubs[i % 3], "fl-1", f"agent-{i}", ttl=3600, timeout=15)
             return lease.fencing_token, i
         except grpc.RpcError as err:
             assert err.code() == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -63,19 +69,29 @@ def test_a_one_slot_key_is_exclusive_across_a_b_and_c(shared_fleet: Fleet) -> No
     assert active(stubs[2], "fl-1") == 1
 
 
+def _queued(queue: SqlLeaseRepository, n: int) -> bool:
+    return queue.waiters(IsolationKey.parse("session:fl-2")) == n
+
+
 def test_fifo_across_sidecars_with_growing_fencing_tokens(shared_fleet: Fleet) -> None:
     a, b, c = shared_fleet.sidecars
     first = acquire(a, "fl-2", "holder")
     order: list[tuple[str, int]] = []
+    engine = create_db_engine(shared_fleet.db_url)
+    queue = SqlLeaseRepository(engine)  # reads the waiters' rows only
     with ThreadPoolExecutor(3) as pool:
         futures = []
-        for s, agent in ((c, "w-c"), (a, "w-a"), (b, "w-b")):
-            futures.append(pool.submit(acquire, s, "fl-2", agent))
-            time.sleep(0.3)  # each queues before the next one asks
+        try:
+            for n, (s, agent) in enumerate(((c, "w-c"), (a, "w-a"), (b, "w-b")), start=1):
+                futures.append(pool.submit(acquire, s, "fl-2", agent, timeout=120))
+                # Each queues before the next one asks (its row is there), however slow the machine.
+                wait_until(partial(_queued, queue, n), f"waiter {n} queued")
+        finally:
+            engine.dispose()
         holder = first
         for fut in futures:
             release(c, holder.lease_id)
-            holder = fut.result(timeout=10)
+            holder = fut.result(timeout=60)
             order.append((holder.agent_id, holder.fencing_token))
     assert [agent for agent, _ in order] == ["w-c", "w-a", "w-b"]
     assert [token for _, token in order] == [first.fencing_token + 1, first.fencing_token + 2, first.fencing_token + 3]
@@ -90,7 +106,6 @@ def test_the_reaper_never_overwrites_a_release(shared_fleet: Fleet) -> None:
     wait_until(
         lambda: a.safeguard.GetLease(pb.GetLeaseRequest(lease_id=expiring.lease_id)).lease.state == EXPIRED,
         "expired by some sidecar's reaper",
-        timeout=5,
     )
     time.sleep(0.3)  # every reaper has run again
     assert c.safeguard.GetLease(pb.GetLeaseRequest(lease_id=short.lease_id)).lease.state == RELEASED
@@ -112,19 +127,18 @@ def test_a_kill_on_a_revokes_the_leases_granted_on_b(shared_fleet: Fleet) -> Non
             ),
             "revoked",
         )
-    assert acquire(c, "fl-4", "someone-else", timeout=2).fencing_token == on_b.fencing_token + 1
+    assert acquire(c, "fl-4", "someone-else", timeout=60).fencing_token == on_b.fencing_token + 1
 
 
 def test_a_restarted_sidecar_holds_no_phantom_lease(tmp_path: Any, pg_url: str) -> None:
     fleet = Fleet(tmp_path, pg_url, count=2)
     try:
         a, b = fleet.sidecars
-        held = acquire(a, "fl-5", "x")
+        held = acquire(a, "fl-5", "x", ttl=3600)  # a phantom of it would hold the key for an hour
         a.close()
         again = fleet.start("A2")
         release(b, held.lease_id)
-        start = time.monotonic()
-        lease = acquire(again, "fl-5", "y", timeout=2)
-        assert lease.fencing_token == held.fencing_token + 1 and time.monotonic() - start < 1.0
+        lease = acquire(again, "fl-5", "y", timeout=60)  # answered within the deadline: nothing phantom held it
+        assert lease.fencing_token == held.fencing_token + 1
     finally:
         fleet.close()

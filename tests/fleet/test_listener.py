@@ -31,7 +31,7 @@ class Recorder:
             self.resyncs += 1
             self.cond.notify_all()
 
-    def wait(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    def wait(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
         with self.cond:
             return self.cond.wait_for(predicate, timeout)
 
@@ -44,11 +44,16 @@ def engine(pg_url: str) -> Iterator[Engine]:
     e.dispose()
 
 
-def _listener(engine: Engine, origin: str, rec: Recorder, topic: str = "t") -> ChangeLog:
-    log = ChangeLog(engine, origin, poll_interval=0.2)
+# A counter poll that never comes within a test: what such a listener sees came by a notification (or,
+# for a gap, by the version check), never by the poll.
+NO_POLL = 3600.0
+
+
+def _listener(engine: Engine, origin: str, rec: Recorder, topic: str = "t", poll_interval: float = 0.2) -> ChangeLog:
+    log = ChangeLog(engine, origin, poll_interval=poll_interval)
     log.subscribe(topic, rec.on_change, rec.on_resync)
     log.start()
-    assert log.wait_connected(10)
+    assert log.wait_connected(30)
     return log
 
 
@@ -57,15 +62,15 @@ def _bump(writer: ChangeLog, topic: str, key: str) -> int:
         return writer.bump(conn, topic, key)
 
 
-def test_a_change_reaches_the_other_sidecar_within_100ms_and_not_its_writer(engine: Engine) -> None:
+def test_a_change_reaches_the_other_sidecar_by_notification_and_not_its_writer(engine: Engine) -> None:
+    """The latency (milliseconds) is measured in `make bench` (bench/fleet.py), not asserted here."""
     a_rec, b_rec = Recorder(), Recorder()
-    a, b = _listener(engine, "sc-a", a_rec), _listener(engine, "sc-b", b_rec)
+    a, b = _listener(engine, "sc-a", a_rec), _listener(engine, "sc-b", b_rec, poll_interval=NO_POLL)
     try:
-        start = time.monotonic()
         assert _bump(a, "t", "agent-1") >= 1
-        assert b_rec.wait(lambda: b_rec.keys == ["agent-1"], 1.0)
-        assert time.monotonic() - start < 0.1
-        time.sleep(0.3)
+        # B never polls: the key reached its change handler (not a resync) through the notification.
+        assert b_rec.wait(lambda: b_rec.keys == ["agent-1"])
+        time.sleep(0.3)  # a delivery back to the writer would have come by now (a negative: kept short)
         assert a_rec.keys == []  # its own change: its cache already has it
     finally:
         a.stop()
@@ -97,7 +102,7 @@ def test_after_a_reconnect_the_topics_that_moved_are_resynchronised(engine: Engi
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})
         _bump(a, "t", "while-away")  # likely sent while nobody listens: lost
-        assert rec.wait(lambda: b.stats.connections >= 2 and rec.resyncs > base, 10)
+        assert rec.wait(lambda: b.stats.connections >= 2 and rec.resyncs > base)
         assert b.stats.backend_pid != pid
         # Listening again: the next change is a notification, not a resync.
         resyncs = rec.resyncs
@@ -121,16 +126,15 @@ def test_a_counter_that_moved_without_a_notification_resyncs_within_one_poll(eng
                     "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1"
                 )
             )
-        start = time.monotonic()
-        assert rec.wait(lambda: rec.resyncs > base, 2.0)
-        assert time.monotonic() - start < 1.0
+        # Nothing but the 0.2 s counter poll can notice this change (no notification was sent).
+        assert rec.wait(lambda: rec.resyncs > base)
     finally:
         b.stop()
 
 
 def test_a_gap_in_the_versions_resyncs(engine: Engine) -> None:
     rec = Recorder()
-    b = _listener(engine, "sc-b", rec)
+    b = _listener(engine, "sc-b", rec, poll_interval=NO_POLL)  # the resync can only come from the gap
     a = ChangeLog(engine, "sc-a")
     try:
         _bump(a, "t", "one")
@@ -139,7 +143,7 @@ def test_a_gap_in_the_versions_resyncs(engine: Engine) -> None:
         with engine.begin() as conn:  # version n+1 committed without its notification, then n+2 with one
             conn.execute(text("UPDATE fleet_changes SET version = version + 1 WHERE topic = 't'"))
         _bump(a, "t", "three")
-        assert rec.wait(lambda: rec.resyncs > base, 1.0)
+        assert rec.wait(lambda: rec.resyncs > base)
     finally:
         b.stop()
 

@@ -27,7 +27,8 @@ from tests.integration.rpc import check
 from .conftest import _pg
 from .harness import SidecarProc, operator_token, wait_until
 
-_BOUND = 2.0  # seconds: NOTIFY gets there in milliseconds, the counter poll within fleet.resync_interval
+# NOTIFY gets a reload there in milliseconds, the counter poll within fleet.resync_interval: how fast is
+# measured by `make bench`; the suite asserts that it arrives (generous deadlines: a loaded CI machine).
 
 
 def _policy(tag: str, retries: int, level: str = "irreversible") -> str:
@@ -135,10 +136,8 @@ def test_reload_on_a_reaches_b_and_c_in_every_section(pfleet: PolicyFleet) -> No
     a, b, c = pfleet.sidecars
     pfleet.files["A"].write_text(_policy("two", 5))  # only A's file changes
     a.supervisor.ReloadPolicy(spb.ReloadPolicyRequest())
-    start = time.monotonic()
     for s in (b, c):
-        wait_until(lambda s=s: _runs(s, "two", 5), f"{s.name} runs A's new policy", timeout=_BOUND)
-    assert time.monotonic() - start < _BOUND
+        wait_until(lambda s=s: _runs(s, "two", 5), f"{s.name} runs A's new policy")
     for s in (a, b, c):
         blocked_old, _, level_old = _observed(s, "one")
         assert not blocked_old and level_old != str(_IRREVERSIBLE), s.name  # the old policy is gone everywhere
@@ -148,7 +147,6 @@ def test_reload_on_a_reaches_b_and_c_in_every_section(pfleet: PolicyFleet) -> No
     wait_until(
         lambda: sorted(r["policy_version"] for r in _status(pfleet.tmp, pfleet.db_url)["sidecars"]) == [2, 2, 2],  # type: ignore[attr-defined]
         "every sidecar reports version 2",
-        timeout=_BOUND,
     )
 
 
@@ -175,7 +173,9 @@ def test_an_invalid_reload_changes_nothing_anywhere(pfleet: PolicyFleet) -> None
         a.supervisor.ReloadPolicy(spb.ReloadPolicyRequest())
     assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert "line" in (err.value.details() or ""), err.value.details()
-    time.sleep(_BOUND / 2)  # a change would have reached the others by now (nothing to wait for: none comes)
+    # A change would have reached the others by now (resync_interval is 0.5 s; nothing to wait for: none
+    # comes). A negative: a slow machine can only make it pass vacuously, never fail spuriously.
+    time.sleep(1.0)
     assert [_observed(s, "two") for s in (a, b, c)] == runs
     assert not any(_observed(s, "three")[0] for s in (a, b, c))
     assert _status(pfleet.tmp, pfleet.db_url)["policy"] == before
@@ -186,7 +186,7 @@ def test_a_real_sighup_to_one_sidecar_applies_fleet_wide(pfleet: PolicyFleet) ->
     pfleet.files["B"].write_text(_policy("four", 6))
     b.p.send_signal(signal.SIGHUP)
     for s in (a, b, c):
-        wait_until(lambda s=s: _runs(s, "four", 6), f"{s.name} runs B's policy after SIGHUP", timeout=5.0)
+        wait_until(lambda s=s: _runs(s, "four", 6), f"{s.name} runs B's policy after SIGHUP")
     policy = _status(pfleet.tmp, pfleet.db_url)["policy"]
     assert isinstance(policy, dict) and policy["actor"] == "SIGHUP" and policy["path"] == str(pfleet.files["B"])
 
@@ -210,7 +210,7 @@ def test_a_sidecar_with_another_file_refuses_to_start_then_applies_it_with_the_f
     )
     pfleet.extra.append(d)
     for s in (a, b, c, d):
-        wait_until(lambda s=s: _runs(s, "five", 9), f"{s.name} runs D's applied policy", timeout=_BOUND)
+        wait_until(lambda s=s: _runs(s, "five", 9), f"{s.name} runs D's applied policy")
     policy = _status(pfleet.tmp, pfleet.db_url)["policy"]
     assert isinstance(policy, dict) and "(--apply-policy)" in str(policy["actor"])
     # Audited once: one policy.apply record naming the digest and the one who applied it.

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +47,10 @@ def attach(s: SidecarProc, agent_id: str, behavior: Any = None) -> SimAgent:
     return agent
 
 
+# A callback timeout far beyond any wait of these tests: a kill that answers at all did not wait for it.
+NEVER = 600
+
+
 def kill(s: SidecarProc, agent_id: str, callback: int = 5, **kw: Any) -> r.KillResult:
     req = rpb.KillRequest(
         agent_id=agent_id, reason=r.KILL_REASON_MANUAL, callback_timeout=Duration(seconds=callback), **kw
@@ -65,15 +68,12 @@ def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_f
     a, b, _ = route_fleet.sidecars[:3]
     agent = attach(b, "route-kill-1")
     try:
-        start = time.monotonic()
-        result = kill(a, "route-kill-1")
-        elapsed = time.monotonic() - start
+        result = kill(a, "route-kill-1", callback=NEVER)  # answered within the RPC's 60 s: the ack came
         assert result.terminated and result.detail == "ok", result
         assert len(agent.of(KILL)) == 1 and agent.of(KILL)[0].kill.kill_id == result.kill_id
         err = agent.wait_ended()
         assert err is not None and err.code() is grpc.StatusCode.ABORTED
         assert error_info(err).reason == "AGENT_KILLED"
-        assert elapsed < 3.0, elapsed
         with pytest.raises(grpc.RpcError) as hb:  # B no longer takes its heartbeats
             b.recovery.Heartbeat(rpb.HeartbeatRequest(agent_id="route-kill-1"))
         assert hb.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED)
@@ -100,10 +100,9 @@ def test_a_kill_of_an_agent_whose_sidecar_was_sigkilled_answers_not_connected_pr
     agent = attach(d, "route-dead-1")
     d.close(signal.SIGKILL)
     agent.wait_ended()
-    start = time.monotonic()
-    result = kill(a, "route-dead-1", callback=10)
+    # Answered within the RPC's 60 s deadline with a 600 s callback timeout: it did not wait for the ack.
+    result = kill(a, "route-dead-1", callback=NEVER)
     assert not result.terminated and result.detail == "not connected", result
-    assert time.monotonic() - start < 3.0  # not the 10 s callback timeout
 
 
 def test_a_sidecar_dying_mid_kill_is_reported_never_lost(route_fleet: Fleet) -> None:
@@ -111,17 +110,17 @@ def test_a_sidecar_dying_mid_kill_is_reported_never_lost(route_fleet: Fleet) -> 
     d = route_fleet.start("E", config=route_fleet.tmp / "outrider.yaml")
     agent = attach(d, "route-midway-1", silent)  # takes the KILL, never acks
     out: list[r.KillResult] = []
-    runner = threading.Thread(target=lambda: out.append(kill(a, "route-midway-1", callback=30)))
-    start = time.monotonic()
+    # The ack never comes and the callback timeout is 600 s: returning within the RPC's 60 s proves the
+    # holder's death was noticed (and the detail says so, not "kill ack timeout").
+    runner = threading.Thread(target=lambda: out.append(kill(a, "route-midway-1", callback=NEVER)))
     runner.start()
     try:
-        agent.wait_command(KILL, timeout=10)
+        agent.wait_command(KILL, timeout=30)
         d.close(signal.SIGKILL)  # the holder dies after delivering
-        runner.join(20)
+        runner.join(90)
     finally:
         agent.close()
     assert out, "the kill did not return"
-    assert time.monotonic() - start < 15.0
     assert not out[0].terminated and out[0].detail.startswith("kill outcome unknown: "), out[0]
     assert len(agent.of(KILL)) == 1
 

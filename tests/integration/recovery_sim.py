@@ -94,7 +94,7 @@ class SimAgent:
             with self._cond:
                 self._cond.notify_all()
 
-    def wait_for(self, predicate: Callable[[SimAgent], bool], timeout: float = 10.0) -> None:
+    def wait_for(self, predicate: Callable[[SimAgent], bool], timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while not predicate(self):
@@ -103,11 +103,11 @@ class SimAgent:
                     raise AssertionError(f"{self.agent_id}: condition not met within {timeout}s; got {self.kinds()}")
                 self._cond.wait(left)
 
-    def wait_accepted(self, timeout: float = 10.0) -> None:
+    def wait_accepted(self, timeout: float = 30.0) -> None:
         self.wait_for(lambda a: a.accepted is not None or a.ended.is_set(), timeout)
         assert self.accepted is not None, f"{self.agent_id} was not accepted: {self.error}"
 
-    def wait_command(self, kind: int, count: int = 1, timeout: float = 10.0) -> recovery_pb2.ControlCommand:
+    def wait_command(self, kind: int, count: int = 1, timeout: float = 30.0) -> recovery_pb2.ControlCommand:
         self.wait_for(lambda a: len(a.of(kind)) >= count, timeout)
         return self.of(kind)[count - 1]
 
@@ -117,7 +117,7 @@ class SimAgent:
     def kinds(self) -> list[str]:
         return [recovery_pb2.ControlCommandType.Name(c.type) for c in self.commands]
 
-    def wait_ended(self, timeout: float = 10.0) -> grpc.RpcError | None:
+    def wait_ended(self, timeout: float = 30.0) -> grpc.RpcError | None:
         assert self.ended.wait(timeout), f"{self.agent_id}: stream still open"
         return self.error
 
@@ -161,7 +161,7 @@ def seconds(value: float) -> Any:
     return d
 
 
-def eventually(predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
+def eventually(predicate: Callable[[], bool], timeout: float = 30.0, what: str = "condition") -> None:
     """Poll a condition the server reaches on its own (bounded)."""
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -33,7 +33,7 @@ def hitl(s: RunningSidecar, name: str = "", **options: Any) -> None:
     s.stub.AddGuardrail(guardrail(name, "hitl", **options))
 
 
-def pending(s: RunningSidecar, n: int, timeout: float = 10) -> list[Any]:
+def pending(s: RunningSidecar, n: int, timeout: float = 30) -> list[Any]:
     """Wait until exactly n requests are pending; returns them."""
     deadline = time.monotonic() + timeout
     while True:
@@ -94,9 +94,10 @@ def test_deadline_leaves_the_request_pending_and_a_retry_reattaches(sidecar: Run
     [again] = pending(sidecar, 1)
     assert again.approval_id == a.approval_id
     decide(sidecar, a.approval_id, True)  # decided while the agent was away
-    t0 = time.perf_counter()
-    r = sidecar.stub.CheckAction(req, timeout=5)
-    assert r.allowed and r.approval.approval_id == a.approval_id and time.perf_counter() - t0 < 1
+    # The guardrail has no timeout: a retry that did not find the decision would wait for one until its
+    # deadline. Answering within it, allowed, proves the retry took the decision made while it was away.
+    r = sidecar.stub.CheckAction(req, timeout=30)
+    assert r.allowed and r.approval.approval_id == a.approval_id
 
 
 def test_a_retry_with_a_different_context_is_a_new_request(sidecar: RunningSidecar) -> None:
@@ -164,10 +165,10 @@ def test_agents_cannot_decide_and_see_only_their_own(sidecar: RunningSidecar) ->
 def test_timeout_deny_on_the_real_clock(sidecar: RunningSidecar) -> None:
     hitl(sidecar, timeout="1s")
     t0 = time.perf_counter()
-    r = sidecar.stub.CheckAction(check(action="deploy"), timeout=10)
+    r = sidecar.stub.CheckAction(check(action="deploy"), timeout=60)  # nobody decides: only the timeout ends it
     elapsed = time.perf_counter() - t0
     assert (r.allowed, r.reason, r.approval.state) == (False, "approval timed out", EXPIRED)
-    assert 0.9 < elapsed < 3
+    assert elapsed > 0.9  # it waited for the 1 s timeout (a lower bound: a slow machine only adds to it)
     assert r.approval.decided_by == "system"
 
 

@@ -5,7 +5,6 @@ when /usr/bin/chromium is missing (`make test` installs it)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from outrider.v1 import safeguard_service_pb2 as spb
 from .consolekit import add_reviewers
 from .harness import RunningSidecar, make_config
 from .recovery_sim import SimAgent, register
-from .test_console_browser import ARGS, CHROMIUM, LIVE_WITHIN, shoot, signed_in, wait_live
+from .test_console_browser import ARGS, CHROMIUM, LIVE, shoot, signed_in, wait_live
 
 KILL_CMD = recovery_pb2.CONTROL_COMMAND_TYPE_KILL
 
@@ -67,13 +66,10 @@ def test_admin_sees_an_agent_attach_live_and_kills_it_after_confirming(
     navigations = open_live(page, f"{url}/agents")
     register(s, "worker-7", "batch")
     row = page.locator('#agents-table tr[data-agent-id="worker-7"]')
-    expect(row.locator(".conn-disconnected")).to_have_text("not connected", timeout=10_000)
+    expect(row.locator(".conn-disconnected")).to_have_text("not connected", timeout=LIVE)
     with SimAgent(s.as_agent("worker-7").recovery, "worker-7") as agent:
         agent.wait_accepted()
-        started = time.monotonic()
-        expect(row.locator(".conn-connected")).to_have_text("connected", timeout=10_000)
-        took = time.monotonic() - started
-        assert took <= LIVE_WITHIN + 0.5, f"the attachment took {took:.2f}s to show"
+        expect(row.locator(".conn-connected")).to_have_text("connected", timeout=LIVE)
         expect(row).to_contain_text("batch")
         assert navigations == []  # it arrived over the stream, no reload
 
@@ -88,7 +84,7 @@ def test_admin_sees_an_agent_attach_live_and_kills_it_after_confirming(
         shoot(page, "console-kill-confirm.png", tmp_path)
 
         page.get_by_role("button", name="Kill worker-7 now").click()
-        expect(page.get_by_role("heading", name="Killed worker-7")).to_be_visible(timeout=15_000)
+        expect(page.get_by_role("heading", name="Killed worker-7")).to_be_visible(timeout=LIVE)
         expect(page.locator("#kill-terminated")).to_have_text("yes (ok)")
         command = agent.wait_command(KILL_CMD)
         assert command.kill.reason == recovery_pb2.KILL_REASON_BEHAVIORAL_DRIFT
@@ -112,13 +108,10 @@ def test_a_breaker_opened_by_real_calls_turns_open_live_and_an_admin_resets_it(
     navigations = open_live(viewer, f"{url}/breakers")
     fail_calls(s, "billing:payments-api", 1)
     row = viewer.locator('#breakers-table tr[data-key="billing:payments-api"]')
-    expect(row.locator(".breaker-state")).to_have_text("CLOSED", timeout=10_000)
-    expect(row).to_contain_text("1 of 3", timeout=10_000)  # a count moves without an event: the 1 s refresh
-    started = time.monotonic()
+    expect(row.locator(".breaker-state")).to_have_text("CLOSED", timeout=LIVE)
+    expect(row).to_contain_text("1 of 3", timeout=LIVE)  # a count moves without an event: the 1 s refresh
     fail_calls(s, "billing:payments-api", 2)
-    expect(row.locator(".breaker-state")).to_have_text("OPEN", timeout=10_000)
-    took = time.monotonic() - started
-    assert took <= LIVE_WITHIN + 0.5, f"the opening took {took:.2f}s to show"
+    expect(row.locator(".breaker-state")).to_have_text("OPEN", timeout=LIVE)
     expect(viewer.locator("#breaker-changes")).to_contain_text("CLOSED → OPEN")
     assert viewer.get_by_role("button", name="Reset billing:payments-api").count() == 0  # viewers only see
     assert navigations == []
@@ -129,7 +122,7 @@ def test_a_breaker_opened_by_real_calls_turns_open_live_and_an_admin_resets_it(
     wait_live(admin)
     admin.get_by_role("button", name="Reset billing:payments-api").click()
     expect(admin.locator("#breaker-message")).to_contain_text("Reset 'billing:payments-api': it is now CLOSED.")
-    expect(row.locator(".breaker-state")).to_have_text("CLOSED", timeout=10_000)  # on the viewer's screen
+    expect(row.locator(".breaker-state")).to_have_text("CLOSED", timeout=LIVE)  # on the viewer's screen
     assert s.services.breakers.get("billing:payments-api").state.name == "CLOSED"
     assert navigations == []
     assert watch.dialogs == [] and watch.csp == [] and admin_watch.dialogs == [] and admin_watch.csp == []
@@ -149,9 +142,9 @@ def test_admin_allocates_and_the_usage_bar_follows_consumption_live(
     row = page.locator('#allocations tr[data-agent-id="summarizer"]')
     expect(row).to_contain_text("HIGH")
     s.safeguard.Consume(spb.ConsumeRequest(agent_id="summarizer", tokens=1900))
-    expect(row.locator("meter")).to_have_attribute("value", "95.0", timeout=10_000)
+    expect(row.locator("meter")).to_have_attribute("value", "95.0", timeout=LIVE)
     expect(row).to_contain_text("warned")
-    expect(page.locator("#budget-signals")).to_contain_text("SIGWARN", timeout=10_000)
+    expect(page.locator("#budget-signals")).to_contain_text("SIGWARN", timeout=LIVE)
     assert navigations == []
     shoot(page, "console-budgets.png", tmp_path)
     assert watch.dialogs == [] and watch.csp == []

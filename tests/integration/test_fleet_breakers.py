@@ -44,10 +44,12 @@ def engine(db_url: str) -> Iterator[Engine]:
 class Fleet:
     """Three sidecars' breaker services; with `listen`, each has its own change listener (PostgreSQL)."""
 
-    def __init__(self, engine: Engine, n: int = 3, listen: bool = False, **defaults: Any) -> None:
+    def __init__(
+        self, engine: Engine, n: int = 3, listen: bool = False, feed_poll: float = 0.2, **defaults: Any
+    ) -> None:
         self.clock = FakeClock()
         self.recorders = [Recorder() for _ in range(n)]
-        self.feeds = [ChangeLog(engine, f"sc{i}", poll_interval=0.2) if listen else None for i in range(n)]
+        self.feeds = [ChangeLog(engine, f"sc{i}", poll_interval=feed_poll) if listen else None for i in range(n)]
         self.services = [
             BreakerService(
                 SqlBreakerRepository(engine, feed),
@@ -244,31 +246,31 @@ def test_a_closed_permit_and_a_quiet_success_never_touch_the_database(engine: En
     assert statements == []
 
 
-def _until(predicate: Any, timeout: float) -> float:
+def _until(predicate: Any, timeout: float = 30.0) -> None:
     start = time.monotonic()
     while not predicate():
         assert time.monotonic() - start < timeout, "not reached in time"
         time.sleep(0.002)
-    return time.monotonic() - start
 
 
-def test_with_listeners_operator_actions_reach_every_sidecar_within_100ms(engine: Engine, db_url: str) -> None:
+def test_with_listeners_operator_actions_reach_every_sidecar(engine: Engine, db_url: str) -> None:
+    """The listeners' counter poll is an hour: every change below reaches the others by NOTIFY (how fast, the
+    p99, is measured by `make bench`: docs/benchmarks.md)."""
     if not db_url.startswith("postgresql"):
         pytest.skip("notifications are PostgreSQL's (SQLite serves one sidecar)")
-    fleet = Fleet(engine, listen=True, failure_threshold=3)
+    fleet = Fleet(engine, listen=True, feed_poll=3600.0, failure_threshold=3)
     try:
         a, b, c = fleet.services
         assert b.acquire("k").permitted and c.acquire("k").permitted
         a.force_open("k", "drill")
-        waited = _until(lambda: not b.acquire("k").permitted and not c.acquire("k").permitted, 1.0)
-        assert waited < 0.5  # the listener, not the 0.2 s resync poll alone (p99: docs/benchmarks.md)
+        _until(lambda: not b.acquire("k").permitted and not c.acquire("k").permitted)
         a.set_config("k", {"failure_threshold": 1})
         a.reset("k")
-        _until(lambda: b.acquire("k").permitted and b.acquire("k").permit is not None, 1.0)
-        _until(lambda: c.preview_permit("k").failure_directive.name == "DEGRADE", 1.0)  # threshold 1 reached C
+        _until(lambda: b.acquire("k").permitted and b.acquire("k").permit is not None)
+        _until(lambda: c.preview_permit("k").failure_directive.name == "DEGRADE")  # threshold 1 reached C
         # Failures written by B reach A and C too: one failure opens it everywhere, one event.
         assert fail(b, "k").state is OPEN
-        _until(lambda: not a.acquire("k").permitted and not c.acquire("k").permitted, 1.0)
+        _until(lambda: not a.acquire("k").permitted and not c.acquire("k").permitted)
         opened = [ch for ch in fleet.events() if ch.to_state is OPEN]
         assert [ch.reason for ch in opened] == ["forced open: drill", "failure threshold reached"]
     finally:

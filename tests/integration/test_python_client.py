@@ -50,7 +50,7 @@ def test_check_action_waits_for_a_person_across_re_attaches(sidecar: RunningSide
     approvals = sidecar.services.approvals
 
     def approve_later() -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while not approvals.pending() and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(1.2)  # longer than two attach intervals: the client re-attaches meanwhile

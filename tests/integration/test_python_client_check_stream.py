@@ -197,7 +197,7 @@ def test_closing_the_client_fails_the_waiting_checks_in_both_flavours(sidecar: R
         await asyncio.to_thread(pending, sidecar, 2)
         await ac.close()
         with pytest.raises(OutriderError) as err:
-            await asyncio.wait_for(waiting, 5)
+            await asyncio.wait_for(waiting, 30)
         return err.value
 
     assert asyncio.run(go()).code == grpc.StatusCode.CANCELLED

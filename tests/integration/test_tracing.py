@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import secrets
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -143,7 +145,7 @@ def test_the_approval_wait_is_a_span_with_created_and_decided_events(
         s.stub.AddGuardrail(guardrail("hitl", "hitl", patterns=["deploy"]))
         trace_id, _, md = traceparent()
         call = pool.submit(s.as_agent("agent-1").stub.CheckAction, check(action="deploy"), metadata=md, timeout=30)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while not s.services.approvals.pending() and time.monotonic() < deadline:
             time.sleep(0.02)
         (pending,) = s.services.approvals.pending()
@@ -228,25 +230,25 @@ def test_log_lines_inside_a_span_carry_its_trace_and_span_ids(tmp_path: Path) ->
 def test_a_dead_collector_never_slows_or_fails_a_call(
     tmp_path: Path, protocol: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    dead = f"http://127.0.0.1:{free_port()}"  # nothing listens there
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")  # the exporters' own give-up time (default 10 s)
-    s = traced(tmp_path, endpoint=dead, protocol=protocol, recent_traces=500)
+    """Proved without a stopwatch: the collector takes connections and never answers, and the exporters wait
+    600 s for it. A call or a stop that waited on the exporter would miss its deadline (30 s, 60 s) by far;
+    every one meeting it never waited."""
+    hung = socket.create_server(("127.0.0.1", 0))  # listens (the kernel accepts), never reads nor answers
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "600")  # the exporters' own give-up time (default 10 s)
+    s = traced(tmp_path, endpoint=f"http://127.0.0.1:{hung.getsockname()[1]}", protocol=protocol, recent_traces=500)
     try:
         s.stub.AddGuardrail(guardrail("cap", "cost_cap", max=100))
         agent = s.as_agent("agent-1").stub
-        slowest = 0.0
         for i in range(200):
-            started = time.monotonic()
-            r = agent.CheckAction(check(context={"cost": i}), metadata=traceparent()[2], timeout=5)
-            slowest = max(slowest, time.monotonic() - started)
+            r = agent.CheckAction(check(context={"cost": i}), metadata=traceparent()[2], timeout=30)
             assert r.allowed == (i <= 100)
-        assert slowest < 0.5, f"a call took {slowest:.3f}s with the collector down"
         assert len(s.services.telemetry.recent) == 200 + 1  # the console still has them (and AddGuardrail's)
     finally:
-        started = time.monotonic()
-        s.stop()
-        stopped_in = time.monotonic() - started
-    assert stopped_in < 3, f"stopping took {stopped_in:.1f}s"
+        stopper = threading.Thread(target=s.stop, daemon=True)
+        stopper.start()
+        stopper.join(60)
+        hung.close()
+    assert not stopper.is_alive(), "stopping waited on the collector"
 
 
 def test_tracing_off_adds_no_interceptor_and_stores_no_trace_id(tmp_path: Path) -> None:
@@ -304,7 +306,7 @@ def test_an_agent_that_gives_up_waiting_still_leaves_a_complete_trace(tmp_path: 
         with pytest.raises(grpc.RpcError) as err:
             s.as_agent("agent-1").stub.CheckAction(check(action="deploy"), metadata=md, timeout=0.5)
         assert err.value.code() is grpc.StatusCode.DEADLINE_EXCEEDED
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while (view := s.services.telemetry.recent.get(trace_id)) is None or len(view.spans) < 3:
             assert time.monotonic() < deadline, "the cancelled call's spans never ended"
             time.sleep(0.02)
@@ -354,7 +356,7 @@ def test_the_grpc_exporter_keeps_its_channel_and_reaches_a_collector_that_comes_
         server.add_insecure_port(f"127.0.0.1:{port}")
         server.start()
         try:
-            deadline = time.monotonic() + 20  # the channel's reconnect backoff is capped at 5 s
+            deadline = time.monotonic() + 60  # the channel's reconnect backoff is capped at 5 s
             while exporter.export(spans) is not SpanExportResult.SUCCESS:
                 assert time.monotonic() < deadline, "spans never reached the collector once it was back"
                 time.sleep(0.2)
