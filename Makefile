@@ -8,9 +8,9 @@ STAMP := $(VENV)/.installed
 PROTO_OUT := clients/python
 PG_DIR ?= /tmp/outrider-test-pg
 # pytest-xdist workers: one per core plus one, since a test spends much of its time waiting on a sidecar
-# thread, a subprocess or the database. Each module stays on one worker (tests/conftest.py).
+# thread, a subprocess or the database. Each module stays on one worker (its module-scoped sidecars start once).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
-PYTEST = $(PY) -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
+PYTEST = $(PY) -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 .PHONY: help venv lock run test test-fast test-loaded test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs

@@ -4,8 +4,8 @@ Databases: a SQLite file and the real PostgreSQL that `make test` starts, both c
 migrated once per run (migrating per test was most of a sidecar's start-up). Tiers: every test gets markers
 from where it lives (`unit`, `integration`, `fleet`, `faults`) and what it uses (`browser`, `postgres`,
 `slow`), so `make test-fast` can pick the inner loop without anyone tagging tests by hand. Under
-pytest-xdist, a module's tests stay on one worker (module-scoped sidecars are started once) and the
-fault modules go to one `faults` group.
+pytest-xdist (`--dist loadfile`), a module's tests stay on one worker, so its module-scoped sidecars start
+once.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ def _module_key(item: pytest.Item) -> str:
     return Path(str(item.fspath)).resolve().relative_to(_TESTS).as_posix()
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the `xdist_group` markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         rel = _module_key(item)
@@ -68,10 +67,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker("browser")
         if browser or tier in ("fleet", "faults") or names & _SLOW_FIXTURES or rel in SLOW_MODULES:
             item.add_marker("slow")
-        # One worker per module (module-scoped sidecars start once). The fault modules stop databases and
-        # freeze processes, so they run one after another, never two at once.
-        group = "faults" if tier == "faults" else rel
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 # ---- databases ---------------------------------------------------------------------------------------

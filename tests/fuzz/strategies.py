@@ -31,6 +31,11 @@ _STRINGS = [
     "test-operator",
     "operator:test-operator",
     "deploy",
+    # Plain names that pass validation, so generated calls also reach the rules behind it.
+    "read",
+    "files.delete",
+    "payments.refund",
+    "db",
     "shell.exec",
     "Shell.exec",
     "shell\u200b.exec",

@@ -166,7 +166,8 @@ def test_json_logs_and_unix_socket(tmp_path: Path) -> None:
             time.sleep(0.05)
         with grpc.insecure_channel(f"unix:{sock}") as ch:
             stub = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(ch, token))
-            assert stub.CheckAction(check(), timeout=10).allowed
+            # The socket file exists from the bind; the server listens once started: wait for it.
+            assert stub.CheckAction(check(), timeout=60, wait_for_ready=True).allowed
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
