@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from .consolekit import PASSWORD, add_hitl, add_reviewers, ask
 from .harness import RunningSidecar, make_config
@@ -157,9 +158,15 @@ def test_no_page_scrolls_sideways_at_390_px(phone: Page, live: tuple[RunningSide
         assert width <= 390, f"{path} is {width} px wide at 390 px: {phone.evaluate(WIDEST)}"
     phone.goto(f"{url}/approvals")
     link = phone.get_by_role("link", name=f"Review {approval_id}")
-    link.scroll_into_view_if_needed()
-    expect(link).to_be_in_viewport()
-    box = link.bounding_box()
+    box = None
+    for _ in range(40):  # the live list may swap the row in between (SSE): measure the row that stays
+        try:
+            link.scroll_into_view_if_needed(timeout=15_000)
+            expect(link).to_be_in_viewport()
+            box = link.bounding_box(timeout=15_000)
+            break
+        except PlaywrightError:
+            phone.wait_for_timeout(250)
     assert box is not None and box["height"] >= 44 and box["x"] >= 0 and box["x"] + box["width"] <= 390
     shoot(phone, "console-pending-390.png", tmp_path)
 
