@@ -120,6 +120,7 @@ class _Supervisor(supervisor_service_pb2_grpc.SupervisorServiceServicer):
                     approval_id, request.agent_id, request.action, args, rid, rule.guardrail
                 )
                 self.state.by_request[(request.agent_id, rid)] = approval_id
+                self.changed.notify_all()  # wake `wait_for_approval`
             approval = self.state.approvals[approval_id]
             if wait:
                 left = context.time_remaining()
