@@ -39,9 +39,20 @@ _TIER_OF_DIR = {
 _PG_FIXTURES = {"pg_url", "fleet", "shared_fleet"}
 # Fixtures that mean "this test runs sidecar processes or the real clock for seconds".
 _SLOW_FIXTURES = {"fleet", "shared_fleet", "jaeger", "page", "browser", "console_browser"}
-# Modules whose tests run on the real clock for seconds each (from `--durations`): the inner loop skips them.
+# Modules whose tests start `outrider serve`, the gateway, examples or writer processes of their own (or SIGKILL
+# and restart them): `make test` runs them, the inner loop (`make test-fast`) does not.
 SLOW_MODULES = {
-    # filled from a `--durations=0` run; see docs/development.md
+    "adversarial/test_audit_concurrency.py",
+    "integration/test_approvals_durable.py",
+    "integration/test_cli_frontdoor.py",
+    "integration/test_console_process.py",
+    "integration/test_examples.py",
+    "integration/test_integration_examples.py",
+    "integration/test_mcp_gateway.py",
+    "integration/test_notifications_sidecar.py",
+    "integration/test_process.py",
+    "integration/test_readme.py",
+    "integration/test_sqlite_single_sidecar.py",
 }
 
 
@@ -62,7 +73,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             uses_pg = True
         if uses_pg:
             item.add_marker("postgres")
-        browser = "browser" in rel.rsplit("/", 1)[-1]
+        browser = "browser" in rel.rsplit("/", 1)[-1] or "chromium" in item.name or "browser" in names
         if browser:
             item.add_marker("browser")
         if browser or tier in ("fleet", "faults") or names & _SLOW_FIXTURES or rel in SLOW_MODULES:
