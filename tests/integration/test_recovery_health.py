@@ -43,7 +43,16 @@ def test_ping_healthy_timed_out_and_not_connected(s: RunningSidecar, clock: Fake
         run = pool.submit(s.recovery.RunHealthChecks, rpb.RunHealthChecksRequest())
         hung.wait_command(PING)
         good.wait_command(PING)
-        time.sleep(0.05)
+
+        def gone_failed() -> bool:  # stamped before the clock moves, so its cooldown starts now
+            events = s.recovery.ListRecoveryEvents(
+                rpb.ListRecoveryEventsRequest(types=[r.RECOVERY_EVENT_TYPE_HEALTH_CHECK_FAILED])
+            ).events
+            return any(e.health_status.agent_id == "gone" for e in events)
+
+        deadline = time.monotonic() + 30
+        while not gone_failed() and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert not run.done()  # waiting on the injected clock for the hung agent's ack
         clock.advance(5)
         resp = run.result(10)
