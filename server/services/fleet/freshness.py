@@ -21,7 +21,11 @@ from server.services.fleet.settings import FleetSettings
 
 log = logging.getLogger(__name__)
 
-WAIT_SECONDS = 2.0  # at most this long for the confirming poll (a connected listener takes milliseconds)
+# At most this long for the confirming poll. A connected listener takes milliseconds, but a sidecar resumed
+# from a pause has a backlog (every cache reloads after it finds it was declared gone, the calls queued
+# meanwhile, heartbeats): 2 s was seen to run out on a busy host, and the queued calls were then answered
+# from the stale caches. Answering late is better than answering stale.
+WAIT_SECONDS = 10.0
 
 
 class CacheFreshness:
