@@ -19,21 +19,25 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from server.domain.agents import Standing, validate_agent_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
 from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
-from server.domain.guardrails.hitl import Hitl, would_ask_reason
+from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import MASK, mask
 from server.services import observability as obs
 from server.services.ports import Clock
 from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.decision_log import DecisionLog
+from server.services.supervisor.walk import isolated, walk
 from server.telemetry.metrics import Metrics
+
+if TYPE_CHECKING:
+    from opentelemetry.trace import Span
 
 log = logging.getLogger(__name__)
 
@@ -370,112 +374,11 @@ class CheckActionService:
         approved_edits: set[str],
         heavy: bool = False,
     ) -> _Outcome:
-        now = self.clock.monotonic()
-        out = _Outcome(ChainRun())
-        run = out.run
-        traced = obs.recording()
-        for guardrail in self.chain.order:
-            if guardrail.shadow:
-                if not run.skips(guardrail):
-                    await self._shadow(guardrail, call, now, run, heavy, traced)
-                continue
-            if guardrail.condition is not None:
-                gated = await self._gate(guardrail, call, heavy)
-                if gated is not None:  # did not apply, or its condition failed
-                    if run.record(guardrail.name, gated):
-                        break
-                    continue
-            span = obs.start_guardrail(self.tracer, guardrail) if traced else None
-            try:
-                if guardrail.needs_approval and self._needs_approval(guardrail, call):
-                    with obs.approval_wait(self.tracer, span):
-                        asked = await self._ask(
-                            cast(Hitl, guardrail), call, request_id, trace_id, wait, approved_edits, run
-                        )
-                    out.approval = asked.approval or out.approval
-                    if asked.result is None:  # pending (non-blocking) or re-run on an edited context
-                        out.verdict, out.edited = asked.pending, asked.edited
-                        obs.end_guardrail(span, pending=asked.edited is None)
-                        return out
-                    result = asked.result
-                elif guardrail.needs_isolation:
-                    result = await self._isolated(guardrail, call, now)
-                elif guardrail.is_async:
-                    result = await guardrail.check_async(call, now)
-                elif heavy:
-                    result = await self.offload(guardrail.check, call, now)
-                else:
-                    result = guardrail.check(call, now)
-            except Exception as exc:
-                message = str(exc) or type(exc).__name__
-                obs.end_guardrail(span, error=message)
-                log.warning("guardrail raised", extra={"guardrail": guardrail.name, "error": message})
-                if run.record_error(guardrail.name, message):
-                    break
-                continue
-            except BaseException:  # cancelled: the agent went away (its span still ends)
-                obs.end_guardrail(span, cancelled=True)
-                raise
-            obs.end_guardrail(span, result)
-            if result.severity is Severity.WARNING:
-                log.info(
-                    "guardrail warning",
-                    extra={
-                        "guardrail": guardrail.name,
-                        "agent_id": call.agent_id,
-                        "action": call.action,
-                        "reason": result.reason,
-                    },
-                )
-            if result.permit_id:
-                out.permit_ids.append(result.permit_id)
-            if run.record(guardrail.name, result):
-                break
+        checking = _Checking(self, call, request_id, trace_id, wait, approved_edits, heavy)
+        walked = await walk(self.chain.order, call, self.clock.monotonic(), checking, self.assess_level)
+        out = checking.out
+        out.run = walked.run
         return out
-
-    async def _shadow(
-        self, guardrail: Guardrail, call: ActionCall, now: float, run: ChainRun, heavy: bool, traced: bool
-    ) -> None:
-        """Evaluate a guardrail in shadow mode and record what it would have done; it never decides. A shadow
-        hitl guardrail never asks anyone; shadow_check() consumes no state an enforcing guardrail reads."""
-        if guardrail.condition is not None:
-            gated = await self._gate(guardrail, call, heavy)
-            if gated is not None:
-                run.record_shadow(guardrail.name, gated)
-                return
-        span = obs.start_guardrail(self.tracer, guardrail) if traced else None
-        try:
-            if guardrail.needs_approval:
-                if self._needs_approval(guardrail, call):
-                    asked = GuardrailResult.blocked(would_ask_reason(guardrail.name))
-                    run.record_shadow(guardrail.name, asked, needs_approval=True)
-                    obs.end_guardrail(span, asked)
-                else:
-                    obs.end_guardrail(span, GuardrailResult.allow())
-                return
-            if guardrail.needs_isolation:
-                result = await self._isolated(guardrail, call, now, shadow=True)
-            elif heavy:
-                result = await self.offload(guardrail.shadow_check, call, now)
-            else:
-                result = guardrail.shadow_check(call, now)
-        except Exception as exc:
-            message = str(exc) or type(exc).__name__
-            obs.end_guardrail(span, error=message)
-            log.warning("shadow guardrail raised", extra={"guardrail": guardrail.name, "error": message})
-            run.record_shadow_error(guardrail.name, message)
-            return
-        except BaseException:
-            obs.end_guardrail(span, cancelled=True)
-            raise
-        obs.end_guardrail(span, result)
-        run.record_shadow(guardrail.name, result)
-
-    async def _gate(self, guardrail: Guardrail, call: ActionCall, heavy: bool) -> GuardrailResult | None:
-        """The guardrail's condition (chain.gate); a large context is given to CEL on the chain pool."""
-        if heavy:
-            return cast(GuardrailResult | None, await self.offload(gate, guardrail, call))
-        return gate(guardrail, call)
 
     def _keep_permit(self, permit_ids: list[str], allowed: bool) -> str:
         """The permit returned with an allowed decision; a blocked call will not run, so its permits go back."""
@@ -486,11 +389,6 @@ class CheckActionService:
     def _release_permits(self, permit_ids: list[str]) -> None:
         for permit_id in permit_ids:
             self.release_permit(permit_id)
-
-    def _needs_approval(self, guardrail: Guardrail, call: ActionCall) -> bool:
-        hitl = cast(Hitl, guardrail)
-        level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
-        return hitl.matches(call.action, level)
 
     async def _ask(
         self,
@@ -530,18 +428,109 @@ class CheckActionService:
                 return Asked(approval, edited=edited)
         return Asked(approval, GuardrailResult.allow(f"Approved by {approval.decided_by}"))
 
-    async def _isolated(
-        self, guardrail: Guardrail, call: ActionCall, now: float, shadow: bool = False
-    ) -> GuardrailResult:
-        """Run user code on a worker thread under the guardrail's time limit."""
-        timeout: float = getattr(guardrail, "timeout", 1.0)
-        loop = asyncio.get_running_loop()
-        fn = guardrail.shadow_check if shadow else guardrail.check
-        future = loop.run_in_executor(self.plugin_executor, fn, call, now)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            raise TimeoutError(f"{guardrail.name} did not answer within {timeout:g}s") from None
+
+class _Checking:
+    """CheckAction's walk of the chain (walk.py): enforcing guardrails check and take what they take (rate
+    counts, permits), a matching hitl guardrail asks a human, shadow guardrails run `shadow_check`; each
+    evaluation gets a span when the call is traced; a large context runs on the chain pool."""
+
+    __slots__ = ("approved_edits", "call", "heavy", "out", "request_id", "service", "trace_id", "traced", "wait")
+
+    def __init__(
+        self,
+        service: CheckActionService,
+        call: ActionCall,
+        request_id: str,
+        trace_id: str,
+        wait: bool,
+        approved_edits: set[str],
+        heavy: bool,
+    ) -> None:
+        self.service = service
+        self.call = call
+        self.request_id, self.trace_id, self.wait = request_id, trace_id, wait
+        self.approved_edits = approved_edits
+        self.heavy = heavy
+        self.traced = obs.recording()
+        self.out = _Outcome(ChainRun())
+
+    def skips(self, guardrail: Guardrail) -> bool:
+        return False
+
+    async def condition(self, guardrail: Guardrail, call: ActionCall) -> GuardrailResult | None:
+        if self.heavy:  # a large context is given to CEL on the chain pool
+            return cast(GuardrailResult | None, await self.service.offload(gate, guardrail, call))
+        return gate(guardrail, call)
+
+    def begin(self, guardrail: Guardrail) -> Span | None:
+        return obs.start_guardrail(self.service.tracer, guardrail) if self.traced else None
+
+    async def ask(
+        self, hitl: Hitl, call: ActionCall, run: ChainRun, token: Span | None
+    ) -> tuple[GuardrailResult | None, bool]:
+        with obs.approval_wait(self.service.tracer, token):
+            asked = await self.service._ask(
+                hitl, call, self.request_id, self.trace_id, self.wait, self.approved_edits, run
+            )
+        out = self.out
+        out.approval = asked.approval or out.approval
+        if asked.result is None:  # pending (non-blocking) or re-run on an edited context
+            out.verdict, out.edited = asked.pending, asked.edited
+            return None, True
+        return asked.result, False
+
+    async def answer(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
+        service = self.service
+        shadow = guardrail.shadow
+        if guardrail.needs_isolation:
+            fn = guardrail.shadow_check if shadow else guardrail.check
+            return await isolated(service.plugin_executor, fn, guardrail, call, now)
+        if shadow:
+            return (
+                await service.offload(guardrail.shadow_check, call, now)
+                if self.heavy
+                else guardrail.shadow_check(call, now)
+            )
+        if guardrail.is_async:
+            return await guardrail.check_async(call, now)
+        if self.heavy:
+            return cast(GuardrailResult, await service.offload(guardrail.check, call, now))
+        return guardrail.check(call, now)
+
+    def end(
+        self, token: Span | None, guardrail: Guardrail, result: GuardrailResult | None, error: str, asks: bool
+    ) -> None:
+        if result is None:  # the walk ends at a pending request or an edit to re-run
+            obs.end_guardrail(token, pending=self.out.edited is None)
+            return
+        if error:
+            obs.end_guardrail(token, error=error)
+            what = "shadow guardrail raised" if guardrail.shadow else "guardrail raised"
+            log.warning(what, extra={"guardrail": guardrail.name, "error": error})
+            return
+        if token is not None:
+            obs.end_guardrail(token, result)
+        if guardrail.shadow:
+            return
+        if result.permit_id:
+            self.out.permit_ids.append(result.permit_id)
+        if result.severity is Severity.WARNING:
+            call = self.call
+            log.info(
+                "guardrail warning",
+                extra={
+                    "guardrail": guardrail.name,
+                    "agent_id": call.agent_id,
+                    "action": call.action,
+                    "reason": result.reason,
+                },
+            )
+
+    def cancelled(self, token: Span | None) -> None:
+        obs.end_guardrail(token, cancelled=True)
+
+    def passed_over(self, guardrail: Guardrail) -> None:
+        pass
 
 
 def _give_back(held: dict[str, int], agent_id: str) -> None:

@@ -13,17 +13,16 @@ ExplainAction for operators (PERMISSION_DENIED to agents).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import cast
 
 from server.domain.errors import PermissionDenied
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.services.ports import AuditSink
 from server.services.supervisor.check import CheckActionService
+from server.services.supervisor.walk import isolated, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,42 +86,12 @@ class ExplainService:
     ) -> Explanation:
         self.checks.validate_check(agent_id, action, context_bytes)
         call = self.checks.make_call(agent_id, action, context, binary_context, self.checks.agents.group_of(agent_id))
-        order = self.checks.chain.order
-        now = self.checks.clock.monotonic()
-        run = ChainRun()
-        steps: list[Step] = []
-        needs_approval = False
-        for guardrail in order:
-            shadow = guardrail.shadow
-            if run.stopped or needs_approval or run.skips(guardrail):
-                steps.append(Step(guardrail.name, guardrail.kind, None, shadow=shadow))
-                continue
-            started = time.perf_counter()
-            error = ""
-            asks = False
-            try:
-                # A guardrail whose condition is false (or failed) answers that as its result (chain.gate).
-                gated = gate(guardrail, call) if guardrail.condition is not None else None
-                if gated is not None:
-                    result = gated
-                elif guardrail.needs_approval and self._matches(cast(Hitl, guardrail), call):
-                    asks = True
-                    needs_approval = not shadow
-                    result = GuardrailResult.blocked(would_ask_reason(guardrail.name))
-                elif guardrail.needs_isolation:
-                    result = await self._isolated(guardrail, call, now)
-                else:
-                    result = guardrail.explain(call, now)
-            except Exception as exc:
-                error = str(exc) or type(exc).__name__
-                result = GuardrailResult.blocked(f"Guardrail error: {error}")
-            elapsed = int((time.perf_counter() - started) * 1e6)
-            if shadow:
-                run.record_shadow(guardrail.name, result, needs_approval=asks)
-                steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, False, asks, error, shadow=True))
-                continue
-            stop = run.record(guardrail.name, result) if not needs_approval else True
-            steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, stop, needs_approval and stop, error))
+        explaining = _Explaining(self.checks)
+        walked = await walk(
+            self.checks.chain.order, call, self.checks.clock.monotonic(), explaining, self.checks.assess_level
+        )
+        run, steps = walked.run, explaining.steps
+        needs_approval = walked.halted_by is not None
         verdict = run.verdict()
         if needs_approval:
             decider = next(s for s in steps if s.needs_approval and not s.shadow)
@@ -134,19 +103,53 @@ class ExplainService:
             steps[last] = _decided(steps[last])
         return Explanation(verdict, tuple(steps), needs_approval)
 
-    def _matches(self, hitl: Hitl, call: ActionCall) -> bool:
-        level = self.checks.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
-        return hitl.matches(call.action, level)
-
-    async def _isolated(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
-        timeout: float = getattr(guardrail, "timeout", 1.0)
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.checks.plugin_executor, guardrail.explain, call, now)
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            raise TimeoutError(f"{guardrail.name} did not answer within {timeout:g}s") from None
-
 
 def _decided(step: Step) -> Step:
     return replace(step, decided=True)
+
+
+class _Explaining:
+    """ExplainAction's walk of the chain (walk.py): each guardrail answers through its side-effect-free preview
+    (`Guardrail.explain`), plugins run as in CheckAction, a matching hitl guardrail "would ask a human" and ends
+    the explanation; every guardrail gets a step, evaluated or not, with its time."""
+
+    __slots__ = ("checks", "steps")
+
+    def __init__(self, checks: CheckActionService) -> None:
+        self.checks = checks
+        self.steps: list[Step] = []
+
+    def skips(self, guardrail: Guardrail) -> bool:
+        return False
+
+    async def condition(self, guardrail: Guardrail, call: ActionCall) -> GuardrailResult | None:
+        return gate(guardrail, call)
+
+    def begin(self, guardrail: Guardrail) -> float:
+        return time.perf_counter()
+
+    async def ask(
+        self, hitl: Hitl, call: ActionCall, run: ChainRun, token: float
+    ) -> tuple[GuardrailResult | None, bool]:
+        return GuardrailResult.blocked(would_ask_reason(hitl.name)), True
+
+    async def answer(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
+        if guardrail.needs_isolation:
+            return await isolated(self.checks.plugin_executor, guardrail.explain, guardrail, call, now)
+        return guardrail.explain(call, now)
+
+    def end(
+        self, token: float | None, guardrail: Guardrail, result: GuardrailResult | None, error: str, asks: bool
+    ) -> None:
+        elapsed = int((time.perf_counter() - token) * 1e6) if token is not None else 0
+        if guardrail.shadow:
+            self.steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, False, asks, error, shadow=True))
+            return
+        stops = asks or (result is not None and not result.allowed)
+        self.steps.append(Step(guardrail.name, guardrail.kind, result, elapsed, stops, asks, error))
+
+    def cancelled(self, token: float | None) -> None:
+        pass
+
+    def passed_over(self, guardrail: Guardrail) -> None:
+        self.steps.append(Step(guardrail.name, guardrail.kind, None, shadow=guardrail.shadow))

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from server.domain.agents import Agent
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, ShadowOutcome, gate
@@ -26,6 +26,7 @@ from server.domain.guardrails.budget import BudgetGuardrail
 from server.domain.guardrails.decisions import Decision
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
 from server.services.ports import DecisionRepository
+from server.services.supervisor.walk import run_sync, walk
 
 # The built-in checks that decide before the chain (services/supervisor/check.py): no candidate changes them.
 BEFORE_THE_CHAIN = ("kill-switch", "quarantine", "registration")
@@ -142,41 +143,49 @@ class Replayer:
         return Change(d.decision_id, d.agent_id, d.action, d.create_time, kind, before, after, shadow)
 
     def evaluate(self, call: ActionCall, now: float) -> tuple[Outcome, ShadowOutcome | None]:
-        run = ChainRun()
-        for g in self.order:
-            if run.stopped or run.skips(g):
-                continue
-            if g.kind in LIVE_STATE_KINDS:
-                continue  # not replayed: see the module docstring
-            try:
-                gated = gate(g, call) if g.condition is not None else None
-                if gated is not None:
-                    result = gated
-                elif g.needs_approval:
-                    hitl = cast(Hitl, g)
-                    level = self.assess_level(call.action, dict(call.context)) if hitl.reversibility else None
-                    if hitl.matches(call.action, level):
-                        asked = GuardrailResult.blocked(would_ask_reason(g.name))
-                        if g.shadow:
-                            run.record_shadow(g.name, asked, needs_approval=True)
-                            continue
-                        return Outcome(False, g.name, asked.reason, True), run.shadow
-                    result = GuardrailResult.allow()
-                else:
-                    result = g.shadow_check(call, now)
-            except Exception as exc:
-                message = str(exc) or type(exc).__name__
-                if g.shadow:
-                    run.record_shadow_error(g.name, message)
-                else:
-                    run.record_error(g.name, message)
-                continue
-            if g.shadow:
-                run.record_shadow(g.name, result)
-            else:
-                run.record(g.name, result)
+        walked = run_sync(walk(self.order, call, now, _REPLAYING, self.assess_level))
+        run = walked.run
+        if walked.halted_by is not None and walked.halt_result is not None:
+            return Outcome(False, walked.halted_by.name, walked.halt_result.reason, True), run.shadow
         v = run.verdict()
         return Outcome(v.allowed, v.guardrail, v.reason), v.shadow
+
+
+class _Replaying:
+    """Replay's walk of the chain (walk.py): every guardrail answers through `shadow_check` (nothing is written;
+    rate_limit counts in the candidate's own window), the kinds that need live state are left out, a matching
+    hitl guardrail "would ask a human" and ends the walk. Nothing in it waits, so it runs without an event loop."""
+
+    __slots__ = ()
+
+    def skips(self, guardrail: Guardrail) -> bool:
+        return guardrail.kind in LIVE_STATE_KINDS  # not replayed: see the module docstring
+
+    async def condition(self, guardrail: Guardrail, call: ActionCall) -> GuardrailResult | None:
+        return gate(guardrail, call)
+
+    def begin(self, guardrail: Guardrail) -> None:
+        return None
+
+    async def ask(
+        self, hitl: Hitl, call: ActionCall, run: ChainRun, token: None
+    ) -> tuple[GuardrailResult | None, bool]:
+        return GuardrailResult.blocked(would_ask_reason(hitl.name)), True
+
+    async def answer(self, guardrail: Guardrail, call: ActionCall, now: float) -> GuardrailResult:
+        return guardrail.shadow_check(call, now)
+
+    def end(self, token: None, guardrail: Guardrail, result: GuardrailResult | None, error: str, asks: bool) -> None:
+        pass
+
+    def cancelled(self, token: None) -> None:
+        pass
+
+    def passed_over(self, guardrail: Guardrail) -> None:
+        pass
+
+
+_REPLAYING = _Replaying()
 
 
 def compare(before: Outcome, after: Outcome) -> str | None:
