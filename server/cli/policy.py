@@ -20,6 +20,7 @@ from server.cli.policy_suites import (
     as_junit,
     as_text,
     build_for,
+    canonical,
     error_json,
     guardrail_line,
     run_suites,
@@ -97,9 +98,10 @@ def _explain(args: argparse.Namespace, out: Callable[[str], None]) -> int:
     services = build_for(Path(args.policy), ManualClock())
     try:
         context = data.get("context") or {}
+        action = canonical(services, data["action"])
         explained = asyncio.run(
             services.explain.explain(
-                str(data.get("agent_id", "agent-1")), data["action"], context, {}, len(json.dumps(context))
+                str(data.get("agent_id", "agent-1")), action, context, {}, len(json.dumps(context))
             )
         )
     except OutriderError as exc:

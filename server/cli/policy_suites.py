@@ -25,8 +25,9 @@ from server.adapters.policy_file import FilePolicySource
 from server.bootstrap import build_services
 from server.config import Config, ConfigError, load_config
 from server.container import Services
+from server.domain.actions import canonical_action
 from server.domain.approvals.requests import Reviewer
-from server.domain.errors import OutriderError
+from server.domain.errors import InvalidArgument, OutriderError
 from server.domain.guardrails import Severity, Verdict
 from server.domain.values import parse_duration
 from server.services.clock import ManualClock
@@ -40,7 +41,17 @@ _STEP_KEYS = {"input", "expect", "decide", "advance", "agent", "now"}
 # `agent:` on a case or step: the agent record conditions see (`agent.group`, `agent.labels`, ...).
 _AGENT_KEYS = {"id", "group", "labels", "capabilities"}
 _INPUT_KEYS = {"agent_id", "action", "context"}
-_EXPECT_KEYS = {"allowed", "severity", "guardrail", "reason", "reason_matches", "warnings", "pending", "shadow"}
+_EXPECT_KEYS = {
+    "allowed",
+    "severity",
+    "guardrail",
+    "reason",
+    "reason_matches",
+    "warnings",
+    "pending",
+    "shadow",
+    "refused",  # true, or a fragment of the message: the sidecar refuses the input (INVALID_ARGUMENT)
+}
 _DECIDE_KEYS = {"approve", "by", "comment"}
 _SEVERITIES = {"info": Severity.INFO, "warning": Severity.WARNING, "block": Severity.BLOCK}
 
@@ -300,6 +311,13 @@ def build_for(policy: Path, clock: ManualClock) -> Services:
         raise SuiteError(str(policy), guardrail_line(policy, exc.field), problem) from exc
 
 
+def canonical(services: Services, action: str) -> str:
+    """The action as a sidecar on this policy receives it: its canonical form under the policy's `actions.*`
+    (a look-alike or zero-width action is refused, INVALID_ARGUMENT naming `action`), as CheckAction does."""
+    cfg = services.config
+    return canonical_action(action, cfg.action_charset, "action", cfg.action_scripts)
+
+
 def guardrail_line(policy: Path, where: str | None) -> int:
     """The line of `guardrails[i]` in the policy file (0 when unknown)."""
     m = re.fullmatch(r"guardrails\[(\d+)\]", where or "")
@@ -361,7 +379,15 @@ async def _run_case(suite: Suite, case: Case) -> CaseResult:
                 clock.set_time(step.now)
             if step.agent is not None:
                 _register(services, step.agent, suite.file, step.line)
-            verdict, pending = await _check(services, step, f"{case.name}-{i}")
+            try:
+                verdict, pending = await _check(services, step, f"{case.name}-{i}")
+            except InvalidArgument as exc:
+                failures.extend(f"{suite.file}:{step.line}: {p}" for p in compare_refusal(step.expect, exc.message))
+                if failures:
+                    break
+                continue
+            if step.expect.get("refused") not in (None, False):
+                failures.append(f"{suite.file}:{step.line}: expected the input to be refused; it was checked")
             decided.append(verdict.guardrail)
             if verdict.shadow is not None:
                 shadows.append(verdict.shadow.describe())
@@ -382,6 +408,7 @@ async def _check(services: Services, step: Step, request_id: str) -> tuple[Verdi
     default_agent = str(step.agent["id"]) if step.agent is not None else "agent-1"
     agent_id, action, context = str(inp.get("agent_id", default_agent)), str(inp["action"]), inp.get("context") or {}
     checks = services.checks
+    action = canonical(services, action)
     checks.validate_check(agent_id, action, len(json.dumps(context, default=str)))
     checked = await checks.check_action(agent_id, action, context, {}, request_id, wait=False)
     pending = checked.approval is not None and not checked.approval.closed
@@ -392,6 +419,16 @@ async def _check(services: Services, step: Step, request_id: str) -> tuple[Verdi
         checked = await checks.check_action(agent_id, action, context, {}, request_id, wait=False)
         pending = checked.approval is not None and not checked.approval.closed
     return checked.verdict, pending
+
+
+def compare_refusal(expect: Mapping[str, Any], message: str) -> list[str]:
+    """An input the sidecar refuses (a look-alike action, an oversized context): right only when expected."""
+    want = expect.get("refused")
+    if want in (None, False):
+        return [f"the sidecar refuses this input (INVALID_ARGUMENT): {message}"]
+    if isinstance(want, str) and want not in message:
+        return [f"expected a refusal mentioning {want!r}, got {message!r}"]
+    return []
 
 
 def compare(expect: Mapping[str, Any], v: Verdict, pending: bool) -> list[str]:

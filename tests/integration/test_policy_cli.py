@@ -243,3 +243,44 @@ def test_lint_findings_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     unknown = write(tmp_path, "unknown.yaml", "guardrails:\n  - {name: cap, kind: cost_cap, max: 1, maxx: 2}\n")
     code, out, _ = run(capsys, "lint", str(unknown))
     assert code == 1 and "maxx" in out
+
+
+FULLWIDTH = "\uff53\uff48\uff45\uff4c\uff4c.ls"  # shell.ls in fullwidth letters: NFKC makes it ASCII
+
+
+def test_policy_test_and_explain_see_the_action_a_sidecar_would_see(
+    tmp_path: Path, policy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`policy test` and `policy explain` canonicalise the action as CheckAction does (actions.*): a fullwidth
+    spelling is the ASCII action the deny list names, and a look-alike (a Cyrillic e in shell.ls) is refused,
+    a failure unless the case expects the refusal."""
+    write(
+        tmp_path,
+        "canon_test.yaml",
+        f"""\
+        policy: {policy.name}
+        cases:
+          - name: fullwidth is the ASCII action
+            input: {{action: "{FULLWIDTH}"}}
+            expect: {{allowed: false, guardrail: tools}}
+          - name: a look-alike is refused
+            input: {{action: "sh\u0435ll.ls"}}
+            expect: {{refused: "action"}}
+          - name: a look-alike that was meant to be checked
+            input: {{action: "sh\u0435ll.ls"}}
+            expect: {{allowed: false}}
+          - name: a plain action expected refused
+            input: {{action: search}}
+            expect: {{refused: true}}
+        """,
+    )
+    code, out, _ = run(capsys, "test", "--format", "json", str(tmp_path / "canon_test.yaml"))
+    report = json.loads(out)
+    assert code == 1 and (report["passed"], report["failed"]) == (2, 2), out
+    failures = {c["name"]: " ".join(c["failures"]) for c in report["cases"] if c["failures"]}
+    assert "the sidecar refuses this input (INVALID_ARGUMENT)" in failures["a look-alike that was meant to be checked"]
+    assert "expected the input to be refused" in failures["a plain action expected refused"]
+    code, out, _ = run(capsys, "explain", "--policy", str(policy), "--input", json.dumps({"action": FULLWIDTH}))
+    assert code == 0 and "answer: blocked by tools" in out
+    code, _, err = run(capsys, "explain", "--policy", str(policy), "--input", '{"action": "sh\u0435ll.ls"}')
+    assert code == 2 and "action" in err
