@@ -376,3 +376,24 @@ def test_lint_reports_unknown_agent_fields_shadowed_rules_and_what_follows_a_den
     assert ("after", "unreachable: 'stop' before it blocks every action") in found
     assert not any(g == "stop" or "only-interns" in p for g, p in found)  # a deny list under a condition blocks not all
     assert not any(g == "a" and "zzz" in p for g, p in found)  # text inside a string literal is not a variable
+
+
+def test_lint_reports_conditions_that_can_never_apply_to_any_action_the_policy_mentions() -> None:
+    chain = [
+        build("action_list", name="tools", deny=["shell.*", "files.delete"]),
+        build("hitl", name="ask", patterns=["deploy"]),
+        build("rule", name="contradiction", effect="deny", when='action == "deploy" && action.startsWith("shell.")'),
+        build("rule", name="two-families", effect="warn", when='glob(action, "files.*") && glob(action, "shell.*")'),
+        build(
+            "rule", name="family-and-suffix", effect="warn", when='glob(action, "shell.*") && action.endsWith(".exec")'
+        ),
+        build("rule", name="constant", effect="deny", when="1 > 2"),
+        build("rule", name="named-here", effect="deny", when='action == "payments.refund"'),
+        build("rule", name="matches-a-glob", effect="warn", when='glob(action, "shell.*")'),
+        build("rule", name="on-the-call", effect="deny", when='action == "a" && context.amount > 1 && action == "b"'),
+        build("rule", name="always", effect="warn", when="true"),
+    ]
+    never = {f.guardrail for f in lint_chain(chain) if "can never apply" in f.problem}
+    assert never == {"contradiction", "two-families", "constant"}
+    [problem] = [f.problem for f in lint_chain(chain) if f.guardrail == "two-families"]
+    assert problem.startswith("`when` can never apply to any action the policy mentions")

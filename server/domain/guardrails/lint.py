@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.domain.guardrails.action_list import ActionList
-from server.domain.guardrails.base import Guardrail
-from server.domain.guardrails.conditions import AGENT_FIELDS
+from server.domain.guardrails.base import ActionCall, Guardrail
+from server.domain.guardrails.conditions import AGENT_FIELDS, ConditionError, Scope
 from server.domain.guardrails.hitl import Hitl
 from server.domain.guardrails.rule import Rule
 
@@ -26,8 +26,9 @@ class Finding:
 
 def lint_chain(chain: Sequence[Guardrail]) -> list[Finding]:
     """Duplicate names, guardrails after an unconditional block, list entries shadowed by an earlier entry or that
-    can never take effect."""
+    can never take effect, conditions naming unknown agent fields or that can never apply."""
     index = {id(g): i for i, g in enumerate(chain)}
+    mentioned = _mentioned_actions(chain)
     out: list[Finding] = []
     seen: dict[str, int] = {}
     for i, g in enumerate(chain):
@@ -39,6 +40,7 @@ def lint_chain(chain: Sequence[Guardrail]) -> list[Finding]:
         if isinstance(g, Hitl):
             out.extend(Finding(i, g.name, p) for p in _shadowed(list(g.patterns), "patterns", substring=True))
         out.extend(Finding(i, g.name, p) for p in _condition_problems(g))
+        out.extend(Finding(i, g.name, p) for p in _never_applies(g, mentioned))
     out.extend(_shadowed_rules(chain))
     order = [*(g for g in chain if g.runs_first), *(g for g in chain if not g.runs_first)]
     blocker = next((g for g in order if _blocks_everything(g)), None)
@@ -119,3 +121,60 @@ def _shadowed_rules(chain: Sequence[Guardrail]) -> list[Finding]:
         elif g.effect == "deny" and not g.shadow:
             denying[cond] = g.name
     return out
+
+
+# Variables other than `action`: a condition that reads one depends on the call, not only on the action.
+_MAX_SAMPLES = 20_000  # actions a condition is tried on at most (each evaluation is microseconds)
+_CALL_VARIABLES = re.compile(r"(?<![\w.])(context|agent|now)(?!\w)")
+_LITERAL = re.compile(r'"((?:\\.|[^"\\])*)"|' + r"'((?:\\.|[^'\\])*)'")
+
+
+def _samples(pattern: str) -> set[str]:
+    """Actions a glob or substring pattern stands for: itself, and its wildcards filled in."""
+    filled = re.sub(r"\*+|\?", "x", pattern)
+    return {pattern, filled, filled.rstrip(".-_/:") or filled}
+
+
+def _mentioned_actions(chain: Sequence[Guardrail]) -> frozenset[str]:
+    """Every action the policy names: list entries, hitl patterns, and the string literals of its conditions (so
+    `action == "payments.refund"` mentions what it compares with); a pattern's wildcard is also filled with each
+    literal (`shell.*` with `.exec` gives `shell.exec`), so conditions that combine a family with a suffix are
+    judged on actions that can meet both."""
+    patterns: set[str] = set()
+    for g in chain:
+        if isinstance(g, ActionList):
+            for key in ("allow", "deny"):
+                patterns.update(str(p) for p in g.spec.options.get(key) or [])
+        if isinstance(g, Hitl):
+            patterns.update(str(p) for p in g.patterns)
+        if g.condition is not None:
+            for m in _LITERAL.finditer(g.condition.source):
+                patterns.add(m.group(1) if m.group(1) is not None else m.group(2))
+    out: set[str] = set()
+    for p in patterns:
+        out |= _samples(p)
+    words = sorted({w for p in patterns if (w := re.sub(r"[*?]", "", p).strip(".-_/:"))})
+    for p in sorted(patterns):
+        if "*" in p and len(out) < _MAX_SAMPLES:
+            out.update(re.sub(r"\*+|\?", "x", p.replace("*", w, 1)) for w in words)
+    return frozenset(a for a in out if a)
+
+
+def _never_applies(g: Guardrail, mentioned: frozenset[str]) -> list[str]:
+    """A condition that reads only `action` (or nothing) and is false for every action the policy mentions: the
+    guardrail never applies to them (a contradiction, or a typo in a name). Conditions on the context, the agent or
+    the time depend on the call and are not judged."""
+    if g.condition is None or _CALL_VARIABLES.search(_STRINGS.sub('""', g.condition.source)):
+        return []
+    candidates = sorted(mentioned) or ["x"]
+    for action in candidates:
+        try:
+            if g.condition.holds(Scope(ActionCall("lint", action, {}))):
+                return []
+        except ConditionError:
+            return []  # it fails to evaluate: a run-time block, not "never applies"
+    if len(candidates) == 1 and candidates[0] == "x":
+        return [f"`when` can never apply: {g.condition.source!r} is false whatever the action"]
+    return [
+        f"`when` can never apply to any action the policy mentions: {g.condition.source!r} is false for all of them"
+    ]
