@@ -84,12 +84,15 @@ func (ApprovalState) EnumDescriptor() ([]byte, []int) {
 }
 
 // One guardrail of the chain. `options` holds the kind's options as plain keys,
-// exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap).
+// exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap),
+// including the options every kind takes: `when` (a CEL condition), `on_error`
+// and `mode` (`shadow`).
 type Guardrail struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Name; several guardrails may share one (RemoveGuardrail removes them all).
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+	// One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+	// budget, rule.
 	Kind    string           `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	Options *structpb.Struct `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
 	// Where the guardrail came from: "policy" (the policy file) or "runtime" (AddGuardrail).

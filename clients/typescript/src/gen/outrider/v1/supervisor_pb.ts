@@ -18,7 +18,9 @@ export const file_outrider_v1_supervisor: GenFile = /*@__PURE__*/
 
 /**
  * One guardrail of the chain. `options` holds the kind's options as plain keys,
- * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap).
+ * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap),
+ * including the options every kind takes: `when` (a CEL condition), `on_error`
+ * and `mode` (`shadow`).
  *
  * @generated from message outrider.v1.Guardrail
  */
@@ -31,7 +33,8 @@ export type Guardrail = Message<"outrider.v1.Guardrail"> & {
   name: string;
 
   /**
-   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+   * budget, rule.
    *
    * @generated from field: string kind = 2;
    */

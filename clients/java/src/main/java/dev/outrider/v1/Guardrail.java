@@ -8,7 +8,9 @@ package dev.outrider.v1;
 /**
  * <pre>
  * One guardrail of the chain. `options` holds the kind's options as plain keys,
- * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap).
+ * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap),
+ * including the options every kind takes: `when` (a CEL condition), `on_error`
+ * and `mode` (`shadow`).
  * </pre>
  *
  * Protobuf type {@code outrider.v1.Guardrail}
@@ -109,7 +111,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object kind_ = "";
   /**
    * <pre>
-   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+   * budget, rule.
    * </pre>
    *
    * <code>string kind = 2 [json_name = "kind"];</code>
@@ -130,7 +133,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+   * budget, rule.
    * </pre>
    *
    * <code>string kind = 2 [json_name = "kind"];</code>
@@ -423,7 +427,9 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * One guardrail of the chain. `options` holds the kind's options as plain keys,
-   * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap).
+   * exactly as in the policy file (e.g. {"key": "cost", "max": 100} for cost_cap),
+   * including the options every kind takes: `when` (a CEL condition), `on_error`
+   * and `mode` (`shadow`).
    * </pre>
    *
    * Protobuf type {@code outrider.v1.Guardrail}
@@ -715,7 +721,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object kind_ = "";
     /**
      * <pre>
-     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+     * budget, rule.
      * </pre>
      *
      * <code>string kind = 2 [json_name = "kind"];</code>
@@ -735,7 +742,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+     * budget, rule.
      * </pre>
      *
      * <code>string kind = 2 [json_name = "kind"];</code>
@@ -756,7 +764,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+     * budget, rule.
      * </pre>
      *
      * <code>string kind = 2 [json_name = "kind"];</code>
@@ -773,7 +782,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+     * budget, rule.
      * </pre>
      *
      * <code>string kind = 2 [json_name = "kind"];</code>
@@ -787,7 +797,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+     * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+     * budget, rule.
      * </pre>
      *
      * <code>string kind = 2 [json_name = "kind"];</code>

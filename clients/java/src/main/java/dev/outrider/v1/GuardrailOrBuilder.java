@@ -32,7 +32,8 @@ public interface GuardrailOrBuilder extends
 
   /**
    * <pre>
-   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+   * budget, rule.
    * </pre>
    *
    * <code>string kind = 2 [json_name = "kind"];</code>
@@ -41,7 +42,8 @@ public interface GuardrailOrBuilder extends
   java.lang.String getKind();
   /**
    * <pre>
-   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker, budget.
+   * One of: trust_root, cost_cap, action_list, rate_limit, plugin, hitl, breaker,
+   * budget, rule.
    * </pre>
    *
    * <code>string kind = 2 [json_name = "kind"];</code>
