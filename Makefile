@@ -135,6 +135,7 @@ test-unit: venv
 bench: venv
 	$(PY) bench/checkaction.py --out docs/benchmarks.md
 	$(PY) bench/inprocess.py --out docs/benchmarks.md
+	$(PY) bench/conditions.py --out docs/benchmarks.md
 	$(PY) bench/streaming.py --out docs/benchmarks.md
 	$(PY) bench/approvals.py --out docs/benchmarks.md
 	$(PY) bench/safeguards.py --out docs/benchmarks.md

@@ -1,0 +1,154 @@
+"""`make bench`: what `when:` costs over gRPC: the bench's five-guardrail chain, and the same chain with a CEL
+condition on every guardrail, served by two sidecars side by side and loaded in turns in one run.
+
+Each condition holds for the bench's call (so every guardrail still runs) and reads the context, the agent and the
+action, as a team's conditions do; the two sidecars are otherwise identical (`bench/sidecar.py`: the production
+`build_server`, SQLite, decision log on). The issue's target: the chain with conditions keeps at least 90% of the
+plain chain's throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as `python bench/conditions.py`: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import grpc
+
+from bench._proc import Child
+from bench.checkaction import (
+    AGENT,
+    CHECK_METHOD,
+    POLICY,
+    Run,
+    Settings,
+    _load,
+    bearer,
+    load_average,
+    merge,
+    percentile,
+    prepare,
+    request_bytes,
+)
+from bench.report import replace_section
+
+TITLE = "Conditions (`when:`) over gRPC"
+TARGET = 0.90  # throughput with a condition on every guardrail, as a share of the plain chain's
+
+# One condition per guardrail, in chain order; each holds for the bench's call.
+WHEN = (
+    'action != "shell.exec"',
+    "!has(context.dry_run) || context.dry_run == false",
+    'agent.group == "analysts" || context.cost < 50',
+    'glob(action, "files.*") && size(context.tags) <= 10',
+    'context.user.id.startsWith("u-") && context.limits.rows <= 100000',
+)
+
+
+def with_conditions(policy: str) -> str:
+    """The bench policy with `when:` added to each of its five guardrails (flow-style YAML maps)."""
+    lines = policy.splitlines()
+    out, i = [], 0
+    for line in lines:
+        if line.lstrip().startswith("- {name:"):
+            cel = WHEN[i].replace("'", "''")
+            line = line.rstrip().removesuffix("}") + f", when: '{cel}'}}"
+            i += 1
+        out.append(line)
+    assert i == len(WHEN), f"expected {len(WHEN)} guardrails in the bench policy, found {i}"
+    return "\n".join(out) + "\n"
+
+
+async def alternate(
+    targets: dict[str, tuple[str, tuple[tuple[str, str], ...]]], request: bytes, s: Settings, concurrency: int
+) -> dict[str, list[Run]]:
+    """`s.rounds` runs on each sidecar in turns, so drift in the machine's load falls on both."""
+    out: dict[str, list[Run]] = {name: [] for name in targets}
+    channels = {name: grpc.aio.insecure_channel(t) for name, (t, _md) in targets.items()}
+    try:
+        calls = {name: ch.unary_unary(CHECK_METHOD) for name, ch in channels.items()}
+        for name, call in calls.items():  # warm both
+            md = targets[name][1]
+            await asyncio.gather(*(call(request, timeout=10, metadata=md) for _ in range(200)))
+        for _ in range(s.rounds):
+            for name, call in calls.items():
+                out[name].append(await _load(call, request, targets[name][1], concurrency, s, lambda _d: 0.0))
+    finally:
+        for ch in channels.values():
+            await ch.close()
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, help="write the section into this Markdown file (docs/benchmarks.md)")
+    p.add_argument("--duration", type=float, default=Settings.duration, help="seconds per run")
+    p.add_argument("--rounds", type=int, default=4, help="runs per sidecar and concurrency")
+    args = p.parse_args()
+    s = Settings(duration=args.duration, rounds=args.rounds)
+    request = request_bytes()
+    load_before = load_average()
+    results: dict[int, dict[str, Run]] = {}
+    with tempfile.TemporaryDirectory(prefix="outrider-bench-cel-") as tmp:
+        children: dict[str, Child] = {}
+        try:
+            for name, policy in (("plain", POLICY), ("when", with_conditions(POLICY))):
+                d = Path(tmp) / name
+                d.mkdir()
+                (d / "outrider.yaml").write_text(policy)
+                child = Child(
+                    "bench.sidecar",
+                    "--config",
+                    str(d / "outrider.yaml"),
+                    "--data-dir",
+                    str(d / "data"),
+                    "--agent",
+                    AGENT,
+                )
+                children[name] = child.__enter__()
+            targets = {}
+            for name, child in children.items():
+                target = f"127.0.0.1:{child.ready['port']}"
+                md = bearer(child.ready.get("agent_token"))
+                prepare(target, request, md, bearer(child.ready.get("operator_token")))
+                targets[name] = (target, md)
+            for c in (1, 16):
+                runs = asyncio.run(alternate(targets, request, s, c))
+                results[c] = {name: merge(r) for name, r in runs.items()}
+                print(f"concurrency {c}: " + ", ".join(f"{n} {r.rate:,.0f}/s" for n, r in results[c].items()))
+        finally:
+            for child in children.values():
+                child.__exit__(None, None, None)
+    rows = [
+        "| concurrency | plain chain | `when` on every guardrail | ratio | p50 plain | p50 with `when` | target |",
+        "|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for c, r in results.items():
+        ratio = r["when"].rate / r["plain"].rate
+        rows.append(
+            f"| {c} | {r['plain'].rate:,.0f} calls/s | {r['when'].rate:,.0f} calls/s | {ratio:.2f} "
+            f"| {percentile(r['plain'].latencies_ns, 0.5) / 1000:.0f} µs "
+            f"| {percentile(r['when'].latencies_ns, 0.5) / 1000:.0f} µs "
+            f"| ≥ {TARGET:.2f}: {'**met**' if ratio >= TARGET else '**not met**'} |"
+        )
+    body = (
+        f"Measured by `bench/conditions.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; load average "
+        f"{load_before} at the start, {load_average()} at the end. Two sidecars (the bench's five-guardrail chain; "
+        "the same chain with a CEL `when:` on every guardrail, each holding for the call so every guardrail still "
+        f"runs) loaded in turns, {s.rounds} runs of {s.duration:g} s each per concurrency, one `grpc.aio` channel.\n\n"
+        "The conditions:\n\n" + "\n".join(f"- `{w}`" for w in WHEN) + "\n\n" + "\n".join(rows) + "\n"
+    )
+    print(body)
+    if args.out:
+        replace_section(args.out, TITLE, body)
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
