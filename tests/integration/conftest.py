@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +13,9 @@ from tests.fakes import FakeClock
 from tests.fakes.memory import MemoryStore
 
 from .harness import RunningSidecar, make_config
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 @pytest.fixture
@@ -55,3 +59,19 @@ def memory_sidecar(tmp_path: Path, clock: FakeClock, memory_store: MemoryStore) 
     services = build_services(config, repos=memory_store.repositories(), clock=clock)
     with RunningSidecar(config, services=services) as sidecar:
         yield sidecar
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's headless Chromium through Playwright, one per module (tests/integration/browserkit.py)."""
+    from playwright.sync_api import sync_playwright
+
+    from .browserkit import ARGS, CHROMIUM, require_chromium
+
+    require_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

@@ -9,35 +9,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from outrider.v1 import recovery_pb2, safeguard_pb2
 from outrider.v1 import safeguard_service_pb2 as spb
 
-from .consolekit import add_reviewers
-from .harness import RunningSidecar, make_config
+from .browserkit import LIVE, console_sidecar, require_chromium, shoot, signed_in, wait_live
+from .harness import RunningSidecar
 from .recovery_sim import SimAgent, register
-from .test_console_browser import ARGS, CHROMIUM, LIVE, shoot, signed_in, wait_live
+
+require_chromium()
 
 KILL_CMD = recovery_pb2.CONTROL_COMMAND_TYPE_KILL
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[RunningSidecar, str]]:
-    config = make_config(tmp_path, console_enabled=True, console_listen="127.0.0.1:0")
-    with RunningSidecar(config, with_console=True) as s:
-        add_reviewers(s)
-        yield s, s.services.health["console_url"]
+    with console_sidecar(tmp_path) as both:
+        yield both
 
 
 def open_live(page: Page, url: str) -> list[str]:

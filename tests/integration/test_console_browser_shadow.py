@@ -4,37 +4,18 @@ on it, and on an approval's decision log."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
+from .browserkit import require_chromium
 from .consolekit import PASSWORD, add_reviewers
 from .harness import RunningSidecar, make_config
 from .rpc import check, guardrail
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run", "--disable-quic"]
+require_chromium()
 
-if not CHROMIUM.exists():
-    if os.environ.get("OUTRIDER_REQUIRE_BROWSER") == "1":
-        pytest.fail("/usr/bin/chromium is missing: run scripts/chromium.sh (make test does)", pytrace=False)
-    pytest.skip("no /usr/bin/chromium: run through `make test`, which installs it", allow_module_level=True)
-
-from playwright.sync_api import Browser, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, expect  # noqa: E402
 
 SUMMARY = "would have blocked by candidate-deny: Action 'shell.exec' is denied by candidate-deny"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def test_the_decision_view_shows_and_filters_the_shadow_outcome(browser: Browser, tmp_path: Path) -> None:

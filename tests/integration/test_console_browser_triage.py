@@ -1,6 +1,6 @@
 """Triage in real Chromium: the pending count in the tab title follows new and decided requests live, the
 filters, the keyboard flow (j/k/Enter, a, r with a reason, e, ?), and no horizontal scrolling at 390 px
-on every page. Shares the browser helpers of test_console_browser.py."""
+on every page. Shares the browser helpers of browserkit.py."""
 
 from __future__ import annotations
 
@@ -9,31 +9,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from .consolekit import PASSWORD, add_hitl, add_reviewers, ask
-from .harness import RunningSidecar, make_config
-from .test_console_browser import ARGS, CHROMIUM, row, shoot, signed_in, wait_live
+from .browserkit import console_sidecar, require_chromium, row, shoot, signed_in, wait_live
+from .consolekit import PASSWORD, add_hitl, ask
+from .harness import RunningSidecar
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+require_chromium()
 
 
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[RunningSidecar, str]]:
-    config = make_config(tmp_path, console_enabled=True, console_listen="127.0.0.1:0")
-    with RunningSidecar(config, with_console=True) as s:
+    with console_sidecar(tmp_path) as (s, url):
         add_hitl(s)
-        add_reviewers(s)
-        yield s, s.services.health["console_url"]
+        yield s, url
 
 
 def title(n: int) -> re.Pattern[str]:

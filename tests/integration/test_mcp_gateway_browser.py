@@ -15,36 +15,25 @@ from typing import Any
 
 import anyio
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from playwright.sync_api import Browser, expect
 
 from server.domain.access.principals import PrincipalKind
 
-from .consolekit import add_reviewers
+from .browserkit import appears_live, console_sidecar, require_chromium, row, signed_in, wait_live
 from .gatewaykit import http_gateway, http_session, text_of, upstream_calls, write_config
-from .harness import RunningSidecar, make_config
+from .harness import RunningSidecar
 from .rpc import guardrail
-from .test_console_browser import ARGS, CHROMIUM, appears_live, row, signed_in, wait_live
+
+require_chromium()
 
 AGENT = "gw-browser-agent"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 @pytest.fixture
 def live(tmp_path: Path) -> Iterator[tuple[RunningSidecar, str]]:
-    config = make_config(tmp_path, console_enabled=True, console_listen="127.0.0.1:0")
-    with RunningSidecar(config, with_console=True) as s:
+    with console_sidecar(tmp_path) as (s, url):
         s.stub.AddGuardrail(guardrail("release-review", "hitl", patterns=["deploy"]))
-        add_reviewers(s)
-        yield s, s.services.health["console_url"]
+        yield s, url
 
 
 def call(url: str, token: str, args: dict[str, Any]) -> Any:
