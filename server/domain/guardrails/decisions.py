@@ -39,6 +39,30 @@ class Decision:
     context: Mapping[str, Any] | None = None
     context_truncated: bool = False
 
+    def plain(self) -> dict[str, Any]:
+        """Every field as a plain value (the severity a number, the warnings lists, the context a dict), keyed by
+        field name: what the SQL repository inserts and the decision journal writes (it also makes the time text)."""
+        return {
+            "decision_id": self.decision_id,
+            "agent_id": self.agent_id,
+            "action": self.action,
+            "context_digest": self.context_digest,
+            "allowed": self.allowed,
+            "reason": self.reason,
+            "severity": int(self.severity),
+            "guardrail": self.guardrail,
+            "warnings": [list(w) for w in self.warnings],
+            "latency_us": self.latency_us,
+            "create_time": self.create_time,
+            "request_id": self.request_id,
+            "trace_id": self.trace_id,
+            "shadow_guardrail": self.shadow_guardrail,
+            "shadow_reason": self.shadow_reason,
+            "shadow_needs_approval": self.shadow_needs_approval,
+            "context": dict(self.context) if self.context is not None else None,
+            "context_truncated": self.context_truncated,
+        }
+
     @property
     def shadow(self) -> ShadowOutcome | None:
         if not self.shadow_guardrail:

@@ -248,29 +248,7 @@ class SqlDecisionRepository:
         with Session(self.engine) as s, s.begin():
             s.execute(
                 insert(DecisionRow.__table__),  # type: ignore[attr-defined]
-                [
-                    {
-                        "decision_id": d.decision_id,
-                        "agent_id": d.agent_id,
-                        "action": d.action,
-                        "context_digest": d.context_digest,
-                        "allowed": d.allowed,
-                        "reason": d.reason,
-                        "severity": int(d.severity),
-                        "guardrail": d.guardrail,
-                        "warnings": [list(w) for w in d.warnings],
-                        "latency_us": d.latency_us,
-                        "create_time": d.create_time,
-                        "request_id": d.request_id,
-                        "trace_id": d.trace_id,
-                        "shadow_guardrail": d.shadow_guardrail,
-                        "shadow_reason": d.shadow_reason,
-                        "shadow_needs_approval": d.shadow_needs_approval,
-                        "context": dict(d.context) if d.context is not None else None,
-                        "context_truncated": d.context_truncated,
-                    }
-                    for d in rows
-                ],
+                [d.plain() for d in rows],
             )
 
     def list(self, flt: DecisionFilter, page_size: int, page_token: str) -> Page[Decision]:
