@@ -39,24 +39,22 @@ def slack() -> Iterator[FakeSlack]:
     fake.close()
 
 
+def slack_channel(slack: FakeSlack, **more: Any) -> Any:
+    """Notifications with one Slack channel posting to the fake Web API (`more`: signing_secret, users, ...)."""
+    channel = {
+        "name": "slack",
+        "kind": "slack",
+        "bot_token": "xoxb-test-token",
+        "channel": "C0FAKE",
+        "api_base_url": slack.url("/api"),
+        **more,
+    }
+    return parse_notifications({"channels": [channel]}, env={})
+
+
 @pytest.fixture
 def sidecar(tmp_path: Path, db_url: str, slack: FakeSlack) -> Iterator[RunningSidecar]:
-    settings = parse_notifications(
-        {
-            "channels": [
-                {
-                    "name": "slack",
-                    "kind": "slack",
-                    "bot_token": "xoxb-test-token",
-                    "channel": "C0FAKE",
-                    "api_base_url": slack.url("/api"),
-                    "signing_secret": SIGNING_SECRET,
-                    "users": USERS,
-                }
-            ]
-        },
-        env={},
-    )
+    settings = slack_channel(slack, signing_secret=SIGNING_SECRET, users=USERS)
     config = make_config(tmp_path, db_url=db_url, notifications=settings, console_public_url="https://console.example")
     # No scheduler: the test runs the delivery worker's passes itself. A fake clock: the throttle of
     # refusal audits counts on it (Slack's timestamps are checked against the real time).
@@ -285,21 +283,7 @@ def test_message_updated_after_a_decision_made_on_the_console(
 
 
 def test_an_expired_request_updates_its_message(tmp_path: Path, slack: FakeSlack) -> None:
-    settings = parse_notifications(
-        {
-            "channels": [
-                {
-                    "name": "slack",
-                    "kind": "slack",
-                    "bot_token": "xoxb-test-token",
-                    "channel": "C0FAKE",
-                    "api_base_url": slack.url("/api"),
-                    "signing_secret": SIGNING_SECRET,
-                }
-            ]
-        },
-        env={},
-    )
+    settings = slack_channel(slack, signing_secret=SIGNING_SECRET)
     clock = FakeClock()
     with RunningSidecar(make_config(tmp_path, notifications=settings), clock=clock, with_scheduler=False) as s:
         add_hitl(s, notify=["slack"], timeout=60)
@@ -314,20 +298,7 @@ def test_an_expired_request_updates_its_message(tmp_path: Path, slack: FakeSlack
 
 
 def test_a_channel_without_a_signing_secret_has_no_buttons_and_no_endpoint(tmp_path: Path, slack: FakeSlack) -> None:
-    settings = parse_notifications(
-        {
-            "channels": [
-                {
-                    "name": "slack",
-                    "kind": "slack",
-                    "bot_token": "xoxb-test-token",
-                    "channel": "C0FAKE",
-                    "api_base_url": slack.url("/api"),
-                }
-            ]
-        },
-        env={},
-    )
+    settings = slack_channel(slack)
     config = make_config(tmp_path, notifications=settings, console_public_url="https://console.example")
     with RunningSidecar(config, with_scheduler=False) as s:
         add_hitl(s, notify=["slack"])
