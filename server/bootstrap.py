@@ -292,13 +292,14 @@ def build_services(
         repos.notifications,
         clock,
         n,
-        build_senders(n.channels, repos.slack_messages),
+        build_senders(n.channels, repos.slack_messages, clock.utcnow),
         planner,
         audit,
         pending_approvals=approvals.pending,
         single_process=single_process,
         metrics=telemetry.metrics,
         claim=jobs.due,
+        slack_messages=repos.slack_messages,
     )
     # Wake the delivery worker when this process commits a change that may have written to the outbox;
     # rows other sidecars write are found by its poll (a PostgreSQL NOTIFY listener can call wake() too).

@@ -47,9 +47,9 @@ def slack_channel(slack: FakeSlack, **more: Any) -> Any:
         "bot_token": "xoxb-test-token",
         "channel": "C0FAKE",
         "api_base_url": slack.url("/api"),
-        **more,
+        **{k: v for k, v in more.items() if k != "retention"},
     }
-    return parse_notifications({"channels": [channel]}, env={})
+    return parse_notifications({"channels": [channel], "retention": more.pop("retention", "30d")}, env={})
 
 
 @pytest.fixture
@@ -338,3 +338,20 @@ def test_slack_api_errors_are_retried_or_final(sidecar: RunningSidecar, slack: F
     assert outbox.deliver_due() == 1
     failed = outbox.list(NotificationFilter(state=DeliveryState.FAILED)).items
     assert [f.last_error for f in failed] == ["chat.postMessage: channel_not_found"]  # a wrong channel: final
+
+
+def test_slack_messages_are_forgotten_after_the_notifications_retention(tmp_path: Path, slack: FakeSlack) -> None:
+    """`slack_messages` grew with every approval for ever; it is pruned with the outbox (notifications.retention)."""
+    clock = FakeClock()
+    settings = slack_channel(slack, signing_secret=SIGNING_SECRET, retention="1h")
+    with RunningSidecar(make_config(tmp_path, notifications=settings), clock=clock, with_scheduler=False) as s:
+        add_hitl(s, notify=["slack"], timeout=60)
+        old = ask(s)
+        posted_message(s, slack, old)
+        messages = s.services.notifications.slack_messages
+        assert messages is not None and messages.find(old, "slack")
+        clock.advance(3601)
+        recent = ask(s, action="delete y")
+        posted_message(s, slack, recent)
+        assert s.services.notifications.prune() >= 1
+        assert messages.find(old, "slack") == [] and messages.find(recent, "slack")

@@ -100,11 +100,16 @@ class MemorySlackMessages:
     """The Slack messages posted for approvals, in memory (server/storage/notifications/slack.py's twin)."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[str, str, str, str]] = []
+        self.rows: list[tuple[str, str, str, str, datetime]] = []
 
     def add(self, approval_id: str, channel: str, slack_channel: str, ts: str, now: datetime) -> None:
-        if not any(r[2:] == (slack_channel, ts) for r in self.rows):
-            self.rows.append((approval_id, channel, slack_channel, ts))
+        if not any(r[2:4] == (slack_channel, ts) for r in self.rows):
+            self.rows.append((approval_id, channel, slack_channel, ts, now))
 
     def find(self, approval_id: str, channel: str) -> list[tuple[str, str]]:
         return [(r[2], r[3]) for r in self.rows if r[:2] == (approval_id, channel)]
+
+    def prune(self, before: datetime) -> int:
+        kept = [r for r in self.rows if r[4] >= before]
+        removed, self.rows = len(self.rows) - len(kept), kept
+        return removed

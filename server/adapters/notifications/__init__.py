@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import datetime
 
 from server.adapters.notifications.email import EmailSender
 from server.adapters.notifications.http import WebhookSender
@@ -12,14 +13,16 @@ from server.services.notifications.settings import ChannelSettings
 
 
 def build_senders(
-    channels: tuple[ChannelSettings, ...], slack_messages: SlackMessages | None = None
+    channels: tuple[ChannelSettings, ...],
+    slack_messages: SlackMessages | None = None,
+    now: Callable[[], datetime] | None = None,
 ) -> Mapping[str, Sender]:
     senders: dict[str, Sender] = {}
     for c in channels:
         if c.kind == "webhook":
             senders[c.name] = WebhookSender(c.url, c.secret, c.timeout)
         elif c.kind == "slack":
-            senders[c.name] = SlackSender(c, slack_messages)
+            senders[c.name] = SlackSender(c, slack_messages, now)
         else:
             senders[c.name] = EmailSender(c)
     return senders

@@ -8,7 +8,7 @@ import logging
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,9 +65,12 @@ class SlackSender:
     """With `bot_token` and `channel`: posts through the Web API and remembers each approval's messages, so
     its decision or expiry updates them in place; otherwise posts to the incoming webhook `url`."""
 
-    def __init__(self, channel: ChannelSettings, messages: SlackMessages | None = None) -> None:
+    def __init__(
+        self, channel: ChannelSettings, messages: SlackMessages | None = None, now: Callable[[], datetime] | None = None
+    ) -> None:
         self.c = channel
         self.messages = messages
+        self.now = now or _now  # the sidecar's clock: the messages are pruned by it
         self.api = SlackWebApi(channel.api_base_url, channel.bot_token, channel.timeout) if channel.bot_token else None
 
     def send(self, document: Mapping[str, Any]) -> None:
@@ -88,7 +91,7 @@ class SlackSender:
             raise DeliveryFailed(str(exc), final=str(exc).rsplit(": ", 1)[-1] in _FINAL) from None
         if self.messages is not None and approval_id and kind in _ASKING:
             self.messages.add(
-                approval_id, self.c.name, str(answer.get("channel", "")), str(answer.get("ts", "")), _now()
+                approval_id, self.c.name, str(answer.get("channel", "")), str(answer.get("ts", "")), self.now()
             )
 
 

@@ -31,7 +31,7 @@ from server.domain.notifications.delivery import (
 )
 from server.domain.notifications.events import EventKind
 from server.services.notifications.planner import NotificationPlanner
-from server.services.notifications.ports import DeliveryFailed, NotificationRepository, Sender
+from server.services.notifications.ports import DeliveryFailed, NotificationRepository, Sender, SlackMessages
 from server.services.notifications.settings import NotificationSettings
 from server.services.ports import AuditSink, Clock, Page
 from server.telemetry.metrics import Metrics
@@ -60,8 +60,10 @@ class NotificationService:
         metrics: Metrics | None = None,
         jitter: Callable[[], float] = random.random,
         claim: Callable[[str, float], bool] | None = None,
+        slack_messages: SlackMessages | None = None,
     ) -> None:
         self.repo = repo
+        self.slack_messages = slack_messages  # pruned with the outbox, after the same retention
         # `claim(job_id, every)`: True when this sidecar claimed the period of a job done once fleet-wide
         # (FleetJobs.due); None: this process alone does it.
         self.claim = claim
@@ -170,9 +172,12 @@ class NotificationService:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def prune(self) -> int:
-        """Forget delivered and failed notifications older than `retention` (pending ones stay)."""
+        """Forget delivered and failed notifications older than `retention` (pending ones stay), and the Slack
+        messages posted that long ago (a decision taken later no longer updates them)."""
         before = self.clock.utcnow() - timedelta(seconds=self.settings.retention)
         removed = self.repo.prune(before)
+        if self.slack_messages is not None:
+            removed += self.slack_messages.prune(before)
         if removed:
             log.info("old notifications pruned", extra={"count": removed})
         return removed

@@ -54,6 +54,10 @@ class SlackMessages(Protocol):
         """(Slack channel id, message ts) of each message posted for the approval on `channel`."""
         ...
 
+    def prune(self, before: datetime) -> int:
+        """Forget the messages posted before `before` (a later decision no longer updates them)."""
+        ...
+
 
 class SlackApiError(Exception):
     """Slack's Web API answered `ok: false`, or could not be reached."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col
@@ -38,3 +38,8 @@ class SqlSlackMessages:
         )
         with Session(self.engine) as s:
             return [(str(a), str(b)) for a, b in s.execute(query).all()]
+
+    def prune(self, before: datetime) -> int:
+        c = SlackMessageRow
+        with Session(self.engine) as s, s.begin():
+            return int(s.execute(delete(c).where(col(c.create_time) < before)).rowcount)  # type: ignore[attr-defined]
