@@ -27,7 +27,9 @@ from outrider.errors import InvalidArgumentError, OutriderError
 from outrider.integrations import AsyncToolGuard, ToolDecision
 from server.domain.values import canonical_json
 from server.gateway.config import GatewayConfig
+from server.gateway.names import ToolNames
 from server.gateway.principals import Principal, PrincipalResolver
+from server.gateway.schemas import ArgumentsRefused, conform
 from server.gateway.upstreams import Upstream, UpstreamError
 
 log = logging.getLogger("outrider.gateway")
@@ -41,6 +43,7 @@ MAX_GENERATION_STEPS = 32
 class Route:
     upstream: Upstream
     name: str  # the upstream's own name for the tool or prompt
+    schema: Mapping[str, Any] | None = None  # a tool's inputSchema, as listed
 
 
 class Gateway:
@@ -51,6 +54,7 @@ class Gateway:
         self.principals = principals
         self.upstreams = [Upstream(u) for u in config.upstreams]
         self._tools: dict[str, Route] = {}
+        self.names = ToolNames(config.tool_collisions)
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
         # Call key -> the generation of its request id (see `_request_id`). A cache only: a restarted gateway
@@ -60,17 +64,39 @@ class Gateway:
 
     # ---- listings -------------------------------------------------------------------------
 
+    async def start(self) -> None:
+        """Name every upstream's tools once, in the order of `upstreams:` (ToolCollision under `refuse`). An
+        upstream that cannot be reached now gets its names when it first answers a listing."""
+        listed: list[tuple[Upstream, types.Tool]] = []
+        for up in self.upstreams:
+            try:
+                listed.extend((up, tool) for tool in await self._all(up, "list_tools", "tools"))
+            except MCPError as exc:
+                log.warning("upstream not listed at start-up", extra={"upstream": up.name, "error": exc.message})
+        self._route_tools(listed, startup=True)
+
     async def list_tools(self, principal: Principal) -> list[types.Tool]:
+        listed: list[tuple[Upstream, types.Tool]] = []
+        for up in self.upstreams:
+            listed.extend((up, tool) for tool in await self._all(up, "list_tools", "tools"))
+        tools = self._route_tools(listed)
+        if self.config.hide_denied_tools:
+            routes = self._tools
+            tools = [t for t in tools if not await self._always_denied(principal, routes[t.name], t.name)]
+        return tools
+
+    def _route_tools(self, listed: list[tuple[Upstream, types.Tool]], *, startup: bool = False) -> list[types.Tool]:
+        """The tools as the client sees them, each under its unique name (see names.py); routes them."""
+        names = self.names.assign(((up.name, up.config.prefix, t.name) for up, t in listed), startup=startup)
         tools: list[types.Tool] = []
         routes: dict[str, Route] = {}
-        for up in self.upstreams:
-            for tool in await self._all(up, "list_tools", "tools"):
-                exposed = up.config.prefix + tool.name
-                routes[exposed] = Route(up, tool.name)
-                tools.append(tool.model_copy(update={"name": exposed}))
+        for up, tool in listed:
+            exposed = names.get((up.name, tool.name))
+            if exposed is None or exposed in routes:
+                continue  # left out: its name belongs to another upstream
+            routes[exposed] = Route(up, tool.name, tool.input_schema)
+            tools.append(tool.model_copy(update={"name": exposed}))
         self._tools = routes
-        if self.config.hide_denied_tools:
-            tools = [t for t in tools if not await self._always_denied(principal, routes[t.name], t.name)]
         return tools
 
     async def list_prompts(self) -> list[types.Prompt]:
@@ -173,6 +199,13 @@ class Gateway:
             # The checked context carries {mcp: {server, tool}}; an argument of that name would hide from the
             # chain what the upstream then runs.
             return _refusal(f"the argument name {RESERVED!r} is reserved by the Outrider gateway", {})
+        try:
+            # What is checked is what runs: coerced and validated here, before the check, and never the
+            # caller's original arguments after it.
+            args = conform(route.schema, args)
+        except ArgumentsRefused as exc:
+            meta = {"outcome": "invalid_arguments", "argument": exc.argument}
+            return _refusal(f"Outrider refused the arguments of {name!r}: {exc.message}", meta)
         guard = self._guard(principal, route, name)
         key = self._call_key(principal.agent_id, guard.action(name), args)
         try:

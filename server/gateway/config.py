@@ -5,6 +5,7 @@
     action: tool                 # tool (the name the client sees) or upstream.tool
     approval_wait: 50s           # below common MCP client timeouts (60 s)
     hide_denied_tools: false
+    tool_collisions: refuse      # two upstreams' tools of one name: refuse (exit 2 at start-up) or namespace
     upstreams:
       - {name: files, command: python, args: [-m, files_server], env: {ROOT: /srv}, prefix: "files."}
       - {name: crm, url: "http://127.0.0.1:9000/mcp", headers: {Authorization: "Bearer ..."}}
@@ -30,7 +31,8 @@ from server.domain.values import parse_duration
 DEFAULT_APPROVAL_WAIT = 50.0
 ACTION_FORMATS = ("tool", "upstream.tool")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_KEYS = {"sidecar", "agent_id", "action", "approval_wait", "hide_denied_tools", "upstreams"}
+_KEYS = {"sidecar", "agent_id", "action", "approval_wait", "hide_denied_tools", "tool_collisions", "upstreams"}
+COLLISION_MODES = ("refuse", "namespace")
 _SIDECAR_KEYS = {"target", "token", "token_env", "tls", "timeout"}
 _UPSTREAM_KEYS = {"name", "command", "args", "env", "cwd", "url", "headers", "prefix"}
 
@@ -65,6 +67,7 @@ class GatewayConfig:
     action: str = "tool"
     approval_wait: float = DEFAULT_APPROVAL_WAIT
     hide_denied_tools: bool = False
+    tool_collisions: str = "refuse"
 
 
 def load_gateway_config(path: str | Path) -> GatewayConfig:
@@ -101,10 +104,13 @@ def parse_gateway_config(raw: Any, source: str = "gateway config") -> GatewayCon
     hide = top.get("hide_denied_tools", False)
     if not isinstance(hide, bool):
         raise ConfigError(source, "hide_denied_tools", "must be true or false")
+    collisions = top.get("tool_collisions", "refuse")
+    if collisions not in COLLISION_MODES:
+        raise ConfigError(source, "tool_collisions", f"must be one of {', '.join(COLLISION_MODES)}")
     agent_id = top.get("agent_id", "")
     if not isinstance(agent_id, str):
         raise ConfigError(source, "agent_id", "must be a string")
-    return GatewayConfig(parsed, sidecar, agent_id, action, wait, hide)
+    return GatewayConfig(parsed, sidecar, agent_id, action, wait, hide, collisions)
 
 
 def _sidecar(raw: Any, source: str) -> SidecarConfig:

@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from server.gateway.app import Gateway, build_mcp_server
 from server.gateway.config import GatewayConfig
+from server.gateway.names import ToolCollision
 from server.gateway.principals import UNAUTHORIZED, PrincipalResolver
 
 log = logging.getLogger("outrider.gateway")
@@ -64,6 +65,7 @@ async def serve_stdio(config: GatewayConfig) -> None:
     gateway = Gateway(config, principals)
     server = build_mcp_server(gateway)
     try:
+        await gateway.start()
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
@@ -77,6 +79,12 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
     host = host.strip("[]") or "127.0.0.1"
     principals = PrincipalResolver(config.sidecar, http=True)
     gateway = Gateway(config, principals)
+    try:
+        await gateway.start()
+    except BaseException:
+        await gateway.close()
+        await principals.close()
+        raise
     server = build_mcp_server(gateway)
     app = server.streamable_http_app(host=host)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -101,8 +109,12 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
 
 
 def run(config: GatewayConfig, transport: str, listen: str, url_file: str | None) -> int:
-    if transport == "stdio":
-        anyio.run(serve_stdio, config)
-    else:
-        anyio.run(serve_http, config, listen, url_file)
+    try:
+        if transport == "stdio":
+            anyio.run(serve_stdio, config)
+        else:
+            anyio.run(serve_http, config, listen, url_file)
+    except ToolCollision as exc:
+        print(f"outrider: {exc} (tool_collisions: refuse)", file=sys.stderr)
+        return 2
     return 0
