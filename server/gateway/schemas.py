@@ -6,6 +6,7 @@ What comes out is what the sidecar checks and what the upstream runs; nothing el
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -20,6 +21,7 @@ from referencing.exceptions import Unresolvable
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 MAX_DEPTH = 64
+MAX_BYTES = 1 << 20  # the sidecar's default max_context_bytes: larger is refused before any validation work
 MAX_TEXT = 200
 
 
@@ -35,6 +37,12 @@ def conform(schema: Mapping[str, Any] | None, arguments: Mapping[str, Any]) -> d
     """The arguments to check and run: a copy, with numeric strings turned into numbers where the schema's
     property is a number or an integer, then validated against the whole schema. Raises ArgumentsRefused."""
     _finite(arguments, "")
+    try:
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode("utf-8"))
+    except (TypeError, ValueError):
+        raise ArgumentsRefused("the arguments are not JSON") from None
+    if size > MAX_BYTES:
+        raise ArgumentsRefused(f"the arguments are {size} bytes of JSON, over the gateway's {MAX_BYTES}")
     schema = dict(schema or {"type": "object"})
     coerced = _coerce(schema, dict(arguments), 0)
     assert isinstance(coerced, dict)

@@ -19,6 +19,7 @@ from mcp.shared.exceptions import MCPError
 from server.gateway.app import Gateway, build_mcp_server
 from server.gateway.config import GatewayConfig
 from server.gateway.names import ToolCollision
+from server.gateway.pins import open_pins
 from server.gateway.principals import UNAUTHORIZED, PrincipalResolver
 
 log = logging.getLogger("outrider.gateway")
@@ -62,7 +63,7 @@ def _instrument_grpc() -> None:
 async def serve_stdio(config: GatewayConfig) -> None:
     _instrument_grpc()
     principals = PrincipalResolver(config.sidecar, config.agent_id)
-    gateway = Gateway(config, principals)
+    gateway = Gateway(config, principals, open_pins(config.pins))
     server = build_mcp_server(gateway)
     try:
         await gateway.start()
@@ -78,7 +79,7 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
     host, _, port = listen.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     principals = PrincipalResolver(config.sidecar, http=True)
-    gateway = Gateway(config, principals)
+    gateway = Gateway(config, principals, open_pins(config.pins))
     try:
         await gateway.start()
     except BaseException:

@@ -72,3 +72,10 @@ def test_a_schema_that_is_not_a_schema_refuses_the_call() -> None:
 
 def test_no_schema_means_any_object() -> None:
     assert conform(None, {"a": "1"}) == {"a": "1"}
+
+
+def test_huge_arguments_are_refused_before_validation() -> None:
+    with pytest.raises(ArgumentsRefused, match="bytes of JSON"):
+        conform(
+            {"type": "object", "properties": {"a": {"type": "string", "pattern": "^(a+)+$"}}}, {"a": "a" * (1 << 20)}
+        )
