@@ -8,6 +8,7 @@ which records the arguments as they came over the wire), every call checked by a
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -20,7 +21,16 @@ import pytest
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.access.principals import PrincipalKind
 
-from .gatewaykit import ROOT, gateway_command, stdio_session, text_of, write_config
+from .gatewaykit import (
+    ROOT,
+    gateway_command,
+    http_session,
+    start_http_gateway,
+    stdio_session,
+    stop_gateway,
+    text_of,
+    write_config,
+)
 from .harness import RunningSidecar
 from .rpc import guardrail
 
@@ -292,3 +302,72 @@ def test_a_changed_tool_is_hidden_refused_and_notified_until_accepted(sidecar: R
     assert {n.channel for n in notes} == {"ops"}
     again = cli(sidecar, tmp_path, "gateway", "tools", "accept", "--upstream", "billing", "--tool", "pay")
     assert again.returncode == 1 and "no changed tool 'pay'" in again.stderr
+
+
+def test_without_a_database_a_changed_tool_is_hidden_and_a_look_alike_name_is_refused_by_the_sidecar(
+    sidecar: RunningSidecar, tmp_path: Path
+) -> None:
+    """Pins in the gateway's memory still stop a rug pull; a tool whose own name is a look-alike (Cyrillic a)
+    goes through the sidecar's action rules, which refuse it before any guardrail."""
+    upstreams = [raw_upstream(tmp_path, "billing", [PAY, other("p\u0430y_now")])]
+
+    async def go() -> None:
+        async with session(sidecar, tmp_path, upstreams) as s:
+            assert sorted(t.name for t in (await s.list_tools()).tools) == ["pay", "p\u0430y_now"]
+            spoof = await s.call_tool("p\u0430y_now", {})
+            assert spoof.is_error and "Outrider refused to check this call" in text_of(spoof), text_of(spoof)
+            wider = {**PAY, "inputSchema": {**PAY["inputSchema"], "properties": {"cost": {}, "to": {}}}}
+            tools_file(tmp_path, "billing").write_text(json.dumps([wider]))
+            assert (await s.list_tools()).tools == []
+            refused = await s.call_tool("pay", {"cost": 1, "to": "attacker"})
+            assert refused.is_error and "changed its description or inputSchema" in text_of(refused)
+            assert refused.meta is not None and refused.meta[META] == {"outcome": "tool_changed"}
+
+    run(go)
+    assert received(tmp_path, "billing") == []
+
+
+# ---- 4. a restart re-attaches calls waiting for approval -------------------------------------------------
+
+
+@pytest.mark.timeout(300)  # two gateway processes, each a cold Python start on a shared machine
+def test_a_retry_after_a_restart_reattaches_and_runs_what_was_checked(sidecar: RunningSidecar, tmp_path: Path) -> None:
+    """The request id is derived from the conformed call: the retry to a restarted (SIGKILLed) gateway finds
+    the same approval, even with the number sent as a string the first time, and runs the checked number."""
+    sidecar.stub.AddGuardrail(guardrail("", "hitl", patterns=["pay"]))
+    config = write_config(
+        tmp_path, sidecar.sidecar.target, approval_wait="0.2s", upstreams=[raw_upstream(tmp_path, "billing", [PAY])]
+    )
+    token = sidecar.issue(PrincipalKind.AGENT, AGENT)
+
+    def call(arguments: dict[str, Any], between: Callable[[], None] | None = None) -> list[Any]:
+        proc, url = start_http_gateway(config, tmp_path)
+        try:
+
+            async def go() -> list[Any]:
+                async with http_session(url, token) as s:
+                    results = [await s.call_tool("pay", arguments)]
+                    if between is not None:
+                        await anyio.to_thread.run_sync(between)
+                        results.append(await s.call_tool("pay", arguments))
+                    return results
+
+            results: list[Any] = run(go)
+            return results
+        finally:
+            stop_gateway(proc, kill=True)
+
+    (first,) = call({"cost": "250"})
+    waiting = re.search(r"waiting for human approval (apr_[0-9a-f]+)", text_of(first))
+    assert first.is_error and waiting, text_of(first)
+    (pending,) = sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT, state=1)).approvals
+    assert pending.context.fields["cost"].number_value == 250
+
+    def approve() -> None:
+        sidecar.stub.DecideApproval(pb.DecideApprovalRequest(approval_id=waiting.group(1), approve=True))
+
+    again, done = call({"cost": 250}, approve)
+    assert waiting.group(1) in text_of(again)  # the restarted gateway: the same request, not a second one
+    assert not done.is_error, text_of(done)
+    assert received(tmp_path, "billing") == [{"tool": "pay", "args": {"cost": 250}}]
+    assert len(sidecar.stub.ListApprovals(pb.ListApprovalsRequest(agent_id=AGENT)).approvals) == 1
