@@ -29,6 +29,12 @@ _MODULE_COMMANDS: tuple[tuple[str, str, str, str], ...] = (
         "gateway",
         "add_gateway_parser",
     ),
+    (
+        "gateway",
+        "the MCP gateway's pinned tools: list changes, accept them (works on the database)",
+        "gateway_tools",
+        "add_gateway_tools_parser",
+    ),
     ("fleet", "the sidecars sharing this database", "fleet", "add_fleet_parser"),
     (
         "notifications",
@@ -278,6 +284,10 @@ def _run(args: argparse.Namespace, config: Config, argv: list[str] | None) -> in
         from server.cli.policy_status import run_status
 
         return run_status(args, config)
+    if args.command == "gateway":
+        from server.cli.gateway_tools import run_gateway_tools
+
+        return run_gateway_tools(args, config)
     if args.command == "fleet":
         from server.cli.fleet import run_fleet
 

@@ -158,6 +158,13 @@ def _script(ch: str) -> str:
     return first or "UNKNOWN"
 
 
+def look_alike_key(name: str) -> str:
+    """Names with equal keys look alike to a person: the Unicode TR39 skeleton of the folded form
+    (`pay`, `PAY` and `p\\u0430y` with a Cyrillic a share one)."""
+    skeleton: str = _SPOOF.getSkeleton(0, fold(name))
+    return skeleton
+
+
 def fold(text: str) -> str:
     """The case-insensitive form rules compare (NFKC, then Unicode case folding)."""
     return unicodedata.normalize("NFKC", text).casefold() if not text.isascii() else text.lower()

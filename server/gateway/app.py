@@ -27,7 +27,10 @@ from outrider.errors import InvalidArgumentError, OutriderError
 from outrider.integrations import AsyncToolGuard, ToolDecision
 from server.domain.values import canonical_json
 from server.gateway.config import GatewayConfig
+from server.gateway.names import ToolNames
+from server.gateway.pins import MemoryPins, ToolPins
 from server.gateway.principals import Principal, PrincipalResolver
+from server.gateway.schemas import ArgumentsRefused, conform
 from server.gateway.upstreams import Upstream, UpstreamError
 
 log = logging.getLogger("outrider.gateway")
@@ -41,16 +44,20 @@ MAX_GENERATION_STEPS = 32
 class Route:
     upstream: Upstream
     name: str  # the upstream's own name for the tool or prompt
+    schema: Mapping[str, Any] | None = None  # a tool's inputSchema, as listed
 
 
 class Gateway:
     """The proxy: routes by exposed name, guards tools/call, aggregates listings."""
 
-    def __init__(self, config: GatewayConfig, principals: PrincipalResolver) -> None:
+    def __init__(self, config: GatewayConfig, principals: PrincipalResolver, pins: ToolPins | None = None) -> None:
         self.config = config
         self.principals = principals
         self.upstreams = [Upstream(u) for u in config.upstreams]
         self._tools: dict[str, Route] = {}
+        self.names = ToolNames(config.tool_collisions)
+        self.pins = pins or MemoryPins()
+        self._changed: dict[str, str] = {}  # exposed name of a hidden changed tool -> its upstream
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, Upstream] = {}
         # Call key -> the generation of its request id (see `_request_id`). A cache only: a restarted gateway
@@ -60,17 +67,54 @@ class Gateway:
 
     # ---- listings -------------------------------------------------------------------------
 
+    async def start(self) -> None:
+        """Name every upstream's tools once, in the order of `upstreams:` (ToolCollision under `refuse`). An
+        upstream that cannot be reached now gets its names when it first answers a listing."""
+        listed: list[tuple[Upstream, types.Tool]] = []
+        for up in self.upstreams:
+            try:
+                listed.extend((up, tool) for tool in await self._all(up, "list_tools", "tools"))
+            except MCPError as exc:
+                log.warning("upstream not listed at start-up", extra={"upstream": up.name, "error": exc.message})
+        self._route_tools(listed, await self._pin(listed), startup=True)
+
     async def list_tools(self, principal: Principal) -> list[types.Tool]:
+        listed: list[tuple[Upstream, types.Tool]] = []
+        for up in self.upstreams:
+            listed.extend((up, tool) for tool in await self._all(up, "list_tools", "tools"))
+        tools = self._route_tools(listed, await self._pin(listed))
+        if self.config.hide_denied_tools:
+            routes = self._tools
+            tools = [t for t in tools if not await self._always_denied(principal, routes[t.name], t.name)]
+        return tools
+
+    async def _pin(self, listed: list[tuple[Upstream, types.Tool]]) -> set[tuple[str, str]]:
+        """(upstream, tool) of the tools whose listing differs from their pin (see pins.py)."""
+        changed: set[tuple[str, str]] = set()
+        for up in self.upstreams:
+            tools = [t for u, t in listed if u is up]
+            changed |= {(up.name, name) for name in await self.pins.compare(up.name, tools)}
+        return changed
+
+    def _route_tools(
+        self, listed: list[tuple[Upstream, types.Tool]], changed: set[tuple[str, str]], *, startup: bool = False
+    ) -> list[types.Tool]:
+        """The tools as the client sees them, each under its unique name (see names.py), without the changed
+        ones; routes them."""
+        names = self.names.assign(((up.name, up.config.prefix, t.name) for up, t in listed), startup=startup)
         tools: list[types.Tool] = []
         routes: dict[str, Route] = {}
-        for up in self.upstreams:
-            for tool in await self._all(up, "list_tools", "tools"):
-                exposed = up.config.prefix + tool.name
-                routes[exposed] = Route(up, tool.name)
-                tools.append(tool.model_copy(update={"name": exposed}))
-        self._tools = routes
-        if self.config.hide_denied_tools:
-            tools = [t for t in tools if not await self._always_denied(principal, routes[t.name], t.name)]
+        hidden: dict[str, str] = {}
+        for up, tool in listed:
+            exposed = names.get((up.name, tool.name))
+            if exposed is None or exposed in routes:
+                continue  # left out: its name belongs to another upstream
+            if (up.name, tool.name) in changed:
+                hidden[exposed] = up.name  # it keeps its name: no other upstream takes it meanwhile
+                continue
+            routes[exposed] = Route(up, tool.name, tool.input_schema)
+            tools.append(tool.model_copy(update={"name": exposed}))
+        self._tools, self._changed = routes, hidden
         return tools
 
     async def list_prompts(self) -> list[types.Prompt]:
@@ -166,13 +210,25 @@ class Gateway:
         if route is None:
             await self.list_tools(principal)
             route = self._tools.get(name)
+        if route is None and name in self._changed:
+            return _refusal(_changed_text(name, self._changed[name]), {"outcome": "tool_changed"})
         if route is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
+        if await self.pins.changed(route.upstream.name, route.name):
+            # Another gateway on the database saw it change since this one listed it.
+            return _refusal(_changed_text(name, route.upstream.name), {"outcome": "tool_changed"})
         args = dict(arguments or {})
         if RESERVED in args:
             # The checked context carries {mcp: {server, tool}}; an argument of that name would hide from the
             # chain what the upstream then runs.
             return _refusal(f"the argument name {RESERVED!r} is reserved by the Outrider gateway", {})
+        try:
+            # What is checked is what runs: coerced and validated here, before the check, and never the
+            # caller's original arguments after it.
+            args = conform(route.schema, args)
+        except ArgumentsRefused as exc:
+            refused = {"outcome": "invalid_arguments", "argument": exc.argument}
+            return _refusal(f"Outrider refused the arguments of {name!r}: {exc.message}", refused)
         guard = self._guard(principal, route, name)
         key = self._call_key(principal.agent_id, guard.action(name), args)
         try:
@@ -248,12 +304,20 @@ class Gateway:
     async def close(self) -> None:
         for up in self.upstreams:
             await up.close()
+        self.pins.close()
 
 
 def _request_id(key: str, generation: int) -> str:
     """The request id of a call (agent, action, arguments): derived, so a retried call, from this gateway
     process or a restarted one, re-attaches to the same approval request."""
     return f"mcp-{key[:40]}" if generation == 0 else f"mcp-{key[:40]}-{generation}"
+
+
+def _changed_text(name: str, upstream: str) -> str:
+    return (
+        f"Outrider hid the tool {name!r}: upstream {upstream!r} changed its description or inputSchema since it "
+        "was pinned; an operator must accept the change (outrider gateway tools accept)"
+    )
 
 
 def _already_used(decision: ToolDecision) -> bool:

@@ -5,6 +5,8 @@
     action: tool                 # tool (the name the client sees) or upstream.tool
     approval_wait: 50s           # below common MCP client timeouts (60 s)
     hide_denied_tools: false
+    tool_collisions: refuse      # two upstreams' tools of one name: refuse (exit 2 at start-up) or namespace
+    pins: {database: "postgresql://...", notify: [ops]}   # the sidecars' database; channels told of a change
     upstreams:
       - {name: files, command: python, args: [-m, files_server], env: {ROOT: /srv}, prefix: "files."}
       - {name: crm, url: "http://127.0.0.1:9000/mcp", headers: {Authorization: "Bearer ..."}}
@@ -30,7 +32,9 @@ from server.domain.values import parse_duration
 DEFAULT_APPROVAL_WAIT = 50.0
 ACTION_FORMATS = ("tool", "upstream.tool")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_KEYS = {"sidecar", "agent_id", "action", "approval_wait", "hide_denied_tools", "upstreams"}
+_KEYS = {"sidecar", "agent_id", "action", "approval_wait", "hide_denied_tools", "tool_collisions", "pins", "upstreams"}
+_PINS_KEYS = {"database", "notify"}
+COLLISION_MODES = ("refuse", "namespace")
 _SIDECAR_KEYS = {"target", "token", "token_env", "tls", "timeout"}
 _UPSTREAM_KEYS = {"name", "command", "args", "env", "cwd", "url", "headers", "prefix"}
 
@@ -58,6 +62,12 @@ class SidecarConfig:
 
 
 @dataclass(frozen=True)
+class PinsConfig:
+    database: str = ""  # a SQLAlchemy URL: the sidecars' storage.db_url ("": pins in memory)
+    notify: tuple[str, ...] = ()  # notification channels (the sidecars' notifications.channels)
+
+
+@dataclass(frozen=True)
 class GatewayConfig:
     upstreams: tuple[UpstreamConfig, ...]
     sidecar: SidecarConfig = field(default_factory=SidecarConfig)
@@ -65,6 +75,8 @@ class GatewayConfig:
     action: str = "tool"
     approval_wait: float = DEFAULT_APPROVAL_WAIT
     hide_denied_tools: bool = False
+    tool_collisions: str = "refuse"
+    pins: PinsConfig = field(default_factory=PinsConfig)
 
 
 def load_gateway_config(path: str | Path) -> GatewayConfig:
@@ -101,10 +113,29 @@ def parse_gateway_config(raw: Any, source: str = "gateway config") -> GatewayCon
     hide = top.get("hide_denied_tools", False)
     if not isinstance(hide, bool):
         raise ConfigError(source, "hide_denied_tools", "must be true or false")
+    collisions = top.get("tool_collisions", "refuse")
+    if collisions not in COLLISION_MODES:
+        raise ConfigError(source, "tool_collisions", f"must be one of {', '.join(COLLISION_MODES)}")
     agent_id = top.get("agent_id", "")
     if not isinstance(agent_id, str):
         raise ConfigError(source, "agent_id", "must be a string")
-    return GatewayConfig(parsed, sidecar, agent_id, action, wait, hide)
+    return GatewayConfig(
+        parsed, sidecar, agent_id, action, wait, hide, collisions, _pins(top.get("pins") or {}, source)
+    )
+
+
+def _pins(raw: Any, source: str) -> PinsConfig:
+    m = _mapping(raw, source, "pins")
+    _known(m, _PINS_KEYS, source, "pins")
+    database = m.get("database") or ""
+    if not isinstance(database, str):
+        raise ConfigError(source, "pins.database", "must be a database URL (the sidecars' storage.db_url)")
+    notify = m.get("notify") or []
+    if not isinstance(notify, list) or not all(isinstance(c, str) and c for c in notify):
+        raise ConfigError(source, "pins.notify", "must be a list of notification channel names")
+    if notify and not database:
+        raise ConfigError(source, "pins.notify", "needs pins.database (the sidecars deliver from its outbox)")
+    return PinsConfig(database, tuple(notify))
 
 
 def _sidecar(raw: Any, source: str) -> SidecarConfig:

@@ -18,6 +18,8 @@ from mcp.shared.exceptions import MCPError
 
 from server.gateway.app import Gateway, build_mcp_server
 from server.gateway.config import GatewayConfig
+from server.gateway.names import ToolCollision
+from server.gateway.pins import open_pins
 from server.gateway.principals import UNAUTHORIZED, PrincipalResolver
 
 log = logging.getLogger("outrider.gateway")
@@ -61,9 +63,10 @@ def _instrument_grpc() -> None:
 async def serve_stdio(config: GatewayConfig) -> None:
     _instrument_grpc()
     principals = PrincipalResolver(config.sidecar, config.agent_id)
-    gateway = Gateway(config, principals)
+    gateway = Gateway(config, principals, open_pins(config.pins))
     server = build_mcp_server(gateway)
     try:
+        await gateway.start()
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
     finally:
@@ -76,7 +79,13 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
     host, _, port = listen.rpartition(":")
     host = host.strip("[]") or "127.0.0.1"
     principals = PrincipalResolver(config.sidecar, http=True)
-    gateway = Gateway(config, principals)
+    gateway = Gateway(config, principals, open_pins(config.pins))
+    try:
+        await gateway.start()
+    except BaseException:
+        await gateway.close()
+        await principals.close()
+        raise
     server = build_mcp_server(gateway)
     app = server.streamable_http_app(host=host)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -101,8 +110,12 @@ async def serve_http(config: GatewayConfig, listen: str, url_file: str | None = 
 
 
 def run(config: GatewayConfig, transport: str, listen: str, url_file: str | None) -> int:
-    if transport == "stdio":
-        anyio.run(serve_stdio, config)
-    else:
-        anyio.run(serve_http, config, listen, url_file)
+    try:
+        if transport == "stdio":
+            anyio.run(serve_stdio, config)
+        else:
+            anyio.run(serve_http, config, listen, url_file)
+    except ToolCollision as exc:
+        print(f"outrider: {exc} (tool_collisions: refuse)", file=sys.stderr)
+        return 2
     return 0

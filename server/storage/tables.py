@@ -43,6 +43,7 @@ class AuditRow(SQLModel, table=True):
 from server.storage.access import tables as _access  # noqa: E402, F401
 from server.storage.approvals import tables as _approvals  # noqa: E402, F401
 from server.storage.fleet import tables as _fleet  # noqa: E402, F401
+from server.storage.gateway import tables as _gateway  # noqa: E402, F401
 from server.storage.notifications import tables as _notifications  # noqa: E402, F401
 from server.storage.recovery import tables as _recovery  # noqa: E402, F401
 from server.storage.safeguards import tables as _safeguards  # noqa: E402, F401

@@ -33,6 +33,7 @@ class EventKind(enum.StrEnum):
     CASCADE_DETECTED = "cascade.detected"
     BREAKER_OPENED = "breaker.opened"
     BUDGET_SIGSTOP = "budget.sigstop"
+    GATEWAY_TOOL_CHANGED = "gateway.tool_changed"  # written by `outrider mcp-gateway`, never by a sidecar
 
 
 APPROVAL_KINDS = frozenset(k for k in EventKind if k.value.startswith("approval."))

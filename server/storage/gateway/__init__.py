@@ -1,0 +1,1 @@
+"""What the MCP gateway keeps in the shared database: the pinned definition of each upstream tool."""
