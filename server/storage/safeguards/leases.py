@@ -30,6 +30,7 @@ from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Sco
 from server.services.ports import Page
 from server.services.safeguards.leases import TOPIC
 from server.storage.fleet.changes import ChangeLog
+from server.storage.group_commit import GroupCommit
 from server.storage.safeguards.tables import LeaseKeyRow, LeaseRow, LeaseWaiterRow
 from server.storage.supervisor.repository import utc
 
@@ -76,6 +77,8 @@ class SqlLeaseRepository:
         self.changes = changes
         self._pg = engine.dialect.name == "postgresql"
         self._insert = pg_insert if self._pg else sqlite_insert
+        # Grants, releases, renewals and queue exits of concurrent callers share a transaction (one fsync).
+        self._group = GroupCommit(self._tx)
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -118,91 +121,110 @@ class SqlLeaseRepository:
         waiter_id: str | None,
         stale_before: datetime,
     ) -> tuple[Lease | None, str]:
-        with self._tx() as conn:
-            conn.execute(
-                self._insert(K).values(key=key.text, fencing_token=0).on_conflict_do_nothing(index_elements=["key"])
-            )
-            lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
-            token = int(conn.execute(lock.with_for_update() if self._pg else lock).scalar_one())
-            if request_id:
-                found = conn.execute(
-                    select(*_COLS)
-                    .where(col(L.agent_id) == agent_id, col(L.request_id) == request_id, *_of_key(key))  # type: ignore[arg-type]
-                    .order_by(col(L.acquire_time).desc())
-                    .limit(1)
-                ).first()
-                if found is not None:
-                    if waiter_id:
-                        conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
-                    return _lease(found), ""
-            mine = None
-            if waiter_id:
-                mine = conn.execute(select(col(W.seq), col(W.killed)).where(col(W.waiter_id) == waiter_id)).first()
-                if mine is not None and mine.killed:
+        answer = self._group.run(
+            lambda conn: self._try_acquire(conn, key, limit, agent_id, ttl, request_id, now, waiter_id, stale_before)
+        )
+        if isinstance(answer, FailedPrecondition):
+            raise answer
+        return answer
+
+    def _try_acquire(
+        self,
+        conn: Connection,
+        key: IsolationKey,
+        limit: int | None,
+        agent_id: str,
+        ttl: float,
+        request_id: str,
+        now: datetime,
+        waiter_id: str | None,
+        stale_before: datetime,
+    ) -> tuple[Lease | None, str] | FailedPrecondition:
+        """One grant attempt in `conn`'s transaction; a killed waiter's refusal is returned, not raised (the
+        transaction may be shared: its leaving the queue is committed with the others)."""
+        conn.execute(
+            self._insert(K).values(key=key.text, fencing_token=0).on_conflict_do_nothing(index_elements=["key"])
+        )
+        lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
+        token = int(conn.execute(lock.with_for_update() if self._pg else lock).scalar_one())
+        if request_id:
+            found = conn.execute(
+                select(*_COLS)
+                .where(col(L.agent_id) == agent_id, col(L.request_id) == request_id, *_of_key(key))  # type: ignore[arg-type]
+                .order_by(col(L.acquire_time).desc())
+                .limit(1)
+            ).first()
+            if found is not None:
+                if waiter_id:
                     conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
-                    raise FailedPrecondition(
-                        f"agent {agent_id!r} was killed: its leases are revoked", reason="AGENT_KILLED"
-                    )
-                if mine is not None:
-                    conn.execute(update(W).where(col(W.waiter_id) == waiter_id).values(poll_time=now))
-            self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
-            conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < stale_before))
-            free = True
-            if limit is not None:
-                active = int(
-                    conn.execute(
-                        select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
-                    ).scalar_one()
-                )
-                ahead = select(func.count()).select_from(W).where(col(W.key) == key.text, col(W.killed).is_(False))
-                if mine is not None:
-                    ahead = ahead.where(col(W.seq) < mine.seq)
-                free = active + int(conn.execute(ahead).scalar_one()) < limit
-            if not free:
-                if mine is not None:
-                    return None, str(waiter_id)
-                new_id = "lwt_" + secrets.token_hex(10)
-                conn.execute(
-                    insert(W).values(
-                        waiter_id=new_id, key=key.text, agent_id=agent_id, killed=False, create_time=now, poll_time=now
-                    )
-                )
-                return None, new_id
-            token += 1
-            conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token))
-            lease = Lease(
-                "lse_" + secrets.token_hex(10),
-                key,
-                agent_id,
-                token,
-                ttl,
-                now,
-                now + timedelta(seconds=ttl),
-                0.0,
-                request_id=request_id,
-            )
-            conn.execute(
-                insert(L).values(
-                    lease_id=lease.lease_id,
-                    key_scope=int(key.scope),
-                    key_id=key.id,
-                    agent_id=agent_id,
-                    fencing_token=token,
-                    state=_ACTIVE,
-                    ttl=ttl,
-                    request_id=request_id,
-                    acquire_time=now,
-                    expire_time=lease.expire_time,
-                    end_time=None,
-                )
-            )
-            if waiter_id:
+                return _lease(found), ""
+        mine = None
+        if waiter_id:
+            mine = conn.execute(select(col(W.seq), col(W.killed)).where(col(W.waiter_id) == waiter_id)).first()
+            if mine is not None and mine.killed:
                 conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
-            return lease, ""
+                return FailedPrecondition(
+                    f"agent {agent_id!r} was killed: its leases are revoked", reason="AGENT_KILLED"
+                )
+            if mine is not None:
+                conn.execute(update(W).where(col(W.waiter_id) == waiter_id).values(poll_time=now))
+        self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+        conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < stale_before))
+        free = True
+        if limit is not None:
+            active = int(
+                conn.execute(
+                    select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
+                ).scalar_one()
+            )
+            ahead = select(func.count()).select_from(W).where(col(W.key) == key.text, col(W.killed).is_(False))
+            if mine is not None:
+                ahead = ahead.where(col(W.seq) < mine.seq)
+            free = active + int(conn.execute(ahead).scalar_one()) < limit
+        if not free:
+            if mine is not None:
+                return None, str(waiter_id)
+            new_id = "lwt_" + secrets.token_hex(10)
+            conn.execute(
+                insert(W).values(
+                    waiter_id=new_id, key=key.text, agent_id=agent_id, killed=False, create_time=now, poll_time=now
+                )
+            )
+            return None, new_id
+        token += 1
+        conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token))
+        lease = Lease(
+            "lse_" + secrets.token_hex(10),
+            key,
+            agent_id,
+            token,
+            ttl,
+            now,
+            now + timedelta(seconds=ttl),
+            0.0,
+            request_id=request_id,
+        )
+        conn.execute(
+            insert(L).values(
+                lease_id=lease.lease_id,
+                key_scope=int(key.scope),
+                key_id=key.id,
+                agent_id=agent_id,
+                fencing_token=token,
+                state=_ACTIVE,
+                ttl=ttl,
+                request_id=request_id,
+                acquire_time=now,
+                expire_time=lease.expire_time,
+                end_time=None,
+            )
+        )
+        if waiter_id:
+            conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+        return lease, ""
 
     def leave_queue(self, waiter_id: str) -> None:
-        with self._tx() as conn:
-            conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
+        self._group.run(lambda conn: conn.execute(delete(W).where(col(W.waiter_id) == waiter_id)))
 
     def waiters(self, key: IsolationKey) -> int:
         with self.engine.connect() as conn:
@@ -215,21 +237,25 @@ class SqlLeaseRepository:
     # ---- ends ------------------------------------------------------------------------------
 
     def renew(self, lease_id: str, ttl: float, now: datetime) -> Lease | None:
-        with self._tx() as conn:
-            moved = conn.execute(
-                update(L)
-                .where(col(L.lease_id) == lease_id, col(L.state) == _ACTIVE, col(L.expire_time) > now)
-                .values(ttl=ttl, expire_time=now + timedelta(seconds=ttl))
-            ).rowcount
-            if not moved:
-                self._ending(conn, [col(L.lease_id) == lease_id, col(L.expire_time) <= now], LeaseState.EXPIRED, now)
-            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        return self._group.run(lambda conn: self._renew(conn, lease_id, ttl, now))
+
+    def _renew(self, conn: Connection, lease_id: str, ttl: float, now: datetime) -> Lease | None:
+        moved = conn.execute(
+            update(L)
+            .where(col(L.lease_id) == lease_id, col(L.state) == _ACTIVE, col(L.expire_time) > now)
+            .values(ttl=ttl, expire_time=now + timedelta(seconds=ttl))
+        ).rowcount
+        if not moved:
+            self._ending(conn, [col(L.lease_id) == lease_id, col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+        row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
         return _lease(row) if row is not None else None
 
     def release(self, lease_id: str, now: datetime) -> Lease | None:
-        with self._tx() as conn:
-            self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
-            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        return self._group.run(lambda conn: self._release(conn, lease_id, now))
+
+    def _release(self, conn: Connection, lease_id: str, now: datetime) -> Lease | None:
+        self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
+        row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
         return _lease(row) if row is not None else None
 
     def reap(self, now: datetime) -> list[Lease]:
