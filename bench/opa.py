@@ -113,6 +113,49 @@ def opa_body() -> bytes:
     ).encode()
 
 
+# Calls each guardrail of the chain decides, with the guardrail that must answer (the rate limit is left out:
+# OPA is given the count). `same_decisions` asks both sides before measuring, so the Rego cannot drift.
+PROBES: list[tuple[str, dict[str, Any], bool, str]] = [
+    (ca.ACTION, ca.CONTEXT, True, "analysts"),
+    (ca.ACTION, {**ca.CONTEXT, "note": "then rm  -rf /srv"}, False, "root"),
+    ("search.web", {"deep": [{"q": "x; drop table users"}]}, False, "root"),
+    (ca.ACTION, {**ca.CONTEXT, "cost": 250}, False, "cost-cap"),
+    ("Shell.exec", {}, False, "tools"),
+    ("payments.refund_all", {}, False, "tools"),
+    ("files.delete", {}, False, "analysts"),
+    (ca.ACTION, ca.CONTEXT, True, "analysts"),  # still allowed after the blocks: what the runs send
+]
+
+
+def same_decisions(target: str, token: str | None, opa_addr: str) -> None:
+    """Each probe answered alike by CheckAction and by OPA (allowed, deciding guardrail), or an error."""
+    import grpc
+    from google.protobuf import struct_pb2
+
+    from outrider.v1 import supervisor_service_pb2 as pb
+    from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+
+    with grpc.insecure_channel(target) as channel:
+        stub = pb_grpc.SupervisorServiceStub(channel)
+        for action, context, allowed, guardrail in PROBES:
+            ctx = struct_pb2.Struct()
+            ctx.update(context)
+            ours = stub.CheckAction(
+                pb.CheckActionRequest(agent_id=ca.AGENT, action=action, context=ctx),
+                timeout=10,
+                metadata=ca.bearer(token),
+            )
+            body = {"input": {"agent_id": ca.AGENT, "action": action, "context": context, "calls_in_window": 1}}
+            request = urllib.request.Request(
+                f"http://{opa_addr}{OPA_PATH}", json.dumps(body).encode(), {"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                theirs = json.loads(answer.read())["result"]
+            got = {"outrider": (ours.allowed, ours.guardrail), "opa": (theirs["allowed"], theirs["guardrail"])}
+            if set(got.values()) != {(allowed, guardrail)}:
+                raise AssertionError(f"{action} {context}: expected {(allowed, guardrail)}, got {got}")
+
+
 def check_json() -> dict[str, Any]:
     return {"agent_id": ca.AGENT, "action": ca.ACTION, "context": ca.CONTEXT}
 
@@ -286,6 +329,7 @@ def main() -> None:
                 target = f"127.0.0.1:{child.ready['port']}"
                 token = child.ready.get("agent_token")
                 ca.prepare(target, ca.request_bytes(), ca.bearer(token), ca.bearer(child.ready.get("operator_token")))
+                same_decisions(target, token, opa_addr)
                 best = measure(target, token, opa_addr, body, child, args)
                 child.close(timeout=120)
         finally:
