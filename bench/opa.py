@@ -309,7 +309,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="write the section into this Markdown report (docs/benchmarks.md)")
     p.add_argument("--seconds", type=float, default=8.0, help="seconds per run")
-    p.add_argument("--rounds", type=int, default=1, help="runs per method and concurrency (the best is kept)")
+    p.add_argument("--rounds", type=int, default=2, help="runs per method and concurrency (the best is kept)")
     p.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     p.add_argument("--stream-messages", type=int, default=100, help="decisions per CheckActions stream")
     args = p.parse_args()
