@@ -26,7 +26,7 @@ help:
 	@echo "make proto-check  fail when generated code is stale or buf lint / buf breaking fail"
 	@echo "make lint         ruff, mypy, import-linter"
 	@echo "make docs         build the docs site strictly (mkdocs.yml, docs/) into site/"
-	@echo "make bench        benchmark CheckAction against a gRPC echo; writes docs/benchmarks.md"
+	@echo "make bench        benchmark CheckAction against a gRPC echo and OPA; writes docs/benchmarks.md"
 	@echo "make soak         mixed traffic at 85% of capacity for 10 minutes (MINUTES=N); writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
@@ -137,6 +137,7 @@ bench: venv
 	$(PY) bench/inprocess.py --out docs/benchmarks.md
 	$(PY) bench/conditions.py --out docs/benchmarks.md
 	$(PY) bench/streaming.py --out docs/benchmarks.md
+	$(PY) bench/opa.py --out docs/benchmarks.md  # skips itself (one line) without the Go toolchain
 	$(PY) bench/approvals.py --out docs/benchmarks.md
 	$(PY) bench/safeguards.py --out docs/benchmarks.md
 	$(PY) bench/tracing.py --out docs/benchmarks.md

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any
 
 from google.rpc import code_pb2
 
@@ -48,16 +49,26 @@ def _forget(pending: dict[int, asyncio.Task[None]], request_id: int, _task: asyn
 
 
 class _End:
-    """The request side is done (`error` None) or failed."""
+    """The request side is done (`error` None) or failed, or the stream must end (`until`)."""
 
     def __init__(self, error: BaseException | None = None) -> None:
         self.error = error
 
 
+def _end_when_raised(answers: asyncio.Queue[pb.CheckActionsResponse | _End], task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        answers.put_nowait(_End(task.exception()))
+
+
 async def answer_stream(
-    requests: AsyncIterator[pb.CheckActionsRequest], decide: Decide, window: int
+    requests: AsyncIterator[pb.CheckActionsRequest],
+    decide: Decide,
+    window: int,
+    until: Callable[[], Coroutine[Any, Any, None]] | None = None,
 ) -> AsyncIterator[pb.CheckActionsResponse]:
-    """Answers for `requests`, in the order they are decided."""
+    """Answers for `requests`, in the order they are decided. `until`, when given, runs beside the stream:
+    when it raises, the answers already queued are delivered and the stream ends with its error (a watcher
+    task instead of a timed wait per answer, which cost more than the rest of the stream's own work)."""
     answers: asyncio.Queue[pb.CheckActionsResponse | _End] = asyncio.Queue()
     slots = asyncio.Semaphore(window)
     pending: dict[int, asyncio.Task[None]] = {}
@@ -95,6 +106,9 @@ async def answer_stream(
             answers.put_nowait(_End())
 
     reader = asyncio.create_task(read())
+    watcher: asyncio.Task[None] | None = asyncio.create_task(until()) if until is not None else None
+    if watcher is not None:
+        watcher.add_done_callback(functools.partial(_end_when_raised, answers))
     try:
         while True:
             item = await answers.get()
@@ -106,5 +120,7 @@ async def answer_stream(
             slots.release()
     finally:
         reader.cancel()
+        if watcher is not None:
+            watcher.cancel()
         for task in list(pending.values()):
             task.cancel()

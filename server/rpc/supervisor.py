@@ -13,7 +13,7 @@ from opentelemetry.trace import SpanKind
 
 from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
-from server.domain.agents import Standing
+from server.domain.agents import Containment, Standing
 from server.domain.approvals.requests import Approval, ApprovalFilter, ApprovalState, Reviewer
 from server.domain.errors import InvalidArgument, OutriderError, PermissionDenied
 from server.domain.guardrails.decisions import DecisionFilter
@@ -22,7 +22,7 @@ from server.rpc.auth import current_principal
 from server.rpc.check_stream import answer_stream
 from server.rpc.errors import status_code, translate_errors
 from server.services.approvals.requests import ApprovalService
-from server.services.observability import current_trace_id
+from server.services.observability import NO_TRACER, current_trace_id
 from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
 from server.services.supervisor.check import CheckActionService
@@ -133,63 +133,60 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         if agent:  # operators' streams are not capped (as their unary calls are not)
             self.checks.admit_stream(agent)
         try:
-            answers = answer_stream(request_iterator, decide, self.checks.max_inflight_per_agent)
-            if agent:  # an agent's own stream ends when the agent is killed (its answers so far delivered)
-                answers = self._until_killed(answers, agent, lambda: deciding[0] > 0)
+            # An agent's own stream ends when the agent is killed (its answers so far delivered).
+            opened = self.agents.containment_of(agent) if agent else None
+            loop = asyncio.get_running_loop()
+            answered = [loop.time()]  # when the last answer went out
+            answers = answer_stream(
+                request_iterator,
+                decide,
+                self.checks.max_inflight_per_agent,
+                functools.partial(self._until_killed, agent, opened, lambda: deciding[0] > 0, answered)
+                if agent
+                else None,
+            )
             async for answer in answers:
                 yield answer
+                answered[0] = loop.time()
         finally:
             if agent:
                 self.checks.release_stream(agent)
 
     async def _until_killed(
-        self, answers: AsyncIterator[pb.CheckActionsResponse], agent_id: str, busy: Callable[[], bool]
-    ) -> AsyncIterator[pb.CheckActionsResponse]:
-        """`answers`, until a kill of `agent_id` made after the stream opened (on any sidecar: the standing
-        follows the `agents` topic). Then the requests in flight are answered first (the kill cancels their
-        approvals: BLOCK), for at most KILL_DRAIN_SECONDS, and the stream ends PERMISSION_DENIED
-        AGENT_TERMINATED. A stream opened by an agent already killed keeps answering BLOCK.
-        """
-        opened = self.agents.containment_of(agent_id)
+        self, agent_id: str, opened: Containment | None, busy: Callable[[], bool], answered: list[float]
+    ) -> None:
+        """Raises once `agent_id` is killed after the stream opened (on any sidecar: the standing follows the
+        `agents` topic), looking (in memory) whenever no answer went out for KILL_CHECK_SECONDS. The requests
+        in flight are answered first (the kill cancels their approvals: BLOCK), for at most
+        KILL_DRAIN_SECONDS; then the stream ends PERMISSION_DENIED AGENT_TERMINATED. A stream opened by an
+        agent already killed keeps answering BLOCK. A task beside the stream, not a timed wait per answer:
+        that cost more than the rest of the stream's own work per answer."""
+        loop = asyncio.get_running_loop()
         killed_at: float | None = None
-        source = answers.__aiter__()
-        next_answer: asyncio.Future[pb.CheckActionsResponse] | None = None
-        try:
-            while True:
-                if next_answer is None:
-                    next_answer = asyncio.ensure_future(source.__anext__())
-                done, _ = await asyncio.wait({next_answer}, timeout=KILL_CHECK_SECONDS)
-                if not done:
-                    now = self.agents.containment_of(agent_id)
-                    if now is None or now == opened or now.standing is not Standing.TERMINATED:
-                        continue
-                    loop_time = asyncio.get_running_loop().time()
-                    killed_at = loop_time if killed_at is None else killed_at
-                    if not busy() or loop_time - killed_at >= KILL_DRAIN_SECONDS:
-                        raise PermissionDenied(
-                            f"agent {agent_id!r} was killed ({now.kill_id}); its credentials are refused until "
-                            "an operator reinstates it",
-                            reason="AGENT_TERMINATED",
-                        )
-                    continue
-                try:
-                    answer = next_answer.result()
-                except StopAsyncIteration:
-                    return
-                next_answer = None
-                yield answer
-        finally:
-            if next_answer is not None:
-                next_answer.cancel()
-                with contextlib.suppress(BaseException):
-                    await next_answer
-            aclose = getattr(source, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        looked = 0.0
+        while True:
+            # Next look: KILL_CHECK_SECONDS after the last answer or the last look, whichever is later.
+            await asyncio.sleep(max(0.0, max(answered[0], looked) + KILL_CHECK_SECONDS - loop.time()))
+            if loop.time() - max(answered[0], looked) < KILL_CHECK_SECONDS:
+                continue  # an answer went out meanwhile
+            looked = loop.time()
+            now = self.agents.containment_of(agent_id)
+            if now is None or now == opened or now.standing is not Standing.TERMINATED:
+                continue
+            killed_at = loop.time() if killed_at is None else killed_at
+            if not busy() or loop.time() - killed_at >= KILL_DRAIN_SECONDS:
+                raise PermissionDenied(
+                    f"agent {agent_id!r} was killed ({now.kill_id}); its credentials are refused until "
+                    "an operator reinstates it",
+                    reason="AGENT_TERMINATED",
+                )
 
     def _decision_span(self, message: pb.CheckActionsRequest) -> Any:
         """One span per decision: a child of the request's own `traceparent` when it carries a valid one,
-        else of the stream's span."""
+        else of the stream's span. Without tracing and without a traceparent, that no-op span would be the
+        current one unchanged: it is not made (a few µs per decision)."""
+        if self.checks.tracer is NO_TRACER and not message.traceparent:
+            return contextlib.nullcontext(trace.get_current_span())
         parent = propagate.extract({"traceparent": message.traceparent}) if message.traceparent else None
         if parent is not None and not trace.get_current_span(parent).get_span_context().is_valid:
             parent = None

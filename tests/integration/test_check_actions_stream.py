@@ -178,3 +178,18 @@ def test_many_requests_on_one_stream_are_all_answered_once(sidecar: RunningSidec
     stream.close()
     assert stream.ended(30) is None
     assert sorted(stream.order) == list(range(n))  # once each
+
+
+def test_without_tracing_a_requests_traceparent_is_still_stored_with_its_decision(sidecar: RunningSidecar) -> None:
+    # Tracing is off here: each decision's span is a no-op, made only when the request carries a traceparent
+    # (whose trace id the decision keeps); without one the decision has no trace id.
+    assert not sidecar.services.telemetry.tracing
+    trace_id, _span, md = traceparent()
+    stream = CheckStream(sidecar.as_agent("agent-tp").stub)
+    stream.send(1, check(agent_id="agent-tp"), traceparent=md[0][1])
+    stream.send(2, check(agent_id="agent-tp"))
+    stream.close()
+    assert stream.ended() is None
+    kept = {d.decision_id: d.trace_id for d in stored(sidecar, "agent-tp")}
+    assert kept[stream.answers[1].response.decision_id] == trace_id
+    assert kept[stream.answers[2].response.decision_id] == ""

@@ -1,0 +1,3 @@
+module outrider.local/httpload
+
+go 1.22
