@@ -25,7 +25,7 @@ notifications:
   retry_for: 24h                  # a failing delivery is retried with backoff this long, then FAILED
   poll_interval: 2s               # how often the worker looks for due rows
   claim_timeout: 60s              # a claimed row is claimed again after this (a worker that died mid-send)
-  retention: 30d                  # delivered and failed rows (pending ones always) and Slack message ids are kept this long
+  retention: 30d                  # delivered/failed rows (pending ones always) and Slack message ids are kept this long
 ```
 A Slack channel may instead post through the Web API and take decisions (docs/notifications.md):
 ```yaml
