@@ -49,7 +49,7 @@ class Flaky:
 def _log(tmp: Path, repo: Flaky, **settings: Any) -> DecisionLog:
     s = DecisionLogSettings(flush_interval=0.01, **settings)
     log = DecisionLog(repo, FakeClock(), s, journal=lambda: FileDecisionJournal(tmp, s.journal_max_bytes))
-    log.max_retry_backoff = 0.05
+    log.backlog.max_retry_backoff = 0.05
     return log
 
 
@@ -98,7 +98,7 @@ def test_a_journal_left_by_a_killed_process_is_replayed_at_start_skipping_stored
     log._wake.set()
     assert log._thread is not None
     log._thread.join(10)
-    journal = log._journal
+    journal = log.backlog.journal
     assert isinstance(journal, FileDecisionJournal)
     path = journal.path
     journal.close()

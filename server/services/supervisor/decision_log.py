@@ -7,9 +7,10 @@ an agent.
 A decision the writer took is never thrown away: a batch storage refuses goes to the local journal
 (`DecisionJournal`: append-only, fsync'd, under the data dir) and is replayed from there, in order and
 once (rows already stored are skipped), with a back-off until storage takes it again; while the journal
-holds anything, newer batches queue behind it. A journal that is full (`decision_log.journal_max_bytes`)
-makes the sidecar refuse new CheckActions (`decision_log.on_journal_full: block`, the default: fail
-closed) or answer them with their decisions kept in memory only (`allow`); health and metrics say which.
+holds anything, newer batches queue behind it (server/services/supervisor/decision_backlog.py). A journal
+that is full (`decision_log.journal_max_bytes`) makes the sidecar refuse new CheckActions
+(`decision_log.on_journal_full: block`, the default: fail closed) or answer them with their decisions kept in
+memory only (`allow`); health and metrics say which.
 
 It cannot die silently: a record that cannot be turned into a row (or that storage refuses) is counted
 as failed, its decision id in the log, and the writer goes on; a writer loop that stops for any reason
@@ -37,6 +38,7 @@ from server.domain.guardrails import Verdict
 from server.domain.guardrails.decisions import SHADOW_FILTERS, Decision, DecisionFilter
 from server.domain.values import digest
 from server.services.ports import AuditSink, Clock, DecisionJournal, DecisionRepository, Page
+from server.services.supervisor.decision_backlog import Backlog
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +70,6 @@ class DecisionLogSettings:
 
 
 ON_JOURNAL_FULL = ("block", "allow")
-# A batch storage refuses for another reason than being unavailable (a row it will never take) is tried
-# this many times, then row by row: the rows it still refuses are counted as failed.
-_MAX_REFUSALS = 3
 
 
 @dataclass(slots=True)
@@ -147,17 +146,14 @@ class DecisionLog:
         memory only)."""
         self.repo = repo
         self._open_journal = journal
-        self._journal: DecisionJournal | None = None
-        self._held: deque[list[Decision]] = deque()  # batches waiting for storage that are not journaled
-        self._retry_at = 0.0  # monotonic time of the next replay attempt
-        self._retry_backoff = 0.0
-        self._refusals = 0  # non-storage refusals of the oldest waiting batch
         # Captured contexts are masked by the audit trail's rules (audit.sensitive_keys), in the writer thread.
         self._capture = tuple(sensitive_keys) if settings.capture == MASKED else None
         self.clock = clock
         self.settings = settings
         self.audit = audit
         self.stats = DecisionLogStats()
+        # What storage has not taken yet: the journal, or memory (server/services/supervisor/decision_backlog.py).
+        self.backlog = Backlog(repo, settings, self.stats, self._stored, self._wake_writer)
         self._dropped_audited = 0  # drops already reported in the audit trail (writer thread only)
         # A plain deque, not a queue.Queue: appending wakes nobody, so the hot path pays no thread
         # switch; the writer wakes every flush_interval (or when asked) and drains it in batches.
@@ -170,20 +166,10 @@ class DecisionLog:
         self._last_drop_log = 0.0
         self._in_flight = 0  # records taken from the buffer and not yet finished (writer thread)
         self.max_backoff = 5.0
-        # Between two attempts to write what waits for storage: short, so a database that is back is
-        # used within a second (an attempt against a database that is down costs one refused connection).
-        self.max_retry_backoff = 1.0
 
     def start(self) -> None:
-        if self._open_journal is not None and self._journal is None:
-            self._journal = self._open_journal()
-            self._count_journal()
-            if self._journal.pending_bytes:
-                log.warning(
-                    "decision log: %d journaled decisions from an earlier run wait for storage",
-                    self.stats.journaled,
-                )
-                self._retry_backoff = 0.05
+        if self._open_journal is not None and self.backlog.journal is None:
+            self.backlog.open(self._open_journal())
         self._thread = threading.Thread(target=self._supervise, name="decision-log", daemon=True)
         self._thread.start()
 
@@ -206,16 +192,7 @@ class DecisionLog:
         if self._thread.is_alive():
             log.error("decision log: writer still busy at shutdown; %d records not written", len(self._buffer))
         self._thread = None
-        if self._held:
-            log.error(
-                "decision log: %d decisions were neither stored nor journaled at shutdown",
-                sum(len(b) for b in self._held),
-            )
-        if self._journal is not None:
-            if self._journal.pending_bytes:
-                log.warning("decision log: %d journaled decisions are replayed at the next start", self.stats.journaled)
-            self._journal.close()
-            self._journal = None
+        self.backlog.close()
 
     @property
     def refusing(self) -> bool:
@@ -329,8 +306,8 @@ class DecisionLog:
                 self._write(batch)
                 self._in_flight = 0
                 self._finished += len(batch)
-            if self._waiting() and (stopping or time.monotonic() >= self._retry_at):
-                self._replay()
+            if self.backlog.waiting() and (stopping or self.backlog.due()):
+                self.backlog.replay()
             if stopping:
                 return
 
@@ -352,14 +329,14 @@ class DecisionLog:
                 )
         if not decisions:
             return
-        if self._waiting():  # older decisions wait for storage: this batch goes behind them
-            self._keep(decisions)
+        if self.backlog.waiting():  # older decisions wait for storage: this batch goes behind them
+            self.backlog.keep(decisions)
             return
         try:
             self.repo.insert_many(decisions)
         except Exception as exc:  # storage refused: keep the batch, retry it with a back-off
-            self._refused(exc, decisions)
-            self._keep(decisions)
+            self.backlog.refused(exc, decisions)
+            self.backlog.keep(decisions)
         else:
             self._stored(decisions)
 
@@ -372,138 +349,8 @@ class DecisionLog:
         if self.audit is not None:
             self._audit(decisions)
 
-    def _refused(self, exc: Exception, decisions: list[Decision]) -> None:
-        with self.stats._lock:
-            self.stats.storage_ok = False
-            self.stats.last_error = f"{type(exc).__name__}: {exc}"[:500]
-        # The driver's text (host, port, SQL) is for the log only; callers see a fixed message.
-        log.error(
-            "decision log: writing %d records failed, they wait for storage: %s (decision ids %s..%s)",
-            len(decisions),
-            exc,
-            decisions[0].decision_id,
-            decisions[-1].decision_id,
-        )
-        self._retry_backoff = min(max(self._retry_backoff * 2, 0.05), self.max_retry_backoff)
-        self._retry_at = time.monotonic() + self._retry_backoff
-
-    def _waiting(self) -> bool:
-        return bool(self._held) or (self._journal is not None and self._journal.pending_bytes > 0)
-
-    def _keep(self, decisions: list[Decision]) -> None:
-        """Journal a batch storage could not take (in memory when the journal is full or absent)."""
-        journal = self._journal
-        if journal is not None and not self._held and journal.append(decisions):
-            with self.stats._lock:
-                self.stats.journaled += len(decisions)
-                self.stats.journal_bytes = journal.size_bytes
-            return
-        if journal is not None and not self.stats.journal_full:
-            log.error(
-                "decision log: the local journal is full (%d bytes, decision_log.journal_max_bytes); "
-                "decision_log.on_journal_full is %s",
-                journal.size_bytes,
-                self.settings.on_journal_full,
-            )
-            with self.stats._lock:
-                self.stats.journal_full = True
-        held = self.stats.held
-        if held + len(decisions) > self.settings.queue_size:  # memory is bounded too: these are lost
-            with self.stats._lock:
-                self.stats.dropped += len(decisions)
-            log.error(
-                "decision log: %d decisions dropped: neither storage nor the journal can take them", len(decisions)
-            )
-            return
-        self._held.append(decisions)
-        with self.stats._lock:
-            self.stats.held += len(decisions)
-
-    def _count_journal(self) -> None:
-        journal = self._journal
-        assert journal is not None
-        with self.stats._lock:
-            self.stats.journaled = journal.pending_records()
-            self.stats.journal_bytes = journal.size_bytes
-
-    def _replay(self, max_writes: int = 8) -> None:
-        """Write what waits for storage, oldest first, each decision once; stop at the first refusal. At
-        most `max_writes` writes a turn: the writer goes back to the queue between turns (new decisions
-        are journaled behind), so a long journal never fills the queue."""
-        journal = self._journal
-        for _ in range(max_writes):
-            if journal is not None and journal.pending_bytes:
-                head = journal.head(self.settings.batch_size)  # several small batches in one write
-                if head is None:  # a torn tail was cut off
-                    self._count_journal()
-                    continue
-                batch, offset = head
-            elif self._held:
-                batch, offset = self._held[0], -1
-            else:
-                break
-            if not self._replay_batch(batch):
-                return
-            if offset >= 0:
-                assert journal is not None
-                journal.replayed(offset)
-                with self.stats._lock:
-                    self.stats.journaled = max(0, self.stats.journaled - len(batch))
-                    self.stats.journal_bytes = journal.size_bytes
-            else:
-                self._held.popleft()
-                with self.stats._lock:
-                    self.stats.held -= len(batch)
-        else:
-            if self._waiting():
-                self._wake.set()  # more waits: the next turn comes at once, after the queue
-                return
-        self._retry_backoff = 0.0
-        if self.stats.journal_full:
-            log.warning("decision log: storage took every waiting decision; the journal is empty again")
-        with self.stats._lock:
-            self.stats.journal_full = False
-            self.stats.storage_ok = True
-
-    def _replay_batch(self, batch: list[Decision]) -> bool:
-        """True once the batch is in storage (rows a crash left stored are not written twice)."""
-        try:
-            stored = self.repo.by_ids([d.decision_id for d in batch])
-            fresh = [d for d in batch if d.decision_id not in stored]
-            if fresh:
-                self.repo.insert_many(fresh)
-        except Unavailable as exc:
-            self._refused(exc, batch)
-            return False
-        except Exception as exc:
-            self._refusals += 1
-            if self._refusals < _MAX_REFUSALS:
-                self._refused(exc, batch)
-                return False
-            self._refusals = 0
-            return self._rows_one_by_one(batch)
-        self._refusals = 0
-        if fresh:
-            self._stored(fresh, replayed=True)
-        return True
-
-    def _rows_one_by_one(self, batch: list[Decision]) -> bool:
-        """A batch storage keeps refusing although it is up: write what it takes, count the rest (False:
-        storage went away meanwhile; the batch stays, its stored rows are skipped next time)."""
-        for d in batch:
-            try:
-                if d.decision_id not in self.repo.by_ids([d.decision_id]):
-                    self.repo.insert_many([d])
-                    self._stored([d], replayed=True)
-            except Unavailable as exc:
-                self._refused(exc, batch)
-                return False
-            except Exception as exc:
-                with self.stats._lock:
-                    self.stats.failed += 1
-                    self.stats.last_error = f"{d.decision_id}: {type(exc).__name__}: {exc}"[:500]
-                log.error("decision log: storage refuses decision %s: %s", d.decision_id, exc)
-        return True
+    def _wake_writer(self) -> None:
+        self._wake.set()
 
     def _audit(self, decisions: list[Decision]) -> None:
         """One audit record for the written batch (or one per decision, `audit_records: per_decision`),
