@@ -113,7 +113,8 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-clients: $(TS_CLIENT)/node_modules/.installed
+# venv: the AI SDK guard's tests start a real sidecar (.venv/bin/outrider), as tests/conformance/run.sh does.
+clients: venv $(TS_CLIENT)/node_modules/.installed
 	cd $(TS_CLIENT) && npx --no-install tsc -p tsconfig.json && node --test dist/test/
 	cd clients/go && go mod download && go vet ./... && go test ./...
 	cd clients/java && mvn -q -B test dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
