@@ -141,6 +141,7 @@ bench: venv
 	$(PY) bench/safeguards.py --out docs/benchmarks.md
 	$(PY) bench/tracing.py --out docs/benchmarks.md
 	$(PY) bench/fairness.py --out docs/benchmarks.md
+	$(PY) bench/cli.py --out docs/benchmarks.md
 	bash scripts/postgres.sh start "$(PG_DIR)"
 	export OUTRIDER_BENCH_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")"; \
 	  $(PY) bench/fleet.py --out docs/benchmarks.md; rc=$$?; bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc
