@@ -113,7 +113,8 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-clients: $(TS_CLIENT)/node_modules/.installed
+# venv: the AI SDK guard's tests start a real sidecar (.venv/bin/outrider), as tests/conformance/run.sh does.
+clients: venv $(TS_CLIENT)/node_modules/.installed
 	cd $(TS_CLIENT) && npx --no-install tsc -p tsconfig.json && node --test dist/test/
 	cd clients/go && go mod download && go vet ./... && go test ./...
 	cd clients/java && mvn -q -B test dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
@@ -142,6 +143,7 @@ bench: venv
 	$(PY) bench/safeguards.py --out docs/benchmarks.md
 	$(PY) bench/tracing.py --out docs/benchmarks.md
 	$(PY) bench/fairness.py --out docs/benchmarks.md
+	$(PY) bench/cli.py --out docs/benchmarks.md
 	bash scripts/postgres.sh start "$(PG_DIR)"
 	export OUTRIDER_BENCH_PG_URL="$$(bash scripts/postgres.sh url "$(PG_DIR)")"; \
 	  $(PY) bench/fleet.py --out docs/benchmarks.md; rc=$$?; bash scripts/postgres.sh stop "$(PG_DIR)"; exit $$rc

@@ -14,7 +14,6 @@ from typing import Any
 
 import yaml
 
-from server.domain.actions import script_names
 from server.domain.agents import AgentSettings, parse_agent_settings
 from server.domain.capture import MODES as CAPTURE_MODES
 from server.domain.errors import InvalidArgument
@@ -23,9 +22,9 @@ from server.domain.safeguards.reversibility import parse_rules as parse_reversib
 from server.domain.values import parse_duration
 from server.services.fleet.settings import FleetSettings, parse_fleet
 from server.services.notifications.settings import NotificationSettings, parse_notifications
-from server.services.recovery.feature import RecoverySettings, parse_recovery_settings
+from server.services.recovery.settings import RecoverySettings, parse_recovery_settings
 from server.services.safeguards.settings import SafeguardSettings, parse_safeguards
-from server.services.supervisor.decision_log import ON_JOURNAL_FULL, DecisionLogSettings
+from server.services.supervisor.settings import ON_JOURNAL_FULL, DecisionLogSettings
 from server.telemetry.settings import KEYS as TELEMETRY_KEYS
 from server.telemetry.settings import TelemetrySettings, apply_env, from_section
 
@@ -246,6 +245,8 @@ def _key_list(value: Any, name: str) -> tuple[str, ...]:
 def _script_list(value: Any, name: str) -> frozenset[str]:
     if not isinstance(value, list):
         raise InvalidArgument("must be a list of Unicode script names, e.g. [Cyrillic, Greek]")
+    from server.domain.actions import script_names  # ICU: loaded only by a config that names scripts
+
     return script_names(value)
 
 

@@ -8,8 +8,6 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from opentelemetry import trace
-
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
 
@@ -21,6 +19,11 @@ class TraceContextFilter(logging.Filter):
     """Adds `trace_id` and `span_id` to every record emitted inside a span (sampled or not)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        # Not imported here: a process that never loaded OpenTelemetry (a CLI command) has no span, and
+        # loading it for every log line would be most of such a command's start-up.
+        trace = sys.modules.get("opentelemetry.trace")
+        if trace is None:
+            return True
         ctx = trace.get_current_span().get_span_context()
         if ctx.is_valid:
             record.trace_id = format(ctx.trace_id, "032x")

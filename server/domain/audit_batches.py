@@ -27,10 +27,12 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.domain.audit import GENESIS_HASH, AuditRecord
-from server.domain.guardrails.decisions import Decision
+
+if TYPE_CHECKING:  # annotations only: the audit trail (and the CLI) need not import the guardrails
+    from server.domain.guardrails.decisions import Decision
 
 DECISION_BATCH = "decision.batch"  # one record per decision-log batch
 DECISION = "decision"  # one record per decision (decision_log.audit_records: per_decision)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from server.domain.access.principals import Token
 from server.domain.agents import Agent, Containment
-from server.domain.guardrails import GuardrailSpec
-from server.domain.guardrails.decisions import Decision, DecisionFilter
+
+if TYPE_CHECKING:  # annotations only: importing the guardrails (CEL among them) is most of a CLI start-up
+    from server.domain.guardrails import GuardrailSpec
+    from server.domain.guardrails.decisions import Decision, DecisionFilter
 
 
 class Clock(Protocol):

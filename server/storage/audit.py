@@ -22,8 +22,8 @@ from server.domain.audit import (
     seal_chain,
 )
 from server.domain.errors import FailedPrecondition
-from server.storage.supervisor.repository import utc
-from server.storage.tables import AuditRow
+from server.storage.columns import utc
+from server.storage.shared_tables import AuditRow
 
 log = logging.getLogger(__name__)
 

@@ -14,17 +14,22 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, SQLModel, col
 
-from server.storage.tables import CounterRow
+from server.storage.shared_tables import CounterRow
 
 M = TypeVar("M", bound=SQLModel)
 
 
 def _insert(s: Session) -> Any:
-    return pg_insert if s.get_bind().dialect.name == "postgresql" else sqlite_insert
+    # Imported here: a command on SQLite (`outrider tokens issue`) need not load the PostgreSQL dialect.
+    if s.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
 
 
 def insert_absent(s: Session, model: type[SQLModel], **values: Any) -> bool:

@@ -1,50 +1,18 @@
-"""The shared SQLModel tables (change counters, the audit log); importing this module registers every
-feature's tables on the metadata. A schema change needs an Alembic migration in migrations/versions."""
+"""Every SQLModel table: the shared ones (server/storage/shared_tables.py) and each feature's; importing
+this module registers them all on the metadata. A schema change needs an Alembic migration in
+migrations/versions."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
-from sqlalchemy import JSON, BigInteger, Column, Integer
-from sqlmodel import Field, SQLModel
-
-from server.storage.columns import utc_column as _utc_column
-
-
-class CounterRow(SQLModel, table=True):
-    """Change counters other processes poll cheaply (e.g. `tokens`: bumped on every issue/revoke)."""
-
-    __tablename__ = "counters"
-
-    name: str = Field(primary_key=True, max_length=32)
-    value: int = Field(sa_column=Column(BigInteger, nullable=False))
-
-
-class AuditRow(SQLModel, table=True):
-    """One append-only audit record; `hash` covers its content and `prev_hash`."""
-
-    __tablename__ = "audit_log"
-
-    seq: int | None = Field(
-        default=None,
-        sa_column=Column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
-    )
-    record_time: datetime = _utc_column()
-    actor: str = Field(max_length=160)
-    action: str = Field(index=True, max_length=64)
-    subject: str = Field(max_length=256)
-    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    prev_hash: str = Field(max_length=64)
-    hash: str = Field(max_length=64)
-
-
 # Each feature keeps its tables in its own package; importing them here registers them on the metadata.
-from server.storage.access import tables as _access  # noqa: E402, F401
-from server.storage.approvals import tables as _approvals  # noqa: E402, F401
-from server.storage.fleet import tables as _fleet  # noqa: E402, F401
-from server.storage.gateway import tables as _gateway  # noqa: E402, F401
-from server.storage.notifications import tables as _notifications  # noqa: E402, F401
-from server.storage.recovery import tables as _recovery  # noqa: E402, F401
-from server.storage.safeguards import tables as _safeguards  # noqa: E402, F401
-from server.storage.supervisor import tables as _supervisor  # noqa: E402, F401
+from server.storage.access import tables as _access  # noqa: F401
+from server.storage.approvals import tables as _approvals  # noqa: F401
+from server.storage.fleet import tables as _fleet  # noqa: F401
+from server.storage.gateway import tables as _gateway  # noqa: F401
+from server.storage.notifications import tables as _notifications  # noqa: F401
+from server.storage.recovery import tables as _recovery  # noqa: F401
+from server.storage.safeguards import tables as _safeguards  # noqa: F401
+from server.storage.shared_tables import AuditRow, CounterRow
+from server.storage.supervisor import tables as _supervisor  # noqa: F401
+
+__all__ = ["AuditRow", "CounterRow"]

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +90,44 @@ def test_the_migration_fast_path_knows_the_heads_alembic_knows() -> None:
     cfg = AlembicConfig()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     assert script_heads() == frozenset(ScriptDirectory.from_config(cfg).get_heads())
+
+
+# What `tokens issue` on an existing database must not load: every table's mapping, the guardrails (CEL),
+# the recovery and decision-log services, OpenTelemetry, gRPC, Alembic, Flask, ICU, the PostgreSQL dialect.
+TOKENS_HEAVY = (
+    "server.storage.tables",
+    "server.storage.supervisor",
+    "server.domain.guardrails",
+    "server.services.recovery.feature",
+    "server.services.supervisor.decision_log",
+    "opentelemetry",
+    "grpc",
+    "alembic",
+    "flask",
+    "icu",
+    "sqlalchemy.dialects.postgresql",
+)
+
+
+def test_tokens_issue_imports_only_what_it_uses(tmp_path: Path) -> None:
+    config = tmp_path / "outrider.yaml"
+    config.write_text("guardrails: []\n", encoding="utf-8")
+    argv = ["tokens", "issue", "--config", str(config), "--data-dir", str(tmp_path / "data")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OUTRIDER_")}
+
+    def issue(agent: str) -> subprocess.CompletedProcess[str]:
+        probe = (
+            "import sys\n"
+            "from server.__main__ import main\n"
+            f"code = main({[*argv, '--agent', agent]!r})\n"
+            f"print('LOADED', code, sorted(m for m in sys.modules if m.startswith({TOKENS_HEAVY!r})))\n"
+        )
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+
+    first = issue("startup-probe-1")  # creates the database (Alembic, every table)
+    assert first.returncode == 0, first.stderr
+    done = issue("startup-probe-2")
+    assert done.returncode == 0, done.stderr
+    secret, loaded = done.stdout.splitlines()[-2:]
+    assert secret.startswith("otr_")
+    assert loaded == "LOADED 0 []"

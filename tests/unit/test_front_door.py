@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["mcp-gateway", "langchain", "openai-agents", "pydantic-ai"]
+PAGES = ["mcp-gateway", "langchain", "openai-agents", "pydantic-ai", "vercel-ai-sdk"]
 
 
 def table_rows(text: str) -> list[str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from server.domain.fleet.attachments import Attachment
-from server.domain.fleet.commands import RoutedCommand
-from server.domain.fleet.jobs import JobClaim
-from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument
-from server.domain.fleet.sidecars import Sidecar
+if TYPE_CHECKING:  # annotations only: the topics below are imported by every credential change, the CLI's too
+    from server.domain.fleet.attachments import Attachment
+    from server.domain.fleet.commands import RoutedCommand
+    from server.domain.fleet.jobs import JobClaim
+    from server.domain.fleet.policy import AppliedPolicy, FleetPolicy, PolicyDocument
+    from server.domain.fleet.sidecars import Sidecar
 
 # The change feed's topics (keys in parentheses); storage bumps them in the writing transaction, the
 # services below subscribe. Documented with the feed in server/storage/fleet/changes.py.

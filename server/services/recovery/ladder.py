@@ -45,11 +45,11 @@ from server.services.recovery.control_channel import ControlChannelHub
 from server.services.recovery.events import EventAuditor
 from server.services.recovery.health_checks import HealthCheckService
 from server.services.recovery.ports import MonitorScheduler, RecoveryRepository
+from server.services.recovery.settings import DEFAULT_MONITOR_INTERVAL
 from server.services.recovery.substitutes import SubstituteRegistry
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MONITOR_INTERVAL = 30.0
 _MONITORING_KEY = "monitoring"
 MONITOR_ROLE = "monitor-network-checks"  # the elected sidecar that runs every grpc and http check
 _POLICY_FILE_KEY = "policy_file"

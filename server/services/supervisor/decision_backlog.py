@@ -21,7 +21,8 @@ from server.domain.guardrails.decisions import Decision
 from server.services.ports import DecisionJournal, DecisionRepository
 
 if TYPE_CHECKING:
-    from server.services.supervisor.decision_log import DecisionLogSettings, DecisionLogStats
+    from server.services.supervisor.decision_log import DecisionLogStats
+    from server.services.supervisor.settings import DecisionLogSettings
 
 log = logging.getLogger(__name__)
 

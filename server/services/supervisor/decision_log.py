@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
 from server.domain.audit_batches import batch_event, per_decision_event
-from server.domain.capture import DEFAULT_MAX_BYTES, MASKED, NONE
+from server.domain.capture import MASKED
 from server.domain.capture import capture as captured
 from server.domain.errors import InvalidArgument, Unavailable
 from server.domain.guardrails import Verdict
@@ -39,6 +39,7 @@ from server.domain.guardrails.decisions import SHADOW_FILTERS, Decision, Decisio
 from server.domain.values import digest
 from server.services.ports import AuditSink, Clock, DecisionJournal, DecisionRepository, Page
 from server.services.supervisor.decision_backlog import Backlog
+from server.services.supervisor.settings import ON_JOURNAL_FULL, DecisionLogSettings  # noqa: F401  (re-exported)
 
 log = logging.getLogger(__name__)
 
@@ -48,28 +49,6 @@ class _BatchAuditSink(Protocol):
     """A sink that can append many records in one transaction (`AuditTrail.record_many`)."""
 
     def record_many(self, events: Sequence[tuple[str, str, str, dict[str, Any]]], plain: bool = False) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionLogSettings:
-    queue_size: int = 10_000
-    batch_size: int = 500
-    flush_interval: float = 0.2
-    max_rows: int | None = 1_000_000
-    max_age: float | None = 7 * 86400.0
-    # "per_batch": one audit record per written batch, vouching for each of its decisions
-    # (server/domain/audit_batches.py); "per_decision": one audit record per decision, as before.
-    audit_records: str = "per_batch"
-    # Context capture for replay: "none" (only the digest) or "masked" (server/domain/capture.py).
-    capture: str = NONE
-    capture_max_bytes: int = DEFAULT_MAX_BYTES
-    # The local journal of decisions storage could not take yet: its bound, and what CheckAction does when
-    # it is full ("block": refuse, UNAVAILABLE DECISION_LOG_FULL; "allow": answer, decisions kept in memory).
-    journal_max_bytes: int = 64 << 20
-    on_journal_full: str = "block"
-
-
-ON_JOURNAL_FULL = ("block", "allow")
 
 
 @dataclass(slots=True)

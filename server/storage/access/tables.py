@@ -1,14 +1,14 @@
-"""SQLModel tables of access: API tokens (migration 0002), console reviewers and shared settings (0006),
-console sessions (0030)."""
+"""SQLModel tables of access: console reviewers and shared settings (0006), console sessions (0030); and,
+re-exported from credential_tables, API tokens (0002) and revoked certificates (0010)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Boolean, Column, DateTime, Text, false
+from sqlalchemy import JSON, Column, DateTime, Text
 from sqlmodel import Field, SQLModel
 
-from server.storage.columns import utc_column as _utc_column
+from server.storage.access.credential_tables import RevokedCertificateRow, TokenRow
 
 
 class UserRow(SQLModel, table=True):
@@ -33,23 +33,6 @@ class SettingRow(SQLModel, table=True):
     value: str = Field(sa_column=Column(Text, nullable=False))
 
 
-class TokenRow(SQLModel, table=True):
-    """An API credential. Only the SHA-256 of the secret is kept."""
-
-    __tablename__ = "tokens"
-
-    token_id: str = Field(primary_key=True, max_length=32)
-    kind: str = Field(max_length=16)  # "agent" or "operator"
-    # An operator token that may also issue and revoke credentials (issued on the host only; 0010).
-    admin: bool = Field(default=False, sa_column=Column(Boolean, nullable=False, server_default=false()))
-    subject: str = Field(index=True, max_length=128)  # the agent id or operator name
-    secret_hash: str = Field(unique=True, max_length=64)
-    description: str = Field(default="", max_length=512)
-    created_by: str = Field(default="", max_length=160)
-    create_time: datetime = _utc_column()
-    revoke_time: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True), nullable=True))
-
-
 class ConsoleSessionRow(SQLModel, table=True):
     """A signed-in console session (migration 0030). Only the SHA-256 of the session id is kept, so reading
     the table does not let anyone take a session over; deleting the row ends the session in every process."""
@@ -63,12 +46,4 @@ class ConsoleSessionRow(SQLModel, table=True):
     client: str = Field(default="", max_length=64)
 
 
-class RevokedCertificateRow(SQLModel, table=True):
-    """An mTLS client certificate refused from now on, by the SHA-256 of its DER encoding (migration 0010)."""
-
-    __tablename__ = "revoked_certificates"
-
-    fingerprint: str = Field(primary_key=True, max_length=64)
-    reason: str = Field(default="", max_length=512)
-    actor: str = Field(default="", max_length=160)
-    revoke_time: datetime = _utc_column()
+__all__ = ["ConsoleSessionRow", "RevokedCertificateRow", "SettingRow", "TokenRow", "UserRow"]

@@ -12,11 +12,11 @@ from server.domain.access.principals import PrincipalKind, Token
 from server.domain.errors import InvalidArgument
 from server.services.fleet.ports import ACCESS_TOPIC
 from server.services.ports import Page
-from server.storage.access.tables import RevokedCertificateRow, TokenRow
+from server.storage.access.credential_tables import RevokedCertificateRow, TokenRow
+from server.storage.columns import utc
 from server.storage.fleet.changes import ChangeLog
 from server.storage.rows import bump_counter
-from server.storage.supervisor.repository import utc
-from server.storage.tables import CounterRow
+from server.storage.shared_tables import CounterRow
 
 _COUNTER = "tokens"
 

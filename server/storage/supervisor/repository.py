@@ -15,6 +15,7 @@ from server.domain.guardrails import GuardrailSpec, Severity
 from server.domain.guardrails.decisions import Decision, DecisionFilter
 from server.services.fleet.ports import AGENTS_TOPIC, GUARDRAILS_TOPIC
 from server.services.ports import Page
+from server.storage.columns import utc as utc  # where the other repositories import it from
 from server.storage.fleet.changes import ChangeLog
 from server.storage.rows import bump_counter, lock_counter, lock_row
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
@@ -23,11 +24,6 @@ from server.storage.tables import CounterRow
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
 RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
-
-
-def utc(value: datetime) -> datetime:
-    """SQLite hands back naive datetimes; everything we store is UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def _agent(row: AgentRow) -> Agent:
