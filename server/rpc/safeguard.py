@@ -16,6 +16,7 @@ from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards import plans
+from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import Scope, validate_key
 from server.rpc import convert
 from server.rpc import safeguard_convert as cv
@@ -260,6 +261,8 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         e = request.episode
         self._limit(e.metadata.ByteSize(), "episode.metadata")
         _finite(e.metadata, "episode.metadata")
+        # The idempotency record is written in the episode's (group) transaction, with this answer.
+        answer_with(lambda out: _episode_pb(*out).SerializeToString())
         episode, evicted = await asyncio.to_thread(
             self.episodes.record,
             e.task_id,
@@ -270,7 +273,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             convert.from_timestamp(e.episode_time, e.HasField("episode_time")),
             request.request_id,
         )
-        return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
+        return _episode_pb(episode, evicted)
 
     async def QuerySimilar(self, request: pb.QuerySimilarRequest, context: Ctx) -> pb.QuerySimilarResponse:
         found = self.episodes.similar(request.task_type, request.limit, _caller())
@@ -303,10 +306,13 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def RenewLease(self, request: pb.RenewLeaseRequest, context: Ctx) -> pb.RenewLeaseResponse:
         ttl = _positive_duration(request, "ttl")
+        # The idempotency record is written in the renewal's transaction, with this answer.
+        answer_with(lambda le: pb.RenewLeaseResponse(lease=cv.lease_pb(le)).SerializeToString())
         lease = await asyncio.to_thread(self.leases.renew, request.lease_id, ttl, _caller())
         return pb.RenewLeaseResponse(lease=cv.lease_pb(lease))
 
     async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Ctx) -> pb.ReleaseLeaseResponse:
+        answer_with(lambda le: pb.ReleaseLeaseResponse(lease=cv.lease_pb(le)).SerializeToString())
         lease = await asyncio.to_thread(self.leases.release, request.lease_id, _caller())
         return pb.ReleaseLeaseResponse(lease=cv.lease_pb(lease))
 
@@ -358,6 +364,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
         )
         return pb.ValidatePlanResponse(valid=not found, violations=[cv.violation_pb(v) for v in found])
+
+
+def _episode_pb(episode: Episode, evicted: int) -> pb.RecordEpisodeResponse:
+    return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
 
 
 def _consume_pb(done: Consumed) -> pb.ConsumeResponse:

@@ -22,6 +22,7 @@ from server.rpc.auth import current_principal
 from server.rpc.check_stream import answer_stream
 from server.rpc.errors import status_code, translate_errors
 from server.services.approvals.requests import ApprovalService
+from server.services.idempotency import answer_with
 from server.services.observability import current_trace_id
 from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
@@ -358,6 +359,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             if request.HasField("edited_context")
             else None
         )
+        # The idempotency record is written in the transaction of the decision, with this answer.
+        answer_with(lambda a: pb.DecideApprovalResponse(approval=convert.approval_to_pb(a)).SerializeToString())
         approval = await asyncio.to_thread(
             self.approvals.decide, request.approval_id, reviewer, request.approve, request.comment, edited
         )
@@ -365,6 +368,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def CancelApproval(self, request: pb.CancelApprovalRequest, context: Ctx) -> pb.CancelApprovalResponse:
         self._owned(await asyncio.to_thread(self.approvals.get, request.approval_id))
+        answer_with(lambda a: pb.CancelApprovalResponse(approval=convert.approval_to_pb(a)).SerializeToString())
         approval = await asyncio.to_thread(
             self.approvals.cancel, request.approval_id, current_principal().label, request.reason
         )
