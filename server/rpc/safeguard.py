@@ -157,14 +157,17 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def ResetBreaker(self, request: pb.ResetBreakerRequest, context: Ctx) -> pb.ResetBreakerResponse:
+        answer_with(lambda b: pb.ResetBreakerResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.reset, request.key, current_principal().label)
         return pb.ResetBreakerResponse(breaker=cv.breaker_pb(b))
 
     async def ForceOpen(self, request: pb.ForceOpenRequest, context: Ctx) -> pb.ForceOpenResponse:
+        answer_with(lambda b: pb.ForceOpenResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.force_open, request.key, request.reason, current_principal().label)
         return pb.ForceOpenResponse(breaker=cv.breaker_pb(b))
 
     async def ForceClose(self, request: pb.ForceCloseRequest, context: Ctx) -> pb.ForceCloseResponse:
+        answer_with(lambda b: pb.ForceCloseResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.force_close, request.key, request.reason, current_principal().label)
         return pb.ForceCloseResponse(breaker=cv.breaker_pb(b))
 

@@ -20,6 +20,7 @@ from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.bootstrap import sql_repositories
 from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalState
+from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope
 from server.services.idempotency import AlreadyRemembered, IdempotencyService, guarding
@@ -142,7 +143,47 @@ def test_episodes_and_their_records_are_written_in_one_group_transaction(engine:
     assert idem.recall(method, "operator:test", "e-1", b"request") == b"recorded"
 
 
+def test_a_breaker_control_whose_record_an_earlier_attempt_stored_rolls_back(engine: Engine) -> None:
+    repo, idem = sql_repositories(engine).breakers, _service(engine)
+    key = _uid("brk")
+    repo.create_breakers([Breaker(key, BreakerConfig(), T0, T0)])
+    stored = repo.get_breaker(key)
+    assert stored is not None
+    opened = replace(stored, state=BreakerState.OPEN, generation=stored.generation + 1, forced=True)
+    method = "/outrider.v1.SafeguardService/ForceOpen"
+    idem.remember(method, "operator:test", "f-1", b"request", b"the earlier answer")
+    with guarding(_guard(idem, method, "f-1")), pytest.raises(AlreadyRemembered):  # type: ignore[arg-type]
+        repo.transition(opened, stored.generation, remember=True)
+    again = repo.get_breaker(key)
+    assert again is not None and (again.state, again.generation) == (BreakerState.CLOSED, stored.generation)
+    # Only the operator's own transition takes the record (not a tick's HALF_OPEN move under its guard).
+    g = _guard(idem, method, "f-2", b"opened")
+    with guarding(g):  # type: ignore[arg-type]
+        assert repo.transition(opened, stored.generation)
+        assert not g.written  # type: ignore[attr-defined]
+        reopened = replace(opened, generation=opened.generation + 1)
+        assert repo.transition(reopened, opened.generation, remember=True)
+        assert g.written  # type: ignore[attr-defined]
+
+
 # ---- through the RPCs: a retry gets the first answer and changes nothing --------------------------------
+
+
+def test_retried_breaker_controls_answer_the_same_once(s: RunningSidecar) -> None:
+    key = _uid("brk")
+    force = spb.ForceOpenRequest(key=key, reason="maintenance", request_id="fo-1")
+    first = s.safeguard.ForceOpen(force)
+    assert s.safeguard.ForceOpen(force) == first
+    close = spb.ForceCloseRequest(key=key, reason="done", request_id="fc-1")
+    closed = s.safeguard.ForceClose(close)
+    assert closed.breaker.generation > first.breaker.generation
+    assert s.safeguard.ForceClose(close) == closed
+    reset = spb.ResetBreakerRequest(key=key, request_id="rs-1")
+    done = s.safeguard.ResetBreaker(reset)
+    assert s.safeguard.ResetBreaker(reset) == done
+    now = s.safeguard.GetBreaker(spb.GetBreakerRequest(key=key)).breaker
+    assert now.generation == done.breaker.generation  # each call moved the breaker once
+
 
 _DEPLOY = "/outrider.v1.SupervisorService"
 

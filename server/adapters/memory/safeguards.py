@@ -102,7 +102,7 @@ class MemorySafeguards:
             self.rows = rows
             return out
 
-    def transition(self, b: Breaker, expected_generation: int) -> bool:
+    def transition(self, b: Breaker, expected_generation: int, remember: bool = False) -> bool:
         with self._lock:
             found = self.rows.get(("breaker", b.key))
             if found is None or found.generation != expected_generation:
