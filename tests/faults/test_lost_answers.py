@@ -145,7 +145,7 @@ def _reservations(dsn: str, agent: str) -> int:
 
 def _count(dsn: str, sql: str, *args: object) -> int:
     with psycopg.connect(dsn) as conn:
-        row = conn.execute(sql, args).fetchone()  # type: ignore[arg-type]
+        row = conn.execute(sql, args).fetchone()
     assert row is not None
     return int(row[0])
 
@@ -154,7 +154,7 @@ def _lose_answer(dsn: str, lock_sql: str, lock_args: tuple[object, ...], call: C
     """Make `call` wait inside its transaction behind a lock until its caller's deadline passes, then let it
     commit: applied, never answered."""
     with psycopg.connect(dsn) as blocker:
-        blocker.execute(lock_sql, lock_args)  # type: ignore[arg-type]
+        blocker.execute(lock_sql, lock_args)
         with pytest.raises(grpc.RpcError) as lost:
             call()
         assert lost.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED

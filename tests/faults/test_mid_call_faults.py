@@ -10,7 +10,6 @@ import signal
 import threading
 import time
 import uuid
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ def _dsn(db_url: str) -> str:
 def _rows(dsn: str, sql: str, *args: object) -> list[tuple[Any, ...]]:
     try:
         with psycopg.connect(dsn, connect_timeout=5) as conn:
-            return list(conn.execute(sql, args))  # type: ignore[arg-type]
+            return list(conn.execute(sql, args))
     except psycopg.OperationalError:
         return []
 
@@ -97,7 +96,7 @@ def test_a_lease_outlives_the_sigkilled_sidecar_that_granted_it_and_is_never_hel
             spb.AcquireLeaseRequest(isolation_key=key, agent_id="holder", ttl=Duration(seconds=4), request_id="h-1"),
             timeout=60,
         ).lease
-        waiter: Future[Any] = b.safeguard.AcquireLease.future(
+        waiter = b.safeguard.AcquireLease.future(
             spb.AcquireLeaseRequest(isolation_key=key, agent_id="waiter", ttl=Duration(seconds=30), request_id="w-1"),
             timeout=300,
         )
