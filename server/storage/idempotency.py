@@ -48,11 +48,18 @@ class SqlIdempotencyRepository:
             return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def remember_in_transaction(conn: Connection, result: Any) -> None:
+def remember_in_transaction(conn: Connection, result: Any, *methods: str) -> None:
     """Add the current call's idempotency record (services/idempotency.py `Guard`) to the transaction of
-    the change it guards; AlreadyRemembered (the whole transaction rolls back) when an earlier attempt stored it."""
+    the change it guards; AlreadyRemembered (the whole transaction rolls back) when an earlier attempt stored it.
+
+    `methods` (RPC names, e.g. "ForceOpen"): only a call of one of them records here. A write that another
+    call causes on the way (a forced-open breaker reporting a cascade failure, in the caller's context) then
+    never takes that call's record. (`written` is not consulted: an attempt whose COMMIT failed is run
+    again by the storage wait, and must write the record again.)"""
     guard = current_guard()
     if guard is None:
+        return
+    if methods and guard.method.rsplit("/", 1)[-1] not in methods:
         return
     try:
         conn.execute(insert(IdempotencyRow.__table__), _row(guard.record(result)))  # type: ignore[attr-defined]

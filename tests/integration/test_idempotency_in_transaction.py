@@ -9,27 +9,31 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from google.protobuf import duration_pb2
 from sqlalchemy import Engine
 
+from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.bootstrap import sql_repositories
 from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalState
+from server.domain.recovery.cascade import AgentFailure
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope
 from server.services.idempotency import AlreadyRemembered, IdempotencyService, guarding
 from server.storage.db import create_db_engine
 from server.storage.idempotency import SqlIdempotencyRepository
+from server.storage.recovery.cascade import SqlCascadeWindow
 from server.storage.safeguards.repository import SqlSafeguardRepository
 from tests.fakes import FakeClock
 
-from .harness import RunningSidecar
+from .harness import RunningSidecar, make_config
 from .rpc import check, guardrail
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -166,7 +170,40 @@ def test_a_breaker_control_whose_record_an_earlier_attempt_stored_rolls_back(eng
         assert g.written  # type: ignore[attr-defined]
 
 
+def test_a_failure_report_and_its_record_commit_together_and_only_for_report_failure(engine: Engine) -> None:
+    window, idem = SqlCascadeWindow(engine), _service(engine)
+    failure = AgentFailure(_uid("up"), _uid("down"), "x", "report", T0)
+    method = "/outrider.v1.RecoveryService/ReportFailure"
+    idem.remember(method, "operator:test", "rf-1", b"request", b"the earlier answer")
+    with guarding(_guard(idem, method, "rf-1")), pytest.raises(AlreadyRemembered):  # type: ignore[arg-type]
+        window.record(failure, 60.0, 3, "cascade-x")
+    assert window.size(60.0, T0) == 0  # the failure rolled back with it
+    g = _guard(idem, method, "rf-2", b"reported")
+    with guarding(g):  # type: ignore[arg-type]
+        assert window.record(failure, 60.0, 3, "cascade-x") is None
+    assert g.written and window.size(60.0, T0) == 1  # type: ignore[attr-defined]
+    # A failure another call causes on the way (a forced-open breaker reports one) never takes its record.
+    other = _guard(idem, "/outrider.v1.SafeguardService/ForceOpen", "fo-9")
+    with guarding(other):  # type: ignore[arg-type]
+        window.record(failure, 60.0, 3, "cascade-x")
+    assert not other.written and window.size(60.0, T0) == 2  # type: ignore[attr-defined]
+
+
 # ---- through the RPCs: a retry gets the first answer and changes nothing --------------------------------
+
+
+def test_a_retried_failure_report_answers_the_same_and_counts_once(tmp_path: Path, clock: FakeClock) -> None:
+    config = make_config(tmp_path)
+    report = rpb.ReportFailureRequest(from_agent=_uid("up"), to_agent=_uid("down"), detail="x", request_id="rf-1")
+    with RunningSidecar(config, clock=clock) as s:
+        first = s.recovery.ReportFailure(report)
+    with RunningSidecar(config, clock=clock) as s:  # a restart: the in-memory de-duplication is gone
+        assert s.recovery.ReportFailure(report) == first
+    engine = create_db_engine(config.database_url())
+    try:
+        assert SqlCascadeWindow(engine).size(3600.0, clock.utcnow()) == 1
+    finally:
+        engine.dispose()
 
 
 def test_retried_breaker_controls_answer_the_same_once(s: RunningSidecar) -> None:

@@ -97,6 +97,8 @@ class EpisodeService:
                 while len(self._requests) > _REQUEST_LIMIT:
                     self._requests.popitem(last=False)
             guard = current_guard()
+            if guard is not None and not guard.method.endswith("/RecordEpisode"):
+                guard = None  # another call's record is not this write's to take
             if guard is not None:  # the RPC's record goes into the transaction that writes the episode
                 self._remembered[guard.key] = guard.record((episode, len(dropped)))
                 version = self._journal.mark("remembered", guard.key)

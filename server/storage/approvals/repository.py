@@ -187,7 +187,7 @@ class SqlApprovalRepository:
             self._announce(s, approval.approval_id)
             # DecideApproval/CancelApproval: a retry of a decision whose answer was lost gets this answer
             # (not ALREADY_DECIDED, not a second vote).
-            remember_in_transaction(s.connection(), approval)
+            remember_in_transaction(s.connection(), approval, "DecideApproval", "CancelApproval")
             return True
 
     def mark_consumed(self, approval_id: str, when: datetime) -> bool:

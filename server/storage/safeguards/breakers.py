@@ -192,7 +192,7 @@ class SqlBreakerRepository:
             if moved:
                 self._announce(conn, b.key)
                 if remember:  # a retried ForceOpen/ForceClose/ResetBreaker gets this answer, moves nothing
-                    remember_in_transaction(conn, b)
+                    remember_in_transaction(conn, b, "ForceOpen", "ForceClose", "ResetBreaker")
             return bool(moved)
 
     def take_probe(self, key: str, generation: int, limit: int) -> bool:

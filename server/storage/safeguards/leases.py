@@ -226,7 +226,7 @@ class SqlLeaseRepository:
                 self._ending(conn, [col(L.lease_id) == lease_id, col(L.expire_time) <= now], LeaseState.EXPIRED, now)
             row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
             if moved and row is not None:  # renewed: a retried RenewLease gets this answer, no second extension
-                remember_in_transaction(conn, _lease(row))
+                remember_in_transaction(conn, _lease(row), "RenewLease")
         return _lease(row) if row is not None else None
 
     def release(self, lease_id: str, now: datetime) -> Lease | None:
@@ -234,7 +234,7 @@ class SqlLeaseRepository:
             self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
             row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
             if row is not None:
-                remember_in_transaction(conn, _lease(row))  # a retried ReleaseLease gets this answer
+                remember_in_transaction(conn, _lease(row), "ReleaseLease")  # a retried ReleaseLease gets this answer
         return _lease(row) if row is not None else None
 
     def reap(self, now: datetime) -> list[Lease]:
