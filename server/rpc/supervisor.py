@@ -276,6 +276,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
+        # The idempotency record is written with the chain, with this answer (a retry adds nothing).
+        answer_with(
+            lambda out: pb.AddGuardrailResponse(
+                guardrail=convert.guardrail_to_pb(out[0]), position=out[1]
+            ).SerializeToString()
+        )
         spec, position = await asyncio.to_thread(
             self.chain.add_guardrail,
             g.name,
@@ -286,6 +292,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
     async def RemoveGuardrail(self, request: pb.RemoveGuardrailRequest, context: Ctx) -> pb.RemoveGuardrailResponse:
+        answer_with(lambda n: pb.RemoveGuardrailResponse(removed_count=n).SerializeToString())
         removed = await asyncio.to_thread(self.chain.remove_guardrail, request.name, current_principal().label)
         return pb.RemoveGuardrailResponse(removed_count=removed)
 
@@ -377,6 +384,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddApprovalPattern(
         self, request: pb.AddApprovalPatternRequest, context: Ctx
     ) -> pb.AddApprovalPatternResponse:
+        answer_with(lambda ps: pb.AddApprovalPatternResponse(patterns=ps).SerializeToString())
         patterns = await asyncio.to_thread(
             self.chain.change_approval_pattern,
             request.guardrail,
@@ -389,6 +397,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def RemoveApprovalPattern(
         self, request: pb.RemoveApprovalPatternRequest, context: Ctx
     ) -> pb.RemoveApprovalPatternResponse:
+        answer_with(lambda ps: pb.RemoveApprovalPatternResponse(patterns=ps).SerializeToString())
         patterns = await asyncio.to_thread(
             self.chain.change_approval_pattern,
             request.guardrail,

@@ -22,6 +22,7 @@ from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.bootstrap import sql_repositories
 from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalState
+from server.domain.guardrails import GuardrailSpec
 from server.domain.recovery.cascade import AgentFailure
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.episodes import Episode
@@ -189,7 +190,43 @@ def test_a_failure_report_and_its_record_commit_together_and_only_for_report_fai
     assert not other.written and window.size(60.0, T0) == 2  # type: ignore[attr-defined]
 
 
+def test_a_chain_change_whose_record_an_earlier_attempt_stored_rolls_back(engine: Engine) -> None:
+    repo, idem = sql_repositories(engine).guardrails, _service(engine)
+    method = "/outrider.v1.SupervisorService/AddGuardrail"
+    version = repo.version()
+    idem.remember(method, "operator:test", "ag-1", b"request", b"the earlier answer")
+    spec = GuardrailSpec("twice", "blocklist", {"actions": ["rm"]}, "runtime")
+    with guarding(_guard(idem, method, "ag-1")), pytest.raises(AlreadyRemembered):  # type: ignore[arg-type]
+        repo.replace_if([spec], version, (spec, 0))
+    assert repo.version() == version and repo.load()[0] == []  # the chain rolled back with it
+    g = _guard(idem, method, "ag-2", b"added")
+    with guarding(g):  # type: ignore[arg-type]
+        assert repo.replace_if([spec], version, (spec, 0)) is not None
+    assert g.written and [s.name for s in repo.load()[0]] == ["twice"]  # type: ignore[attr-defined]
+
+
 # ---- through the RPCs: a retry gets the first answer and changes nothing --------------------------------
+
+
+def test_retried_guardrail_changes_answer_the_same_once(tmp_path: Path, clock: FakeClock) -> None:
+    config = make_config(tmp_path)
+    add = guardrail("once", "hitl", patterns=["deploy"])
+    add.request_id = "ag-1"
+    pattern = pb.AddApprovalPatternRequest(guardrail="once", pattern="drop", request_id="ap-1")
+    with RunningSidecar(config, clock=clock) as s:
+        first = s.stub.AddGuardrail(add)
+        added = s.stub.AddApprovalPattern(pattern)
+    with RunningSidecar(config, clock=clock) as s:  # a restart
+        assert s.stub.AddGuardrail(add) == first
+        assert s.stub.AddApprovalPattern(pattern) == added
+        names = [g.name for g in s.stub.ListGuardrails(pb.ListGuardrailsRequest()).guardrails]
+        assert names.count("once") == 1, "the retried AddGuardrail added the guardrail twice"
+        unpattern = pb.RemoveApprovalPatternRequest(guardrail="once", pattern="drop", request_id="rp-1")
+        left = s.stub.RemoveApprovalPattern(unpattern)
+        assert s.stub.RemoveApprovalPattern(unpattern) == left  # not NOT_FOUND: the first answer
+        remove = pb.RemoveGuardrailRequest(name="once", request_id="rg-1")
+        gone = s.stub.RemoveGuardrail(remove)
+        assert gone.removed_count == 1 and s.stub.RemoveGuardrail(remove) == gone
 
 
 def test_a_retried_failure_report_answers_the_same_and_counts_once(tmp_path: Path, clock: FakeClock) -> None:
