@@ -249,14 +249,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         return _reserve_pb(done)
 
     async def Settle(self, request: pb.SettleRequest, context: Ctx) -> pb.SettleResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _settle_pb(BudgetService.consumed_from(change)).SerializeToString())
         done = await asyncio.to_thread(self.budgets.settle, request.reservation_id, request.actual, _caller())
-        return pb.SettleResponse(
-            allocation=cv.allocation_pb(done.allocation),
-            global_budget=cv.global_pb(done.global_budget),
-            over_budget=done.usage.over_budget,
-            warnings=list(done.usage.warnings),
-            signals=[cv.signal_pb(s) for s in done.usage.signals],
-        )
+        return _settle_pb(done)
 
     # ---- episodic memory -------------------------------------------------------------------
 
@@ -371,6 +367,16 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
 def _episode_pb(episode: Episode, evicted: int) -> pb.RecordEpisodeResponse:
     return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
+
+
+def _settle_pb(done: Consumed) -> pb.SettleResponse:
+    return pb.SettleResponse(
+        allocation=cv.allocation_pb(done.allocation),
+        global_budget=cv.global_pb(done.global_budget),
+        over_budget=done.usage.over_budget,
+        warnings=list(done.usage.warnings),
+        signals=[cv.signal_pb(s) for s in done.usage.signals],
+    )
 
 
 def _consume_pb(done: Consumed) -> pb.ConsumeResponse:

@@ -25,6 +25,7 @@ from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalS
 from server.domain.guardrails import GuardrailSpec
 from server.domain.recovery.cascade import AgentFailure
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
+from server.domain.safeguards.budgets import Priority, Reservation
 from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope
 from server.services.idempotency import AlreadyRemembered, IdempotencyService, guarding
@@ -205,7 +206,39 @@ def test_a_chain_change_whose_record_an_earlier_attempt_stored_rolls_back(engine
     assert g.written and [s.name for s in repo.load()[0]] == ["twice"]  # type: ignore[attr-defined]
 
 
+def test_a_settlement_whose_record_an_earlier_attempt_stored_rolls_back(engine: Engine) -> None:
+    budgets, idem = sql_repositories(engine).budgets, _service(engine)
+    agent = _uid("a")
+    budgets.init_global(1000, T0)
+    budgets.allocate(agent, 100, Priority.NORMAL, T0, lambda a, g: [])
+    r = Reservation(_uid("rsv"), agent, 40, T0, T0 + timedelta(seconds=60), 0.0)
+    assert budgets.reserve(r, {}, T0, lambda a, g: []).change is not None
+    method = "/outrider.v1.SafeguardService/Settle"
+    idem.remember(method, "operator:test", "st-1", b"request", b"the earlier answer")
+    with guarding(_guard(idem, method, "st-1")), pytest.raises(AlreadyRemembered):  # type: ignore[arg-type]
+        budgets.settle(r.reservation_id, 25, None, T0, lambda a, g: [])
+    alloc, _ = budgets.read(agent)
+    assert alloc is not None and (alloc.used, alloc.reserved) == (0, 40)  # the settlement rolled back
+    g = _guard(idem, method, "st-2", b"settled")
+    with guarding(g):  # type: ignore[arg-type]
+        budgets.settle(r.reservation_id, 25, None, T0, lambda a, g: [])
+    alloc, _ = budgets.read(agent)
+    assert g.written and alloc is not None and (alloc.used, alloc.reserved) == (25, 0)  # type: ignore[attr-defined]
+
+
 # ---- through the RPCs: a retry gets the first answer and changes nothing --------------------------------
+
+
+def test_a_retried_settle_answers_the_same_once(s: RunningSidecar) -> None:
+    agent = _uid("agent")
+    s.safeguard.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=1_000_000))
+    s.safeguard.Allocate(spb.AllocateRequest(agent_id=agent, tokens=1_000))
+    reserved = s.safeguard.Reserve(spb.ReserveRequest(agent_id=agent, estimate=40)).reservation
+    settle = spb.SettleRequest(reservation_id=reserved.reservation_id, actual=25, request_id="st-1")
+    first = s.safeguard.Settle(settle)
+    s.safeguard.Consume(spb.ConsumeRequest(agent_id=agent, tokens=5))  # the allocation moves on
+    assert s.safeguard.Settle(settle) == first  # the first answer, not today's allocation
+    assert s.safeguard.GetAllocation(spb.GetAllocationRequest(agent_id=agent)).allocation.used == 30
 
 
 def test_retried_guardrail_changes_answer_the_same_once(tmp_path: Path, clock: FakeClock) -> None:
