@@ -40,6 +40,8 @@ class MemorySafeguards:
             raise OSError("disk on fire")
         self.commits += 1
         for kind, key, obj in changes:
+            if kind == "remembered":  # idempotency records: this store keeps none (MemoryIdempotency does)
+                continue
             if obj is None:
                 self.rows.pop((kind, key), None)
             else:
