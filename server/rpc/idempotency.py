@@ -1,9 +1,10 @@
 """Durable idempotency for every mutating unary RPC with a `request_id` (issue 12): one interceptor, inside
 authentication, so the caller is known. CheckAction and IssueToken are left out (see _EXCLUDED).
 
-Where the storage write takes part (services/idempotency.py `Guard`: Consume), the record is written in
-the change's own transaction, so a call applied but not answered (a crash, a lost connection after the
-commit) is not applied again by its retry; elsewhere it is stored right after the change."""
+Where the storage write takes part (services/idempotency.py `Guard`; docs/operations.md lists the calls),
+the record is written in the change's own transaction, so a call applied but not answered (a crash, a lost
+connection after the commit) is not applied again by its retry; elsewhere it is stored right after the
+change."""
 
 from __future__ import annotations
 
@@ -80,7 +81,13 @@ class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
                         with guarding(guard):
                             response = await fn(request, context)
                     except AlreadyRemembered:  # an earlier attempt's change committed: its answer stands
-                        stored = await asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw)
+                        try:  # storage may have gone again since: the same wait, the same fixed answer
+                            stored = await wait_for_storage(
+                                lambda: asyncio.to_thread(self.service.recall, name, caller, request.request_id, raw),
+                                context,
+                            )
+                        except OutriderError as exc:
+                            await abort(context, exc)
                         assert stored is not None
                         return response_class.FromString(stored)
                     if response is None or guard.written:  # aborted, or remembered with the change

@@ -21,6 +21,7 @@ from server.rpc import recovery_convert as rc
 from server.rpc.auth import current_principal
 from server.rpc.convert import DEFAULT_LIMITS, EdgeLimits, timestamp
 from server.rpc.errors import translate_errors
+from server.services.idempotency import answer_with
 from server.services.recovery.agents import AgentService
 from server.services.recovery.control_channel import Connection, StreamEnd
 from server.services.recovery.feature import RecoveryFeature
@@ -318,6 +319,8 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
     # ---- cascades -------------------------------------------------------------------------------
 
     async def ReportFailure(self, request: pb.ReportFailureRequest, context: Ctx) -> pb.ReportFailureResponse:
+        # A failure that completes no cascade is remembered in the transaction that records it, with this answer.
+        answer_with(lambda failure: pb.ReportFailureResponse(failure=rc.failure_to_pb(failure)).SerializeToString())
         failure, cascade = await self.f.cascade.report_failure(
             request.from_agent,
             request.to_agent,

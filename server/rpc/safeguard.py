@@ -16,6 +16,7 @@ from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import safeguard_service_pb2_grpc as pb_grpc
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards import plans
+from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import Scope, validate_key
 from server.rpc import convert
 from server.rpc import safeguard_convert as cv
@@ -156,14 +157,17 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def ResetBreaker(self, request: pb.ResetBreakerRequest, context: Ctx) -> pb.ResetBreakerResponse:
+        answer_with(lambda b: pb.ResetBreakerResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.reset, request.key, current_principal().label)
         return pb.ResetBreakerResponse(breaker=cv.breaker_pb(b))
 
     async def ForceOpen(self, request: pb.ForceOpenRequest, context: Ctx) -> pb.ForceOpenResponse:
+        answer_with(lambda b: pb.ForceOpenResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.force_open, request.key, request.reason, current_principal().label)
         return pb.ForceOpenResponse(breaker=cv.breaker_pb(b))
 
     async def ForceClose(self, request: pb.ForceCloseRequest, context: Ctx) -> pb.ForceCloseResponse:
+        answer_with(lambda b: pb.ForceCloseResponse(breaker=cv.breaker_pb(b)).SerializeToString())
         b = await asyncio.to_thread(self.breakers.force_close, request.key, request.reason, current_principal().label)
         return pb.ForceCloseResponse(breaker=cv.breaker_pb(b))
 
@@ -245,14 +249,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         return _reserve_pb(done)
 
     async def Settle(self, request: pb.SettleRequest, context: Ctx) -> pb.SettleResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(lambda change: _settle_pb(BudgetService.consumed_from(change)).SerializeToString())
         done = await asyncio.to_thread(self.budgets.settle, request.reservation_id, request.actual, _caller())
-        return pb.SettleResponse(
-            allocation=cv.allocation_pb(done.allocation),
-            global_budget=cv.global_pb(done.global_budget),
-            over_budget=done.usage.over_budget,
-            warnings=list(done.usage.warnings),
-            signals=[cv.signal_pb(s) for s in done.usage.signals],
-        )
+        return _settle_pb(done)
 
     # ---- episodic memory -------------------------------------------------------------------
 
@@ -260,6 +260,8 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         e = request.episode
         self._limit(e.metadata.ByteSize(), "episode.metadata")
         _finite(e.metadata, "episode.metadata")
+        # The idempotency record is written in the episode's (group) transaction, with this answer.
+        answer_with(lambda out: _episode_pb(*out).SerializeToString())
         episode, evicted = await asyncio.to_thread(
             self.episodes.record,
             e.task_id,
@@ -270,7 +272,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             convert.from_timestamp(e.episode_time, e.HasField("episode_time")),
             request.request_id,
         )
-        return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
+        return _episode_pb(episode, evicted)
 
     async def QuerySimilar(self, request: pb.QuerySimilarRequest, context: Ctx) -> pb.QuerySimilarResponse:
         found = self.episodes.similar(request.task_type, request.limit, _caller())
@@ -303,10 +305,13 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def RenewLease(self, request: pb.RenewLeaseRequest, context: Ctx) -> pb.RenewLeaseResponse:
         ttl = _positive_duration(request, "ttl")
+        # The idempotency record is written in the renewal's transaction, with this answer.
+        answer_with(lambda le: pb.RenewLeaseResponse(lease=cv.lease_pb(le)).SerializeToString())
         lease = await asyncio.to_thread(self.leases.renew, request.lease_id, ttl, _caller())
         return pb.RenewLeaseResponse(lease=cv.lease_pb(lease))
 
     async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Ctx) -> pb.ReleaseLeaseResponse:
+        answer_with(lambda le: pb.ReleaseLeaseResponse(lease=cv.lease_pb(le)).SerializeToString())
         lease = await asyncio.to_thread(self.leases.release, request.lease_id, _caller())
         return pb.ReleaseLeaseResponse(lease=cv.lease_pb(lease))
 
@@ -358,6 +363,20 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
             self.reversibility.validate_plan, steps, list(request.capabilities), request.agent_id
         )
         return pb.ValidatePlanResponse(valid=not found, violations=[cv.violation_pb(v) for v in found])
+
+
+def _episode_pb(episode: Episode, evicted: int) -> pb.RecordEpisodeResponse:
+    return pb.RecordEpisodeResponse(episode=cv.episode_pb(episode), evicted_count=evicted)
+
+
+def _settle_pb(done: Consumed) -> pb.SettleResponse:
+    return pb.SettleResponse(
+        allocation=cv.allocation_pb(done.allocation),
+        global_budget=cv.global_pb(done.global_budget),
+        over_budget=done.usage.over_budget,
+        warnings=list(done.usage.warnings),
+        signals=[cv.signal_pb(s) for s in done.usage.signals],
+    )
 
 
 def _consume_pb(done: Consumed) -> pb.ConsumeResponse:

@@ -22,6 +22,7 @@ from server.rpc.auth import current_principal
 from server.rpc.check_stream import answer_stream
 from server.rpc.errors import status_code, translate_errors
 from server.services.approvals.requests import ApprovalService
+from server.services.idempotency import answer_with
 from server.services.observability import NO_TRACER, current_trace_id
 from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
@@ -272,6 +273,12 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def AddGuardrail(self, request: pb.AddGuardrailRequest, context: Ctx) -> pb.AddGuardrailResponse:
         g = request.guardrail
+        # The idempotency record is written with the chain, with this answer (a retry adds nothing).
+        answer_with(
+            lambda out: pb.AddGuardrailResponse(
+                guardrail=convert.guardrail_to_pb(out[0]), position=out[1]
+            ).SerializeToString()
+        )
         spec, position = await asyncio.to_thread(
             self.chain.add_guardrail,
             g.name,
@@ -282,6 +289,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         return pb.AddGuardrailResponse(guardrail=convert.guardrail_to_pb(spec), position=position)
 
     async def RemoveGuardrail(self, request: pb.RemoveGuardrailRequest, context: Ctx) -> pb.RemoveGuardrailResponse:
+        answer_with(lambda n: pb.RemoveGuardrailResponse(removed_count=n).SerializeToString())
         removed = await asyncio.to_thread(self.chain.remove_guardrail, request.name, current_principal().label)
         return pb.RemoveGuardrailResponse(removed_count=removed)
 
@@ -355,6 +363,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             if request.HasField("edited_context")
             else None
         )
+        # The idempotency record is written in the transaction of the decision, with this answer.
+        answer_with(lambda a: pb.DecideApprovalResponse(approval=convert.approval_to_pb(a)).SerializeToString())
         approval = await asyncio.to_thread(
             self.approvals.decide, request.approval_id, reviewer, request.approve, request.comment, edited
         )
@@ -362,6 +372,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def CancelApproval(self, request: pb.CancelApprovalRequest, context: Ctx) -> pb.CancelApprovalResponse:
         self._owned(await asyncio.to_thread(self.approvals.get, request.approval_id))
+        answer_with(lambda a: pb.CancelApprovalResponse(approval=convert.approval_to_pb(a)).SerializeToString())
         approval = await asyncio.to_thread(
             self.approvals.cancel, request.approval_id, current_principal().label, request.reason
         )
@@ -370,6 +381,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def AddApprovalPattern(
         self, request: pb.AddApprovalPatternRequest, context: Ctx
     ) -> pb.AddApprovalPatternResponse:
+        answer_with(lambda ps: pb.AddApprovalPatternResponse(patterns=ps).SerializeToString())
         patterns = await asyncio.to_thread(
             self.chain.change_approval_pattern,
             request.guardrail,
@@ -382,6 +394,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     async def RemoveApprovalPattern(
         self, request: pb.RemoveApprovalPatternRequest, context: Ctx
     ) -> pb.RemoveApprovalPatternResponse:
+        answer_with(lambda ps: pb.RemoveApprovalPatternResponse(patterns=ps).SerializeToString())
         patterns = await asyncio.to_thread(
             self.chain.change_approval_pattern,
             request.guardrail,

@@ -42,6 +42,23 @@ class Guard:
     render: Callable[[Any], bytes] | None = None
     written: bool = False  # the record went into the change's transaction
 
+    def record(self, result: Any) -> Record:
+        """The record to write with the change whose result is `result` (a group commit writes several)."""
+        assert self.render is not None
+        return Record(self.key, self.method, self.caller, self.request_digest, self.render(result), self.when)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """An idempotency record ready to be written in the transaction of its change."""
+
+    key: str
+    method: str
+    caller: str
+    request_digest: str
+    response: bytes
+    when: datetime
+
 
 class AlreadyRemembered(Exception):
     """A storage write found the call's idempotency record already stored (the change was made by an

@@ -65,7 +65,7 @@ class GuardrailRepository(Protocol):
         new chain version."""
         ...
 
-    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int, answer: Any = None) -> int | None:
         """Compare-and-set: store the chain only if the stored version is still `expected_version` (read
         again inside the transaction, under the counter's row lock); the new version, or None when another
         process changed the chain first (nothing written)."""

@@ -3,14 +3,17 @@ write lock runs every queued piece in order in one transaction and commits once,
 result. On SQLite with `synchronous=FULL` a commit is an fsync, so sixteen concurrent writes cost one fsync
 instead of sixteen; on PostgreSQL one WAL flush.
 
-A piece of work is a function of the connection that must not raise for its caller's own reasons: it returns
-its answer (an error included, as a value) and raises only when storage fails. When a shared transaction
+A piece of work is a function of the connection, run in its caller's context (context variables such as the
+call's idempotency guard are the caller's, whichever thread runs it). It should return its caller's refusals
+as values; anything it raises fails the shared transaction (storage failing, or a retried call's idempotency
+record already stored), and then the pieces run again one by one. When a shared transaction
 fails (a deadlock between two sidecars' batches, say), nothing of it was committed, and each piece is run
 again in a transaction of its own, so one caller's failure is never another's.
 """
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -22,10 +25,13 @@ T = TypeVar("T")
 
 
 class _Work(Generic[T]):
-    __slots__ = ("done", "error", "fn", "value")
+    __slots__ = ("context", "done", "error", "fn", "value")
 
     def __init__(self, fn: Callable[[Connection], T]) -> None:
         self.fn = fn
+        # The caller's context: its work may read context variables (the call's idempotency guard, which
+        # storage writes in the same transaction), and another caller's thread may be the one that runs it.
+        self.context = contextvars.copy_context()
         self.done = False
         self.value: T | None = None
         self.error: BaseException | None = None
@@ -61,7 +67,7 @@ class GroupCommit:
     def _commit(self, batch: list[_Work[object]]) -> None:
         try:
             with self._transaction() as conn:
-                values = [w.fn(conn) for w in batch]
+                values = [w.context.run(w.fn, conn) for w in batch]
         except Exception as exc:
             if len(batch) == 1:
                 batch[0].error, batch[0].done = exc, True
@@ -77,7 +83,7 @@ class GroupCommit:
     def _alone(self, work: _Work[object]) -> None:
         try:
             with self._transaction() as conn:
-                work.value = work.fn(conn)
+                work.value = work.context.run(work.fn, conn)
         except Exception as exc:
             work.error = exc
         work.done = True

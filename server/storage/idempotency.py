@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
-from server.services.idempotency import AlreadyRemembered, Remembered, current_guard
+from server.services.idempotency import AlreadyRemembered, Record, Remembered, current_guard
 from server.storage.supervisor.tables import IdempotencyRow
 
 
@@ -45,25 +48,45 @@ class SqlIdempotencyRepository:
             return int(result.rowcount)  # type: ignore[attr-defined]
 
 
-def remember_in_transaction(conn: Connection, result: Any) -> None:
+def remember_in_transaction(conn: Connection, result: Any, *methods: str) -> None:
     """Add the current call's idempotency record (services/idempotency.py `Guard`) to the transaction of
-    the change it guards; AlreadyRemembered (the whole transaction rolls back) when an earlier attempt stored it."""
+    the change it guards; AlreadyRemembered (the whole transaction rolls back) when an earlier attempt stored it.
+
+    `methods` (RPC names, e.g. "ForceOpen"): only a call of one of them records here. A write that another
+    call causes on the way (a forced-open breaker reporting a cascade failure, in the caller's context) then
+    never takes that call's record. (`written` is not consulted: an attempt whose COMMIT failed is run
+    again by the storage wait, and must write the record again.)"""
     guard = current_guard()
     if guard is None:
         return
-    assert guard.render is not None
+    if methods and guard.method.rsplit("/", 1)[-1] not in methods:
+        return
     try:
-        conn.execute(
-            insert(IdempotencyRow.__table__),  # type: ignore[attr-defined]
-            {
-                "key": guard.key,
-                "method": guard.method[:160],
-                "caller": guard.caller[:160],
-                "request_digest": guard.request_digest,
-                "response": guard.render(result),
-                "create_time": guard.when,
-            },
-        )
+        conn.execute(insert(IdempotencyRow.__table__), _row(guard.record(result)))  # type: ignore[attr-defined]
     except IntegrityError:
         raise AlreadyRemembered(guard.key) from None
     guard.written = True
+
+
+def remember_group_in_transaction(conn: Connection, records: Sequence[Record]) -> None:
+    """The idempotency records of the calls a group commit (services/safeguards/journal.py) writes, in its
+    transaction. A key already stored is left as it is: the interceptor looked it up before the call, so
+    only two attempts of one request racing on two sidecars meet here, and the first answer stands."""
+    if not records:
+        return
+    insert_ = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    conn.execute(
+        insert_(IdempotencyRow.__table__).on_conflict_do_nothing(index_elements=["key"]),  # type: ignore[attr-defined]
+        [_row(r) for r in records],
+    )
+
+
+def _row(r: Record) -> dict[str, Any]:
+    return {
+        "key": r.key,
+        "method": r.method[:160],
+        "caller": r.caller[:160],
+        "request_digest": r.request_digest,
+        "response": r.response,
+        "create_time": r.when,
+    }

@@ -98,3 +98,38 @@ def test_one_caller_alone_gets_its_own_error() -> None:
     group = GroupCommit(Store().transaction)  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="cannot write x"):
         group.run(write("x", fail=True))
+
+
+def test_each_piece_runs_in_its_own_callers_context() -> None:
+    """Storage reads the call's idempotency guard from a context variable: a batch run by another caller's
+    thread must still see each caller's own."""
+    import contextvars
+
+    who: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
+    store = Store()
+    group = GroupCommit(store.transaction)  # type: ignore[arg-type]
+    store.gate.clear()
+    seen: dict[str, str] = {}
+
+    def call(name: str) -> None:
+        who.set(name)
+
+        def fn(tx: list[str]) -> str:
+            seen[name] = who.get()
+            return name
+
+        group.run(fn)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in ("first", "b", "c", "d")]
+    threads[0].start()
+    while not group._write_lock.locked():
+        pass
+    for t in threads[1:]:
+        t.start()
+    while len(group._queue) < 3:
+        pass
+    store.gate.set()
+    for t in threads:
+        t.join(10)
+    assert seen == {"first": "first", "b": "b", "c": "c", "d": "d"}
+    assert group.batches == 1

@@ -170,7 +170,7 @@ class MemoryGuardrails:
             self.digest, self.path = policy_digest, policy_path
         return self.counters.bump("guardrails")
 
-    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int, answer: Any = None) -> int | None:
         if self.counters.get("guardrails") != expected_version:
             return None
         return self.replace(specs, None, self.path)

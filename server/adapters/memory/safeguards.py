@@ -40,6 +40,8 @@ class MemorySafeguards:
             raise OSError("disk on fire")
         self.commits += 1
         for kind, key, obj in changes:
+            if kind == "remembered":  # idempotency records: this store keeps none (MemoryIdempotency does)
+                continue
             if obj is None:
                 self.rows.pop((kind, key), None)
             else:
@@ -102,7 +104,7 @@ class MemorySafeguards:
             self.rows = rows
             return out
 
-    def transition(self, b: Breaker, expected_generation: int) -> bool:
+    def transition(self, b: Breaker, expected_generation: int, remember: bool = False) -> bool:
         with self._lock:
             found = self.rows.get(("breaker", b.key))
             if found is None or found.generation != expected_generation:

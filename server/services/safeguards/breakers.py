@@ -71,6 +71,7 @@ from server.domain.safeguards.breakers import (
 from server.services import observability as obs
 from server.services.dispatch import Dispatcher
 from server.services.fleet.ports import ChangeFeed
+from server.services.idempotency import AlreadyRemembered
 from server.services.pages import page_after
 from server.services.ports import AuditSink, Clock, Page
 from server.services.safeguards.settings import BreakerSettings
@@ -168,9 +169,10 @@ class BreakerRepository(Protocol):
         and the changes `decide` made."""
         ...
 
-    def transition(self, b: Breaker, expected_generation: int) -> bool:
+    def transition(self, b: Breaker, expected_generation: int, remember: bool = False) -> bool:
         """Write `b` (state, counts, generation, times, probes) if the stored generation is still
-        `expected_generation`; False when another writer moved it first."""
+        `expected_generation`; False when another writer moved it first. `remember`: the operator call being
+        served (ResetBreaker, ForceOpen, ForceClose) writes its idempotency record in the same transaction."""
         ...
 
     def take_probe(self, key: str, generation: int, limit: int) -> bool:
@@ -803,8 +805,8 @@ class BreakerService:
                     c = self._breakers[key].copy()
                 expected = c.generation
                 change = apply(c, self.clock.monotonic(), self.clock.utcnow())
-                won = self.repo.transition(c, expected)
-            except (NotFound, InvalidArgument):
+                won = self.repo.transition(c, expected, remember=True)
+            except (NotFound, InvalidArgument, AlreadyRemembered):
                 raise
             except Exception as exc:
                 raise self._unavailable(exc) from exc

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from server.domain.agents import validate_id
 from server.domain.safeguards.episodes import Episode, EpisodeLog, limit_of, validate_text
+from server.services.idempotency import Record, current_guard
 from server.services.ports import Clock
 from server.services.safeguards.journal import Change, Journal
 
@@ -26,7 +27,8 @@ class EpisodeRepository(Protocol):
         ...
 
     def save_episodes(self, changes: Sequence[Change]) -> None:
-        """("episode", str(episode_id), Episode to insert, or None to delete), in one transaction."""
+        """("episode", str(episode_id), Episode to insert, or None to delete), and ("remembered", key,
+        idempotency Record or None) of the RecordEpisode calls whose episodes they are, in one transaction."""
         ...
 
 
@@ -38,6 +40,8 @@ class EpisodeService:
         self._log = EpisodeLog(max_episodes)
         self._live: dict[int, Episode] = {}
         self._requests: OrderedDict[tuple[str, str], Episode] = OrderedDict()
+        # Idempotency records of recorded episodes, written in the episodes' group commit (until durable).
+        self._remembered: dict[str, Record] = {}
         self._journal = Journal(self._lock, self._snapshot, repo.save_episodes, "episodic memory")
 
     @property
@@ -51,7 +55,9 @@ class EpisodeService:
             self._live = {e.episode_id: e for e in episodes}
         log.info("episodic memory loaded", extra={"episodes": len(episodes)})
 
-    def _snapshot(self, kind: str, key: str) -> Episode | None:
+    def _snapshot(self, kind: str, key: str) -> Episode | Record | None:
+        if kind == "remembered":
+            return self._remembered.get(key)
         return self._live.get(int(key))
 
     def record(
@@ -90,7 +96,16 @@ class EpisodeService:
                 self._requests[(agent_id, request_id)] = episode
                 while len(self._requests) > _REQUEST_LIMIT:
                     self._requests.popitem(last=False)
+            guard = current_guard()
+            if guard is not None and not guard.method.endswith("/RecordEpisode"):
+                guard = None  # another call's record is not this write's to take
+            if guard is not None:  # the RPC's record goes into the transaction that writes the episode
+                self._remembered[guard.key] = guard.record((episode, len(dropped)))
+                version = self._journal.mark("remembered", guard.key)
         self._journal.commit(version)
+        if guard is not None:  # (the interceptor's own write after the answer then finds it: same answer)
+            with self._lock:
+                self._remembered.pop(guard.key, None)
         return episode, len(dropped)
 
     def similar(self, task_type: str, limit: int, only_agent: str | None = None) -> list[Episode]:

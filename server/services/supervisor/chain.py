@@ -164,10 +164,15 @@ class ChainStore:
                 chain.append(build_guardrail(spec, self.load_plugin, deps=self.guardrail_deps))
         return chain
 
-    def _change(self, edit: Callable[[list[Guardrail]], list[Guardrail]]) -> list[Guardrail]:
+    def _change(
+        self,
+        edit: Callable[[list[Guardrail]], list[Guardrail]],
+        answer: Callable[[list[Guardrail]], Any] | None = None,
+    ) -> list[Guardrail]:
         """Caller holds the lock. Compare-and-set on the chain version: `edit` the chain this process
         runs and store it only if nobody stored another since; otherwise reload and edit again, so two
-        sidecars' changes are both kept, never lost or duplicated. ABORTED after repeated conflicts."""
+        sidecars' changes are both kept, never lost or duplicated. ABORTED after repeated conflicts.
+        `answer(chain)`: what the call answers for the new chain, stored with it (its idempotency record)."""
         for _ in range(_CAS_ATTEMPTS):
             try:
                 chain = edit(list(self._stored))
@@ -176,7 +181,9 @@ class ChainStore:
                     raise  # refused on the current chain (e.g. no such guardrail)
                 self._reread()  # refused on a stale chain: judge the stored one
                 continue
-            version = self.repo.replace_if([g.spec for g in chain], self._version)
+            version = self.repo.replace_if(
+                [g.spec for g in chain], self._version, answer(chain) if answer is not None else None
+            )
             if version is not None:
                 self._stored, self._order, self._version = chain, evaluation_order(chain), version
                 return chain
@@ -202,7 +209,10 @@ class ChainStore:
             GuardrailSpec(name, kind, dict(options), "runtime"), self.load_plugin, deps=self.guardrail_deps
         )
         with self._lock:
-            self._change(lambda chain: [*chain, guardrail])
+            self._change(
+                lambda chain: [*chain, guardrail],
+                lambda chain: (guardrail.spec, evaluation_order(chain).index(guardrail)),
+            )
             position = self._order.index(guardrail)
         self.audit.record(actor, "guardrail.add", name, {**guardrail.spec.as_dict(), "position": position})
         return guardrail.spec, position
@@ -225,7 +235,7 @@ class ChainStore:
             return [g for g in chain if g.name != name]
 
         with self._lock:
-            self._change(edit)
+            self._change(edit, lambda _chain: removed[0])
         self.audit.record(actor, "guardrail.remove", name, {"removed": removed[0]})
         return removed[0]
 
@@ -250,7 +260,7 @@ class ChainStore:
             return [g.with_patterns(tuple(patterns)) if g in targets else g for g in chain]
 
         with self._lock:
-            self._change(edit)
+            self._change(edit, lambda _chain: list(patterns))
         self.audit.record(
             actor,
             "approval_pattern.add" if add else "approval_pattern.remove",

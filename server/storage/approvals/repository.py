@@ -20,6 +20,7 @@ from server.services.approvals.requests import TOPIC
 from server.services.ports import Page
 from server.storage.approvals.tables import ApprovalRow
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.notifications.repository import add_to_outbox
 from server.storage.rows import bump_counter
 from server.storage.supervisor.repository import utc
@@ -184,6 +185,9 @@ class SqlApprovalRepository:
             _bump(s)
             _bump(s, _UPDATES)
             self._announce(s, approval.approval_id)
+            # DecideApproval/CancelApproval: a retry of a decision whose answer was lost gets this answer
+            # (not ALREADY_DECIDED, not a second vote).
+            remember_in_transaction(s.connection(), approval, "DecideApproval", "CancelApproval")
             return True
 
     def mark_consumed(self, approval_id: str, when: datetime) -> bool:

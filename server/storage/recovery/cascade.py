@@ -16,6 +16,7 @@ from sqlalchemy import Engine, delete, func, select, text, update
 from sqlmodel import Session, col
 
 from server.domain.recovery.cascade import MAX_WINDOW_EVENTS, AgentFailure, related
+from server.storage.idempotency import remember_in_transaction
 from server.storage.recovery.tables import CascadeFailureRow
 from server.storage.supervisor.repository import utc
 
@@ -63,6 +64,9 @@ class SqlCascadeWindow:
             failures = [_failure(row) for row in rows]
             members = related(failures[-1], failures)
             if len(members) < threshold:
+                # ReportFailure: a retry of a report whose answer was lost adds no second failure. (A report
+                # that completes a cascade is remembered after its actions ran, as before.)
+                remember_in_transaction(s.connection(), failure, "ReportFailure")
                 return None
             chosen = {id(f) for f in members}
             seqs = [row.seq for row, f in zip(rows, failures, strict=True) if id(f) in chosen]

@@ -25,6 +25,7 @@ from sqlmodel import col
 from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
 from server.services.safeguards.breakers import TOPIC, Decide, OutcomeBatch
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import BreakerRow
 from server.storage.supervisor.repository import utc
 
@@ -183,13 +184,15 @@ class SqlBreakerRepository:
                 results[i] = (stored, changes)
         return [results[i] for i in range(len(batches))]
 
-    def transition(self, b: Breaker, expected_generation: int) -> bool:
+    def transition(self, b: Breaker, expected_generation: int, remember: bool = False) -> bool:
         with self._tx() as conn:
             moved = conn.execute(
                 update(B).where(col(B.key) == b.key, col(B.generation) == expected_generation).values(**_values(b))
             ).rowcount
             if moved:
                 self._announce(conn, b.key)
+                if remember:  # a retried ForceOpen/ForceClose/ResetBreaker gets this answer, moves nothing
+                    remember_in_transaction(conn, b, "ForceOpen", "ForceClose", "ResetBreaker")
             return bool(moved)
 
     def take_probe(self, key: str, generation: int, limit: int) -> bool:

@@ -413,7 +413,9 @@ class SqlBudgetLedger:
             if a_row is None:
                 raise _no_allocation(r.agent_id)
             g_row = self._global_delta(conn, now, used=actual, released=held)
-            return self._settle_flags(conn, r.agent_id, a_row, g_row, evaluate), False
+            change = self._settle_flags(conn, r.agent_id, a_row, g_row, evaluate)
+            remember_in_transaction(conn, change, "Settle")  # a retried Settle gets this answer
+            return change, False
 
     def expire(self, now: datetime, keep_ended: timedelta, evaluate: Evaluate) -> tuple[int, list[BudgetSignal]]:
         """Open reservations past their time give their tokens back (claimed with SKIP LOCKED, so

@@ -31,6 +31,7 @@ from server.services.ports import Page
 from server.services.safeguards.leases import TOPIC
 from server.storage.fleet.changes import ChangeLog
 from server.storage.group_commit import GroupCommit
+from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import LeaseKeyRow, LeaseRow, LeaseWaiterRow
 from server.storage.supervisor.repository import utc
 
@@ -248,6 +249,8 @@ class SqlLeaseRepository:
         if not moved:
             self._ending(conn, [col(L.lease_id) == lease_id, col(L.expire_time) <= now], LeaseState.EXPIRED, now)
         row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        if moved and row is not None:  # renewed: a retried RenewLease gets this answer, no second extension
+            remember_in_transaction(conn, _lease(row), "RenewLease")
         return _lease(row) if row is not None else None
 
     def release(self, lease_id: str, now: datetime) -> Lease | None:
@@ -256,6 +259,8 @@ class SqlLeaseRepository:
     def _release(self, conn: Connection, lease_id: str, now: datetime) -> Lease | None:
         self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
         row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+        if row is not None:
+            remember_in_transaction(conn, _lease(row), "ReleaseLease")  # a retried ReleaseLease gets this answer
         return _lease(row) if row is not None else None
 
     def reap(self, now: datetime) -> list[Lease]:

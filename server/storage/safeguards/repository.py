@@ -14,6 +14,7 @@ from sqlalchemy import Engine, delete, select
 from sqlmodel import Session, col
 
 from server.domain.safeguards.episodes import Episode
+from server.storage.idempotency import remember_group_in_transaction
 from server.storage.safeguards.tables import (
     EpisodeRow,
 )
@@ -53,8 +54,11 @@ class SqlSafeguardRepository:
             ]
 
     def save_episodes(self, changes: Sequence[Change]) -> None:
+        records = [r for kind, _key, r in changes if kind == "remembered" and r is not None]
+        changes = [c for c in changes if c[0] != "remembered"]
         gone = [int(key) for _kind, key, e in changes if e is None]
         with Session(self.engine) as s, s.begin():
+            remember_group_in_transaction(s.connection(), records)
             if gone:
                 s.execute(delete(EpisodeRow).where(col(EpisodeRow.episode_id).in_(gone)))
             for _kind, _key, e in changes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, select
 from sqlmodel import Session, col
@@ -17,10 +18,12 @@ from server.services.fleet.ports import AGENTS_TOPIC, GUARDRAILS_TOPIC
 from server.services.ports import Page
 from server.storage.columns import utc as utc  # where the other repositories import it from
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.rows import bump_counter, lock_counter, lock_row
 from server.storage.supervisor.tables import AgentRow, ContainmentRow, DecisionRow, GuardrailRow, PolicyStateRow
 from server.storage.tables import CounterRow
 
+_CHAIN_CALLS = ("AddGuardrail", "RemoveGuardrail", "AddApprovalPattern", "RemoveApprovalPattern")
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
 RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
@@ -180,13 +183,18 @@ class SqlGuardrailRepository:
             lock_counter(s, _CHAIN_COUNTER)
             return self._write(s, specs, policy_digest, policy_path)
 
-    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int) -> int | None:
+    def replace_if(self, specs: Sequence[GuardrailSpec], expected_version: int, answer: Any = None) -> int | None:
+        """`answer`: what the guardrail call being served answers for this change; its idempotency record
+        is written with the chain (a retried AddGuardrail never adds the guardrail twice)."""
         with Session(self.engine) as s, s.begin():
             # Locked (and created at 0 if this is the fleet's first change) until commit: one writer. A
             # FOR UPDATE of a missing row would lock nothing and let two "first" changes both win.
             if lock_counter(s, _CHAIN_COUNTER) != expected_version:
                 return None
-            return self._write(s, specs, None, "")
+            version = self._write(s, specs, None, "")
+            if answer is not None:
+                remember_in_transaction(s.connection(), answer, *_CHAIN_CALLS)
+            return version
 
     def _write(self, s: Session, specs: Sequence[GuardrailSpec], policy_digest: str | None, policy_path: str) -> int:
         s.execute(delete(GuardrailRow))
