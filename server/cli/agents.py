@@ -18,7 +18,7 @@ from server.domain.errors import InvalidArgument, OutriderError
 from server.services.clock import SystemClock
 from server.services.recovery.agents import AgentService
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import open_migrated
 from server.storage.fleet.changes import ChangeLog
 from server.storage.supervisor.repository import SqlAgentRepository
 
@@ -51,11 +51,8 @@ def add_agents_parser(
 
 
 def run_agents(args: argparse.Namespace, config: Config) -> int:
-    if config.db_url is None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(config.database_url())
+    engine = open_migrated(config.database_url(), config.data_dir if config.db_url is None else None)
     try:
-        migrate(engine)
         clock = SystemClock()
         # The sidecar's own audit chain, sealed with the same key (an unkeyed record would break `verify`).
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))

@@ -14,7 +14,7 @@ from server.config import Config
 from server.domain.errors import OutriderError
 from server.services.clock import SystemClock
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import open_migrated
 from server.storage.gateway.pins import SqlToolPins
 
 
@@ -41,11 +41,8 @@ def add_gateway_tools_parser(
 
 
 def run_gateway_tools(args: argparse.Namespace, config: Config) -> int:
-    if config.db_url is None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(config.database_url())
+    engine = open_migrated(config.database_url(), config.data_dir if config.db_url is None else None)
     try:
-        migrate(engine)
         pins = SqlToolPins(engine)
         if args.tools_command == "list":
             print(f"{'UPSTREAM':<20} {'TOOL':<32} {'PINNED (UTC)':<20} STATUS")

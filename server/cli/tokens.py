@@ -15,16 +15,13 @@ from server.services.access.credentials import AccessService
 from server.services.clock import SystemClock
 from server.storage.access.tokens import SqlTokenRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import open_migrated
 from server.storage.fleet.changes import ChangeLog
 
 
 def run_tokens(args: argparse.Namespace, config: Config) -> int:
-    if config.db_url is None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(config.database_url())
+    engine = open_migrated(config.database_url(), config.data_dir if config.db_url is None else None)
     try:
-        migrate(engine)
         clock = SystemClock()
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli")), clock, audit)

@@ -17,7 +17,7 @@ from server.services.access.users import UserService
 from server.services.clock import SystemClock
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import open_migrated
 
 
 def add_users_parser(
@@ -47,11 +47,8 @@ def add_users_parser(
 
 
 def run_users(args: argparse.Namespace, config: Config) -> int:
-    if config.db_url is None:
-        config.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(config.database_url())
+    engine = open_migrated(config.database_url(), config.data_dir if config.db_url is None else None)
     try:
-        migrate(engine)
         clock = SystemClock()
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         users = UserService(

@@ -154,6 +154,20 @@ class DatabaseInUse(OSError):
     """Another `outrider serve` holds this SQLite database."""
 
 
+def open_migrated(url: str, data_dir: Path | None = None) -> Engine:
+    """An engine on `url`, migrated to head (the commands that work straight on the database); `data_dir`, the
+    SQLite file's folder, is created first. The caller disposes of the engine."""
+    if data_dir is not None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_db_engine(url)
+    try:
+        migrate(engine)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
 def lock_sqlite_for_serving(url: str) -> Callable[[], None]:
     """Hold an exclusive lock beside a SQLite database for as long as this sidecar serves; returns the
     release. SQLite is for one sidecar: its state is cached in the process, and several sidecars on one
