@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,22 @@ def _stats(sidecar: Sidecar) -> dict[str, Any]:
         log = {"written": dl.stats.written, "dropped": dl.stats.dropped, "failed": dl.stats.failed}
     # Calls parked on a stored, pending approval request (what the approvals burst waits for).
     waiting = sidecar.services.approvals.waiting_count()
-    return {**log, "queued": dl.queued, "approvals_waiting": waiting, **self_usage()}
+    # The decision log's lag as a time: how long ago the oldest decision still queued was answered.
+    try:
+        oldest = dl._buffer[0].create_time
+    except IndexError:
+        lag = 0.0
+    else:
+        lag = max(0.0, (datetime.now(UTC) - oldest).total_seconds())
+    return {
+        **log,
+        "queued": dl.queued,
+        "lag_s": lag,
+        "approvals_waiting": waiting,
+        "tasks": len(asyncio.all_tasks()),  # answered on the sidecar's event loop: its tasks
+        "fds": len(os.listdir("/proc/self/fd")),
+        **self_usage(),
+    }
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
