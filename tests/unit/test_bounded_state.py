@@ -7,13 +7,19 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from server.adapters.memory.fleet import MemoryRateWindows
+from server.domain.errors import InvalidArgument, ResourceExhausted
 from server.domain.guardrails import ActionCall, GuardrailSpec, build_guardrail
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.rate_limit import SWEEP_FROM, FleetRateLimit, RateLimit
+from server.services.safeguards.breakers import BreakerService
+from server.services.safeguards.settings import DEFAULT_MAX_KEYS_PER_AGENT, BreakerSettings, parse_safeguards
 from server.services.supervisor.plugins import PluginModules
 from server.services.supervisor.rates import RateWindows
 from tests.fakes import FakeClock
+from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
 MANY = 10_000
 load_plugin = PluginModules(())
@@ -63,3 +69,37 @@ def test_fleet_rate_limit_slices_of_ended_windows_are_forgotten() -> None:
     clock.advance(61)
     asyncio.run(checks("later", 3))
     assert g.tracked() <= SWEEP_FROM
+
+
+def breakers(max_keys: int = 100) -> BreakerService:
+    svc = BreakerService(
+        MemorySafeguards(), FakeClock(), BreakerSettings(max_keys_per_agent=max_keys), MemoryAudit(), []
+    )
+    svc.load()
+    return svc
+
+
+def test_an_agent_creates_at_most_max_keys_per_agent_breakers_and_others_are_unaffected() -> None:
+    svc = breakers(max_keys=100)
+    refused = 0
+    for i in range(MANY):
+        try:
+            svc.acquire(f"spray:{i}")
+        except ResourceExhausted as exc:
+            assert (exc.reason, exc.field) == ("BREAKER_KEYS_EXHAUSTED", "key")
+            assert "safeguards.breakers.max_keys_per_agent" in exc.message
+            refused += 1
+    assert refused == MANY - 100
+    assert svc.cached_keys("spray") == 100
+    assert svc.acquire("spray:7").permit is not None  # a key it already has still works
+    assert svc.acquire("calm:db").permit is not None  # another agent's keys are its own
+    assert svc.cached_keys("calm") == 1
+
+
+def test_the_breaker_key_bound_is_a_configuration_key_named_in_errors() -> None:
+    assert parse_safeguards({"breakers": {"max_keys_per_agent": 5}}).breakers.max_keys_per_agent == 5
+    assert parse_safeguards({}).breakers.max_keys_per_agent == DEFAULT_MAX_KEYS_PER_AGENT
+    for bad in (0, -1, 1.5, "many", True):
+        with pytest.raises(InvalidArgument) as err:
+            parse_safeguards({"breakers": {"max_keys_per_agent": bad}})
+        assert err.value.field == "safeguards.breakers.max_keys_per_agent"

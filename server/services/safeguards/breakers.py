@@ -50,6 +50,7 @@ from server.domain.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     StorageUnavailable,
     Unavailable,
 )
@@ -81,6 +82,10 @@ TOPIC = "breakers"  # the change-feed topic; keys are breaker keys
 _DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats
 _REQUEST_LIMIT = 10_000  # AcquirePermit request ids remembered
 _CAS_ATTEMPTS = 16
+
+
+def _owner(key: str) -> str:
+    return key.split(":", 1)[0]
 
 
 class BreakerListener(Protocol):
@@ -232,6 +237,7 @@ class BreakerService:
         self._lock = threading.RLock()  # the cache and the permits; never held across storage I/O
         self._write_lock = threading.Lock()  # one outcome batch in flight at a time (group commit)
         self._breakers: dict[str, Breaker] = {}
+        self._per_owner: dict[str, int] = {}  # breakers cached per owner (the key up to its first ':')
         self._unsaved: set[str] = set()  # keys first seen here, stored by the next flush
         self._pending: dict[tuple[str, int], list[OutcomeEvent]] = {}
         self._waiting: dict[str, OutcomeEvent] = {}  # permit id -> its outcome not yet durable
@@ -277,6 +283,8 @@ class BreakerService:
             if old is not None and old.generation > stored.generation:
                 return
             stored.in_flight = old.in_flight if old is not None else 0
+            if old is None:
+                self._per_owner[_owner(stored.key)] = self._per_owner.get(_owner(stored.key), 0) + 1
             if stored.state is BreakerState.OPEN and stored.open_time is not None:
                 stored.opened_at = now - max(0.0, (wall - stored.open_time).total_seconds())
                 stored.reconfigure(stored.config)
@@ -303,10 +311,25 @@ class BreakerService:
         """The key's breaker (caller holds the lock); a new key is CLOSED, stored by the next flush."""
         b = self._breakers.get(key)
         if b is None:
+            owner, cap = _owner(key), self.settings.max_keys_per_agent
+            if self._per_owner.get(owner, 0) >= cap:
+                raise ResourceExhausted(
+                    f"{owner!r} already has {cap} circuit breaker keys (safeguards.breakers.max_keys_per_agent); "
+                    "reuse a key",
+                    reason="BREAKER_KEYS_EXHAUSTED",
+                    field="key",
+                )
             wall = self.clock.utcnow()
             b = self._breakers[key] = Breaker(key, self._config(key, {}), wall, wall)
+            self._per_owner[owner] = self._per_owner.get(owner, 0) + 1
             self._unsaved.add(key)
         return b
+
+    def cached_keys(self, owner: str) -> int:
+        """Breakers this process holds for `owner` (bounded by safeguards.breakers.max_keys_per_agent, plus
+        those an operator created)."""
+        with self._lock:
+            return self._per_owner.get(owner, 0)
 
     def _retire(self, p: Permit) -> None:
         self._permits.pop(p.permit_id, None)
