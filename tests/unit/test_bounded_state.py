@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from server.adapters.memory.fleet import MemoryRateWindows
-from server.domain.errors import InvalidArgument, ResourceExhausted
+from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from server.domain.guardrails import ActionCall, GuardrailSpec, build_guardrail
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.rate_limit import SWEEP_FROM, FleetRateLimit, RateLimit
+from server.domain.safeguards.breakers import Outcome
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import DEFAULT_MAX_KEYS_PER_AGENT, BreakerSettings, parse_safeguards
 from server.services.supervisor.plugins import PluginModules
@@ -103,3 +104,25 @@ def test_the_breaker_key_bound_is_a_configuration_key_named_in_errors() -> None:
         with pytest.raises(InvalidArgument) as err:
             parse_safeguards({"breakers": {"max_keys_per_agent": bad}})
         assert err.value.field == "safeguards.breakers.max_keys_per_agent"
+
+
+def test_settled_permits_are_remembered_for_their_retry_window_only() -> None:
+    clock = FakeClock()
+    svc = BreakerService(MemorySafeguards(), clock, BreakerSettings(), MemoryAudit(), [])
+    svc.load()
+    first = ""
+    for _ in range(MANY):
+        permit = svc.acquire("busy").permit
+        assert permit is not None
+        svc.report(permit.permit_id, Outcome.SUCCESS)
+        first = first or permit.permit_id
+    assert svc.settled_kept() == MANY  # within the window: a repeated report is still recognised
+    with pytest.raises(FailedPrecondition):
+        svc.report(first, Outcome.FAILURE)  # already reported as SUCCESS
+    clock.advance(601)
+    permit = svc.acquire("busy").permit
+    assert permit is not None
+    svc.report(permit.permit_id, Outcome.SUCCESS)
+    assert svc.settled_kept() == 1  # the 10,000 older ones are forgotten
+    with pytest.raises(NotFound):
+        svc.report(first, Outcome.FAILURE)

@@ -79,7 +79,8 @@ from server.services.safeguards.settings import BreakerSettings
 log = logging.getLogger(__name__)
 
 TOPIC = "breakers"  # the change-feed topic; keys are breaker keys
-_DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats
+_DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats: at most this many ...
+_DONE_KEPT = 600.0  # ... for this many seconds after settling (a retry comes within it), so memory is flat
 _REQUEST_LIMIT = 10_000  # AcquirePermit request ids remembered
 _CAS_ATTEMPTS = 16
 
@@ -242,7 +243,8 @@ class BreakerService:
         self._pending: dict[tuple[str, int], list[OutcomeEvent]] = {}
         self._waiting: dict[str, OutcomeEvent] = {}  # permit id -> its outcome not yet durable
         self._permits: dict[str, Permit] = {}  # active
-        self._done: OrderedDict[str, Permit] = OrderedDict()  # reported, released or expired
+        # Reported, released or expired, oldest first, with the monotonic time each was settled.
+        self._done: OrderedDict[str, tuple[Permit, float]] = OrderedDict()
         self._expiry: list[tuple[float, str]] = []  # (expires_at, permit_id)
         self._due: list[tuple[float, str, int]] = []  # (half-open time, key, generation)
         self._requests: OrderedDict[tuple[str, str], Admission] = OrderedDict()
@@ -325,6 +327,11 @@ class BreakerService:
             self._unsaved.add(key)
         return b
 
+    def settled_kept(self) -> int:
+        """Settled permits remembered for idempotent repeats (at most _DONE_LIMIT, none older than _DONE_KEPT)."""
+        with self._lock:
+            return len(self._done)
+
     def cached_keys(self, owner: str) -> int:
         """Breakers this process holds for `owner` (bounded by safeguards.breakers.max_keys_per_agent, plus
         those an operator created)."""
@@ -333,8 +340,9 @@ class BreakerService:
 
     def _retire(self, p: Permit) -> None:
         self._permits.pop(p.permit_id, None)
-        self._done[p.permit_id] = p
-        while len(self._done) > _DONE_LIMIT:
+        now = self.clock.monotonic()
+        self._done[p.permit_id] = (p, now)
+        while self._done and (len(self._done) > _DONE_LIMIT or next(iter(self._done.values()))[1] < now - _DONE_KEPT):
             self._done.popitem(last=False)
 
     def _unavailable(self, exc: Exception) -> Unavailable:
@@ -584,7 +592,9 @@ class BreakerService:
     def _permit(self, permit_id: str, caller: str | None) -> Permit:
         if not permit_id:
             raise InvalidArgument("permit_id is required", field="permit_id")
-        p = self._permits.get(permit_id) or self._done.get(permit_id)
+        p = self._permits.get(permit_id)
+        if p is None and (done := self._done.get(permit_id)) is not None:
+            p = done[0]
         if p is None:
             raise NotFound(
                 f"no permit has id {permit_id!r} (permits live in the sidecar that granted them and do not "
