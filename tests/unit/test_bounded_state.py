@@ -10,13 +10,16 @@ from typing import Any
 import pytest
 
 from server.adapters.memory.fleet import MemoryRateWindows
+from server.domain.access.users import FailureThrottle
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from server.domain.guardrails import ActionCall, GuardrailSpec, build_guardrail
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.rate_limit import SWEEP_FROM, FleetRateLimit, RateLimit
 from server.domain.safeguards.breakers import Outcome
+from server.rpc.auth import RateLimiter
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import DEFAULT_MAX_KEYS_PER_AGENT, BreakerSettings, parse_safeguards
+from server.services.supervisor.check import _give_back
 from server.services.supervisor.plugins import PluginModules
 from server.services.supervisor.rates import RateWindows
 from tests.fakes import FakeClock
@@ -126,3 +129,26 @@ def test_settled_permits_are_remembered_for_their_retry_window_only() -> None:
     assert svc.settled_kept() == 1  # the 10,000 older ones are forgotten
     with pytest.raises(NotFound):
         svc.report(first, Outcome.FAILURE)
+
+
+def test_the_auth_rate_limiter_keeps_at_most_max_buckets_for_10000_callers() -> None:
+    limiter = RateLimiter(rate=1.0, burst=1)
+    limiter.MAX_BUCKETS = 1000  # the class's 10,000, scaled down so 10,000 callers overflow it ten times
+    for i in range(MANY):
+        limiter.check(f"token-{i}", "a caller")
+    assert len(limiter._buckets) <= 1000
+
+
+def test_console_login_failures_keep_at_most_max_keys_user_names() -> None:
+    throttle = FailureThrottle(limit=5, window=60.0, max_keys=1000)
+    for i in range(MANY):
+        throttle.fail(f"user-{i}", float(i))
+    assert len(throttle._failures) == 1000
+
+
+def test_in_flight_counters_drop_an_agent_at_zero() -> None:
+    held: dict[str, int] = {}
+    for i in range(MANY):
+        held[f"agent-{i}"] = 1
+        _give_back(held, f"agent-{i}")
+    assert held == {}
