@@ -18,6 +18,9 @@ minute, errors, and the decision log's lag as a time (the age of its oldest queu
 2 s) and as a queue length. Goals (issue 31): RSS growth after minute 5 < 5 %, a least-squares RSS slope
 over the last half under 0.1 MB/min, 0 errors, decision-log lag under 2 s, fds and tasks flat.
 
+With `--tracemalloc` the sidecar traces its allocations from the start (slower: the knee is lower) and the
+report lists the allocation sites that grew most between minute 5 (minute 1 in a shorter run) and the end.
+
 Appends (or replaces) the "Soak" section of `--out`.
 """
 
@@ -30,6 +33,7 @@ import random
 import sys
 import tempfile
 import time
+import tracemalloc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +44,7 @@ if __package__ in (None, ""):
 
 import grpc
 
-from bench._proc import Child
+from bench._proc import ROOT, Child
 from bench.report import replace_section
 from outrider import AsyncAgent, AsyncClient
 from outrider.v1 import common_pb2, recovery_pb2, safeguard_pb2
@@ -107,6 +111,7 @@ class Minute:
     tasks: int = 0
     threads: int = 0
     kills_terminated: int = 0
+    offered: float = 0.0  # the rate sent (operations per second)
 
     def sample(self, stats: dict[str, Any]) -> None:
         self.lag_max = max(self.lag_max, int(stats["queued"]))
@@ -276,7 +281,7 @@ class Soak:
         steps: list[Minute] = []
         for index in range(max_steps):
             step = Minute(index + 1)
-            step.rss_mb = rate  # the offered rate, reported in the ramp's table
+            step.offered = rate
             await self.drive(rate, step_seconds, step)
             end = await asyncio.to_thread(self.child.ask, "stats")
             step.sample(end)
@@ -304,8 +309,9 @@ class Soak:
             rate *= 1.25
         return best, steps
 
-    async def run(self, rate: float, minutes: int) -> list[Minute]:
+    async def run(self, rate: float, minutes: int, snapshots: Path | None = None) -> list[Minute]:
         out: list[Minute] = []
+        first = 5 if minutes > 5 else 1
         for index in range(minutes):
             minute = Minute(index + 1)
             killer = asyncio.create_task(self.kill_one(minute))
@@ -317,6 +323,9 @@ class Soak:
             minute.rss_mb = stats["rss_kb"] / 1024
             minute.fds, minute.tasks, minute.threads = stats["fds"], stats["tasks"], stats["threads"]
             out.append(minute)
+            if snapshots is not None and minute.index in (first, minutes):
+                name = "first" if minute.index == first and minute.index != minutes else "last"
+                await asyncio.to_thread(self.child.ask, f"tracemalloc dump {snapshots / name}", 120)
             print(
                 f"minute {minute.index}: {sum(minute.ops.values()):,} ops, CheckAction p50 "
                 f"{pct(minute.check_ms, 0.5):.1f} ms p99 {pct(minute.check_ms, 0.99):.1f} ms, RSS "
@@ -333,6 +342,8 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
     try:
         await s.sg.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=10**15), metadata=s.omd, timeout=30)
         await s.sg.Allocate(spb.AllocateRequest(agent_id=AGENT, tokens=10**14), metadata=s.omd, timeout=30)
+        if args.tracemalloc:
+            await asyncio.to_thread(child.ask, "tracemalloc start")
         await s.capacity(2.0)  # warm
         # CheckAction alone, closed loop: where the ramp of the (heavier) mix starts, at a quarter of it.
         check_only = await s.capacity(args.capacity_seconds)
@@ -340,10 +351,10 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         knee, steps = await s.knee(check_only / 4, args.step_seconds)
         below = knee == 0
         if below:
-            knee = steps[0].rss_mb  # even the first step failed: run at 85 % of it, and say so
+            knee = steps[0].offered  # even the first step failed: run at 85 % of it, and say so
         rate = knee * args.load
         s.kills = s.kills_terminated = 0
-        minutes = await s.run(rate, args.minutes)
+        minutes = await s.run(rate, args.minutes, args.snapshots)
         return {
             "check_only": check_only,
             "knee": knee,
@@ -355,9 +366,32 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
             "approvals": s.approvals,
             "kills": s.kills,
             "kills_terminated": s.kills_terminated,
+            "growth_sites": growth_sites(args.snapshots) if args.snapshots else [],
         }
     finally:
         await s.channel.close()
+
+
+def growth_sites(folder: Path, top: int = 10) -> list[str]:
+    """The allocation sites (innermost frames in the sidecar's own code where it has one) that grew most
+    between the two snapshots."""
+    first, last = folder / "first", folder / "last"
+    if not (first.exists() and last.exists()):
+        return []
+    ignore = [
+        tracemalloc.Filter(False, tracemalloc.__file__),
+        tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+    ]
+    a = tracemalloc.Snapshot.load(str(first)).filter_traces(ignore)
+    b = tracemalloc.Snapshot.load(str(last)).filter_traces(ignore)
+    rows = []
+    for stat in b.compare_to(a, "traceback")[:top]:
+        frames = list(stat.traceback)
+        site = ([f for f in frames if "/server/" in f.filename] or frames)[-1]  # the innermost of our own
+        name = os.path.relpath(site.filename, ROOT) if site.filename.startswith(str(ROOT)) else site.filename
+        where = f"{name}:{site.lineno}"
+        rows.append(f"| `{where}` | {stat.size_diff / 1024:+,.0f} KiB | {stat.count_diff:+,} |")
+    return rows
 
 
 def report(result: dict[str, Any], args: argparse.Namespace) -> str:
@@ -372,7 +406,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
         for m in minutes
     ]
     ramp = [
-        f"| {st.rss_mb:,.0f} | {sum(st.ops.values()):,} of {st.sent:,} | {pct(st.check_ms, 0.99):.1f} ms "
+        f"| {st.offered:,.0f} | {sum(st.ops.values()):,} of {st.sent:,} | {pct(st.check_ms, 0.99):.1f} ms "
         f"| {st.skipped} | {st.lag_s_max:.2f} s | "
         + (", ".join(f"{k} {v}" for k, v in sorted(st.errors.items())) or "none")
         + " |"
@@ -439,6 +473,18 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"CheckAction p99 after minute 1: {min(p99s):.1f} to {max(p99s):.1f} ms.",
             *(
                 [
+                    "",
+                    f"Allocation sites that grew most (tracemalloc, minute {5 if len(minutes) > 5 else 1} to the end):",
+                    "",
+                    "| site | grew | blocks |",
+                    "| --- | ---: | ---: |",
+                    *result["growth_sites"],
+                ]
+                if result["growth_sites"]
+                else []
+            ),
+            *(
+                [
                     f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}): the sidecar did "
                     "not keep up with 85 % of the knee throughout (other load on the machine).",
                 ]
@@ -455,9 +501,13 @@ def main() -> None:
     p.add_argument("--minutes", type=int, default=10, help="how long the mixed traffic runs (default 10)")
     p.add_argument("--load", type=float, default=0.85, help="share of the measured knee to send")
     p.add_argument("--capacity-seconds", type=float, default=5.0, help="CheckAction alone: where the ramp starts")
+    p.add_argument(
+        "--tracemalloc", action="store_true", help="trace the sidecar's allocations; report the sites that grew"
+    )
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        args.snapshots = Path(tmp) if args.tracemalloc else None
         cfg = Path(tmp) / "outrider.yaml"
         cfg.write_text(POLICY)
         victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]
@@ -465,7 +515,7 @@ def main() -> None:
             target = f"127.0.0.1:{child.ready['port']}"
             result = asyncio.run(soak(target, child.ready, child, args))
             child.close(timeout=300)
-    text = report(result, args)
+            text = report(result, args)
     print(text)
     replace_section(args.out, SECTION, text)
 

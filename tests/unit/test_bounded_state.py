@@ -5,11 +5,14 @@ Sizes are asserted, never timings."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from server.adapters.memory.fleet import MemoryRateWindows
+from server.bootstrap import build_services
+from server.config import Config
 from server.domain.access.users import FailureThrottle
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from server.domain.guardrails import ActionCall, GuardrailSpec, build_guardrail
@@ -23,6 +26,7 @@ from server.services.supervisor.check import _give_back
 from server.services.supervisor.plugins import PluginModules
 from server.services.supervisor.rates import RateWindows
 from tests.fakes import FakeClock
+from tests.fakes.memory import MemoryStore
 from tests.fakes.safeguards import MemoryAudit, MemorySafeguards
 
 MANY = 10_000
@@ -152,3 +156,13 @@ def test_in_flight_counters_drop_an_agent_at_zero() -> None:
         held[f"agent-{i}"] = 1
         _give_back(held, f"agent-{i}")
     assert held == {}
+
+
+def test_recovery_forgets_the_locks_of_agents_it_forgets(tmp_path: Path) -> None:
+    """Agents come and go (a kill unregisters one): the per-agent lock of each goes with it."""
+    config = Config(data_dir=tmp_path, console_enabled=False)
+    recovery = build_services(config, repos=MemoryStore().repositories(), clock=FakeClock()).recovery.recovery
+    for i in range(MANY):
+        recovery._agent_lock(f"gone-{i}")
+        recovery.forget(f"gone-{i}")
+    assert recovery._agent_locks == {}
