@@ -67,6 +67,7 @@ from server.domain.safeguards.breakers import (
     Settlement,
     Strategy,
     config_for,
+    owner_of,
     validate_key,
 )
 from server.services import observability as obs
@@ -83,10 +84,6 @@ _DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats: at mo
 _DONE_KEPT = 600.0  # ... for this many seconds after settling (a retry comes within it), so memory is flat
 _REQUEST_LIMIT = 10_000  # AcquirePermit request ids remembered
 _CAS_ATTEMPTS = 16
-
-
-def _owner(key: str) -> str:
-    return key.split(":", 1)[0]
 
 
 class BreakerListener(Protocol):
@@ -286,7 +283,7 @@ class BreakerService:
                 return
             stored.in_flight = old.in_flight if old is not None else 0
             if old is None:
-                self._per_owner[_owner(stored.key)] = self._per_owner.get(_owner(stored.key), 0) + 1
+                self._per_owner[owner_of(stored.key)] = self._per_owner.get(owner_of(stored.key), 0) + 1
             if stored.state is BreakerState.OPEN and stored.open_time is not None:
                 stored.opened_at = now - max(0.0, (wall - stored.open_time).total_seconds())
                 stored.reconfigure(stored.config)
@@ -313,7 +310,7 @@ class BreakerService:
         """The key's breaker (caller holds the lock); a new key is CLOSED, stored by the next flush."""
         b = self._breakers.get(key)
         if b is None:
-            owner, cap = _owner(key), self.settings.max_keys_per_agent
+            owner, cap = owner_of(key), self.settings.max_keys_per_agent
             if self._per_owner.get(owner, 0) >= cap:
                 raise ResourceExhausted(
                     f"{owner!r} already has {cap} circuit breaker keys (safeguards.breakers.max_keys_per_agent); "
