@@ -126,7 +126,7 @@ def test_settled_permits_are_remembered_for_their_retry_window_only() -> None:
     assert svc.settled_kept() == MANY  # within the window: a repeated report is still recognised
     with pytest.raises(FailedPrecondition):
         svc.report(first, Outcome.FAILURE)  # already reported as SUCCESS
-    clock.advance(601)
+    clock.advance(301)
     permit = svc.acquire("busy").permit
     assert permit is not None
     svc.report(permit.permit_id, Outcome.SUCCESS)

@@ -81,7 +81,7 @@ log = logging.getLogger(__name__)
 
 TOPIC = "breakers"  # the change-feed topic; keys are breaker keys
 _DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats: at most this many ...
-_DONE_KEPT = 600.0  # ... for this many seconds after settling (a retry comes within it), so memory is flat
+_DONE_KEPT = 300.0  # ... for 5 minutes after settling (a retry comes within it), so memory is flat after that
 _REQUEST_LIMIT = 10_000  # AcquirePermit request ids remembered
 _CAS_ATTEMPTS = 16
 
