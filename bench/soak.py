@@ -481,22 +481,22 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"CheckAction p99 after minute 1: {min(p99s):.1f} to {max(p99s):.1f} ms.",
             *(
                 [
+                    f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}): the sidecar did "
+                    "not keep up with 85 % of the knee throughout (other load on the machine).",
+                ]
+                if (skipped := sum(m.skipped for m in minutes))
+                else []
+            ),
+            *(
+                [
                     "",
-                    f"Allocation sites that grew most (tracemalloc, minute {5 if len(minutes) > 5 else 1} to the end):",
+                    f"Allocation sites that grew most (tracemalloc, minute {base.index if base else 1} to the end):",
                     "",
                     "| site | grew | blocks |",
                     "| --- | ---: | ---: |",
                     *result["growth_sites"],
                 ]
                 if result["growth_sites"]
-                else []
-            ),
-            *(
-                [
-                    f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}): the sidecar did "
-                    "not keep up with 85 % of the knee throughout (other load on the machine).",
-                ]
-                if (skipped := sum(m.skipped for m in minutes))
                 else []
             ),
         ]
