@@ -27,7 +27,7 @@ help:
 	@echo "make lint         ruff, mypy, import-linter"
 	@echo "make docs         build the docs site strictly (mkdocs.yml, docs/) into site/"
 	@echo "make bench        benchmark CheckAction against a gRPC echo and OPA; writes docs/benchmarks.md"
-	@echo "make soak         mixed traffic at 85% of capacity for 10 minutes (MINUTES=N); writes docs/benchmarks.md"
+	@echo "make soak         ramp the mix to its knee, then 85% of it for 10 minutes (MINUTES=N); writes docs/benchmarks.md"
 	@echo "make docker       build the container image (needs a Docker engine)"
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml requirements.lock
@@ -150,8 +150,9 @@ bench: venv
 
 # Not part of `make test` or `make bench`: bounded, 10 minutes by default.
 MINUTES ?= 10
+SOAK_OUT ?= docs/benchmarks.md
 soak: venv
-	$(PY) bench/soak.py --minutes $(MINUTES) --out docs/benchmarks.md
+	$(PY) bench/soak.py --minutes $(MINUTES) --out $(SOAK_OUT)
 
 docker:
 	bash scripts/hadolint.sh

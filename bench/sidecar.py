@@ -4,7 +4,8 @@ Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-d
 prints `{"event": "ready", "port": N, "agent_token": ..., "operator_token": ...}` once serving (the tokens
 are issued in-process, as `outrider tokens` would), then answers commands from stdin, one per line:
 `stats`, `drain` (wait until the decision log has written everything queued), `profile start`,
-`profile stop FILE` and `quit` (stops the sidecar, which drains the decision
+`profile stop FILE`, `tracemalloc start`, `tracemalloc dump FILE` (a snapshot, after a garbage collection)
+and `quit` (stops the sidecar, which drains the decision
 log, and reports the final decision-log figures).
 """
 
@@ -13,10 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import logging
 import os
 import sys
 import threading
+import tracemalloc
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +87,22 @@ def _stats(sidecar: Sidecar) -> dict[str, Any]:
         log = {"written": dl.stats.written, "dropped": dl.stats.dropped, "failed": dl.stats.failed}
     # Calls parked on a stored, pending approval request (what the approvals burst waits for).
     waiting = sidecar.services.approvals.waiting_count()
-    return {**log, "queued": dl.queued, "approvals_waiting": waiting, **self_usage()}
+    # The decision log's lag as a time: how long ago the oldest decision still queued was answered.
+    try:
+        oldest = dl._buffer[0].create_time
+    except IndexError:
+        lag = 0.0
+    else:
+        lag = max(0.0, (datetime.now(UTC) - oldest).total_seconds())
+    return {
+        **log,
+        "queued": dl.queued,
+        "lag_s": lag,
+        "approvals_waiting": waiting,
+        "tasks": len(asyncio.all_tasks()),  # answered on the sidecar's event loop: its tasks
+        "fds": len(os.listdir("/proc/self/fd")),
+        **self_usage(),
+    }
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
@@ -136,6 +155,13 @@ async def serve(
             profiler.dump_stats(arg.removeprefix("stop "))
             profiler = None
             emit({"profiling": False})
+        elif command == "tracemalloc" and arg == "start":
+            tracemalloc.start(8)
+            emit({"tracemalloc": True})
+        elif command == "tracemalloc" and arg.startswith("dump "):
+            gc.collect()
+            tracemalloc.take_snapshot().dump(arg.removeprefix("dump "))
+            emit({"dumped": True, "traced_kb": tracemalloc.get_traced_memory()[0] // 1024})
         elif command == "quit":
             await sidecar.stop(1.0)
             emit({"event": "stopped", **_stats(sidecar)})

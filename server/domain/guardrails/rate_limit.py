@@ -24,6 +24,11 @@ from server.domain.values import format_number, is_number, parse_duration
 _ALLOW = GuardrailResult.allow()
 SCOPES = ("fleet", "sidecar")
 SLICE_FRACTION = 20  # a slice is max/20 (5 %), at least 1: the overshoot bound is one slice per sidecar
+# Per-agent windows are swept once a window has passed since the last sweep, or sooner when the map has
+# doubled since (and holds at least this many): an agent whose window has expired is forgotten (an empty
+# window is a new window), so agent ids seen once cost nothing a window later, and the map holds at most
+# twice the agents seen within the last two windows.
+SWEEP_FROM = 1024
 
 
 class RateLimit(Guardrail):
@@ -52,16 +57,29 @@ class RateLimit(Guardrail):
         # The count from which a check answers WARNING (None: never).
         self.warn_from = math.ceil(float(warn_at) * self.max) if warn_at is not None else None
         self._seen: dict[str, deque[float]] = {}
+        self._sweep_at = SWEEP_FROM
+        self._next_sweep = -math.inf
 
     def check(self, call: ActionCall, now: float) -> GuardrailResult:
-        times = self._seen.setdefault(call.agent_id, deque())
         horizon = now - self.window
+        if len(self._seen) >= self._sweep_at or now >= self._next_sweep:
+            self._forget_expired(horizon)
+            self._next_sweep = now + self.window
+        times = self._seen.setdefault(call.agent_id, deque())
         while times and times[0] <= horizon:
             times.popleft()
         result = self._answer(call.agent_id, len(times) + 1)
         if result.allowed:  # a refused check is not counted, so a flood does not extend its own block
             times.append(now)
         return result
+
+    def _forget_expired(self, horizon: float) -> None:
+        self._seen = {agent: times for agent, times in self._seen.items() if times and times[-1] > horizon}
+        self._sweep_at = max(SWEEP_FROM, 2 * len(self._seen))
+
+    def tracked(self) -> int:
+        """Agents whose window this guardrail holds in memory (bounded: see SWEEP_FROM)."""
+        return len(self._seen)
 
     def shadow_check(self, call: ActionCall, now: float) -> GuardrailResult:
         """In shadow mode the window still counts: it is this guardrail's own (no other guardrail reads it), and
@@ -122,13 +140,25 @@ class FleetRateLimit(RateLimit):
         self.slice = max(1, math.ceil(self.max / SLICE_FRACTION))
         self._slices: dict[str, _Slice] = {}
         self._taking: dict[str, asyncio.Future[None]] = {}
+        self._swept_index = -1
 
     def _current(self, agent_id: str) -> _Slice:
         index = self.rates.window_index(self.window)
         held = self._slices.get(agent_id)
         if held is None or held.index != index:  # a new window: what was left of the old slice is dropped
+            if held is None and (len(self._slices) >= self._sweep_at or index != self._swept_index):
+                self._forget_ended(index)
             held = self._slices[agent_id] = _Slice(index)
         return held
+
+    def _forget_ended(self, index: int) -> None:
+        """Slices of windows that have ended are dropped anyway on the agent's next check: forget them now."""
+        self._slices = {a: h for a, h in self._slices.items() if h.index == index or a in self._taking}
+        self._swept_index = index
+        self._sweep_at = max(SWEEP_FROM, 2 * len(self._slices))
+
+    def tracked(self) -> int:
+        return len(self._slices)
 
     async def check_async(self, call: ActionCall, now: float) -> GuardrailResult:
         held = self._current(call.agent_id)

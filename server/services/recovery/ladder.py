@@ -442,6 +442,9 @@ class RecoveryService:
         with self._lock:
             if self._states.pop(agent_id, None) is not None:
                 self.repo.delete_state(agent_id)
+        lock = self._agent_locks.get(agent_id)
+        if lock is not None and not lock.locked():  # a held one is still serialising an attempt: it stays
+            self._agent_locks.pop(agent_id, None)
         self.health.forget(agent_id)
 
     def history(self, flt: HistoryFilter, page_size: int, page_token: str) -> Page[RecoveryResult]:

@@ -50,6 +50,7 @@ from server.domain.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     StorageUnavailable,
     Unavailable,
 )
@@ -66,6 +67,7 @@ from server.domain.safeguards.breakers import (
     Settlement,
     Strategy,
     config_for,
+    owner_of,
     validate_key,
 )
 from server.services import observability as obs
@@ -79,7 +81,8 @@ from server.services.safeguards.settings import BreakerSettings
 log = logging.getLogger(__name__)
 
 TOPIC = "breakers"  # the change-feed topic; keys are breaker keys
-_DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats
+_DONE_LIMIT = 50_000  # settled permits remembered for idempotent repeats: at most this many ...
+_DONE_KEPT = 300.0  # ... for 5 minutes after settling (a retry comes within it), so memory is flat after that
 _REQUEST_LIMIT = 10_000  # AcquirePermit request ids remembered
 _CAS_ATTEMPTS = 16
 
@@ -234,11 +237,13 @@ class BreakerService:
         self._lock = threading.RLock()  # the cache and the permits; never held across storage I/O
         self._write_lock = threading.Lock()  # one outcome batch in flight at a time (group commit)
         self._breakers: dict[str, Breaker] = {}
+        self._per_owner: dict[str, int] = {}  # breakers cached per owner (the key up to its first ':')
         self._unsaved: set[str] = set()  # keys first seen here, stored by the next flush
         self._pending: dict[tuple[str, int], list[OutcomeEvent]] = {}
         self._waiting: dict[str, OutcomeEvent] = {}  # permit id -> its outcome not yet durable
         self._permits: dict[str, Permit] = {}  # active
-        self._done: OrderedDict[str, Permit] = OrderedDict()  # reported, released or expired
+        # Reported, released or expired, oldest first, with the monotonic time each was settled.
+        self._done: OrderedDict[str, tuple[Permit, float]] = OrderedDict()
         self._expiry: list[tuple[float, str]] = []  # (expires_at, permit_id)
         self._due: list[tuple[float, str, int]] = []  # (half-open time, key, generation)
         self._requests: OrderedDict[tuple[str, str], Admission] = OrderedDict()
@@ -279,6 +284,8 @@ class BreakerService:
             if old is not None and old.generation > stored.generation:
                 return
             stored.in_flight = old.in_flight if old is not None else 0
+            if old is None:
+                self._per_owner[owner_of(stored.key)] = self._per_owner.get(owner_of(stored.key), 0) + 1
             if stored.state is BreakerState.OPEN and stored.open_time is not None:
                 stored.opened_at = now - max(0.0, (wall - stored.open_time).total_seconds())
                 stored.reconfigure(stored.config)
@@ -305,15 +312,36 @@ class BreakerService:
         """The key's breaker (caller holds the lock); a new key is CLOSED, stored by the next flush."""
         b = self._breakers.get(key)
         if b is None:
+            owner, cap = owner_of(key), self.settings.max_keys_per_agent
+            if self._per_owner.get(owner, 0) >= cap:
+                raise ResourceExhausted(
+                    f"{owner!r} already has {cap} circuit breaker keys (safeguards.breakers.max_keys_per_agent); "
+                    "reuse a key",
+                    reason="BREAKER_KEYS_EXHAUSTED",
+                    field="key",
+                )
             wall = self.clock.utcnow()
             b = self._breakers[key] = Breaker(key, self._config(key, {}), wall, wall)
+            self._per_owner[owner] = self._per_owner.get(owner, 0) + 1
             self._unsaved.add(key)
         return b
 
+    def settled_kept(self) -> int:
+        """Settled permits remembered for idempotent repeats (at most _DONE_LIMIT, none older than _DONE_KEPT)."""
+        with self._lock:
+            return len(self._done)
+
+    def cached_keys(self, owner: str) -> int:
+        """Breakers this process holds for `owner` (bounded by safeguards.breakers.max_keys_per_agent, plus
+        those an operator created)."""
+        with self._lock:
+            return self._per_owner.get(owner, 0)
+
     def _retire(self, p: Permit) -> None:
         self._permits.pop(p.permit_id, None)
-        self._done[p.permit_id] = p
-        while len(self._done) > _DONE_LIMIT:
+        now = self.clock.monotonic()
+        self._done[p.permit_id] = (p, now)
+        while self._done and (len(self._done) > _DONE_LIMIT or next(iter(self._done.values()))[1] < now - _DONE_KEPT):
             self._done.popitem(last=False)
 
     def _unavailable(self, exc: Exception) -> Unavailable:
@@ -563,7 +591,9 @@ class BreakerService:
     def _permit(self, permit_id: str, caller: str | None) -> Permit:
         if not permit_id:
             raise InvalidArgument("permit_id is required", field="permit_id")
-        p = self._permits.get(permit_id) or self._done.get(permit_id)
+        p = self._permits.get(permit_id)
+        if p is None and (done := self._done.get(permit_id)) is not None:
+            p = done[0]
         if p is None:
             raise NotFound(
                 f"no permit has id {permit_id!r} (permits live in the sidecar that granted them and do not "

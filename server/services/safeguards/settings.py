@@ -10,6 +10,7 @@ safeguards:
     strategy: fallback          # fallback, skip, cached, fail_fast
     permit_ttl: 60s
     keys: {"*:payments": {failure_threshold: 5, strategy: fail_fast}}   # first matching glob
+    max_keys_per_agent: 1000    # keys AcquirePermit may create per owner (the key up to its first ':')
   budgets:
     global: 1000000             # the global token budget
     reservation_ttl: 60s
@@ -35,11 +36,17 @@ from server.domain.safeguards.budgets import DEFAULT_MIN_CONTEXT, Priority
 from server.domain.safeguards.leases import SlotPolicy, parse_slot_rules, parse_slots
 from server.domain.values import is_number, parse_duration
 
+# Breaker keys an agent's AcquirePermit may create per owner (the part of the key before the first ':'):
+# an agent names its own keys ("<id>" or "<id>:<dependency>"), so without a bound one agent could grow the
+# cache (and the table) without end. Operators' ForceOpen / ForceClose are not counted against it.
+DEFAULT_MAX_KEYS_PER_AGENT = 1000
+
 
 @dataclass(frozen=True)
 class BreakerSettings:
     defaults: BreakerConfig = field(default_factory=BreakerConfig)
     keys: tuple[KeyRule, ...] = ()
+    max_keys_per_agent: int = DEFAULT_MAX_KEYS_PER_AGENT
 
 
 @dataclass(frozen=True)
@@ -92,8 +99,10 @@ def parse_safeguards(raw: Any, where: str = "safeguards") -> SafeguardSettings:
 
 
 def _breakers(raw: Any, where: str) -> BreakerSettings:
-    sec = dict(_section(raw, where, {"keys", *BreakerConfig.__dataclass_fields__}))
+    sec = dict(_section(raw, where, {"keys", "max_keys_per_agent", *BreakerConfig.__dataclass_fields__}))
     keys_raw = sec.pop("keys", None) or {}
+    max_keys = sec.pop("max_keys_per_agent", DEFAULT_MAX_KEYS_PER_AGENT)
+    max_keys = _whole(max_keys, f"{where}.max_keys_per_agent")
     defaults = BreakerConfig().merged(parse_override(sec, where))
     if not isinstance(keys_raw, Mapping):
         raise InvalidArgument(f"{where}.keys: must be a mapping of key glob to settings", field=f"{where}.keys")
@@ -103,7 +112,7 @@ def _breakers(raw: Any, where: str) -> BreakerSettings:
         if not isinstance(override, Mapping):
             raise InvalidArgument(f"{name}: must be a mapping of settings", field=name)
         rules.append(KeyRule(str(pattern), parse_override(override, name)))
-    return BreakerSettings(defaults, tuple(rules))
+    return BreakerSettings(defaults, tuple(rules), max_keys)
 
 
 def _budgets(raw: Any, where: str) -> BudgetSettings:
