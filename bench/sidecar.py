@@ -94,13 +94,18 @@ def _trace_diff(baseline: tracemalloc.Snapshot, top: int = 25) -> dict[str, Any]
     stats = snapshot.compare_to(baseline, "lineno")
     grown = sum(s.size_diff for s in stats)
     lines = [
-        {"where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
-         "kb": round(s.size_diff / 1024, 1), "count": s.count_diff}
+        {
+            "where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
+            "kb": round(s.size_diff / 1024, 1),
+            "count": s.count_diff,
+        }
         for s in sorted(stats, key=lambda s: -s.size_diff)[:top]
     ]
     every = [
-        {"where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
-         "kb": round(s.size_diff / 1024, 3)}
+        {
+            "where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
+            "kb": round(s.size_diff / 1024, 3),
+        }
         for s in stats
         if s.size_diff
     ]
