@@ -363,17 +363,19 @@ class ApprovalService:
         that read and the registration is seen by the next `poll`, within its 250 ms). `pending_version`:
         instead of `current` when it is pending, its version alone, so that a waiting call holds no copy of
         the request (its context lives in the stored row)."""
-        if current is not None and not current.closed:
-            pending_version, current = current.version, None
-        if pending_version is not None:
+        if current is not None:
+            if current.closed:
+                return current
+            pending_version = current.version
+            del current
+        if pending_version is None:
+            return await self.wait_change(approval_id, -1)  # returns only a closed request
+        while True:
             approval = await self._wait_pending(approval_id, pending_version)
             if approval.closed:
                 return approval
-        while True:
-            approval = await self.wait_change(approval_id, -1, current)
-            current = None
-            if approval.closed:
-                return approval
+            pending_version = approval.version  # a vote, an escalation: still pending
+            del approval
 
     async def _wait_pending(self, approval_id: str, version: int) -> Approval:
         """The request once it changes from the pending `version` this process just read or wrote."""
