@@ -18,6 +18,7 @@ from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.approvals.requests import Approval
 from server.rpc.auth import AuthInterceptor, RateLimiter
 from server.rpc.hygiene import HygieneInterceptor
+from server.rpc.idempotency import REMEMBERED, IdempotencyInterceptor
 from server.rpc.wrapped import LIMIT, Wrapped
 from server.services.approvals.requests import INTAKE_THREAD
 
@@ -119,6 +120,9 @@ def test_interceptors_wrap_a_method_once_not_per_call() -> None:
     for interceptor in (HygieneInterceptor(), auth):
         first, second = asyncio.run(twice(interceptor))
         assert first is second and first is not handler and first.unary_unary is not echo
+    details = _Details(next(iter(REMEMBERED)), ())  # a method the idempotency layer wraps
+    first, second = asyncio.run(twice(IdempotencyInterceptor(None)))  # type: ignore[arg-type]
+    assert first is second and first.unary_unary is not echo
 
 
 def test_the_wrapped_handlers_are_bounded() -> None:
