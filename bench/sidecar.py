@@ -4,8 +4,9 @@ Run by `bench/checkaction.py` as `python -m bench.sidecar --config FILE --data-d
 prints `{"event": "ready", "port": N, "agent_token": ..., "operator_token": ...}` once serving (the tokens
 are issued in-process, as `outrider tokens` would), then answers commands from stdin, one per line:
 `stats`, `drain` (wait until the decision log has written everything queued), `profile start`,
-`profile stop FILE`, `tracemalloc start`, `tracemalloc dump FILE` (a snapshot, after a garbage collection)
-and `quit` (stops the sidecar, which drains the decision
+`profile stop FILE`, `tracemalloc start`, `tracemalloc dump FILE` (a snapshot, after a garbage collection),
+`trace start` (tracemalloc on, a baseline snapshot), `trace diff` (the Python allocations grown since the
+baseline, by source line) and `quit` (stops the sidecar, which drains the decision
 log, and reports the final decision-log figures).
 """
 
@@ -105,6 +106,30 @@ def _stats(sidecar: Sidecar) -> dict[str, Any]:
     }
 
 
+def _trace_diff(baseline: tracemalloc.Snapshot, top: int = 25) -> dict[str, Any]:
+    """Python allocations alive now that were not at the baseline: the total and the biggest by line."""
+    snapshot = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+    stats = snapshot.compare_to(baseline, "lineno")
+    grown = sum(s.size_diff for s in stats)
+    lines = [
+        {
+            "where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
+            "kb": round(s.size_diff / 1024, 1),
+            "count": s.count_diff,
+        }
+        for s in sorted(stats, key=lambda s: -s.size_diff)[:top]
+    ]
+    every = [
+        {
+            "where": f"{s.traceback[0].filename.split('site-packages/')[-1]}:{s.traceback[0].lineno}",
+            "kb": round(s.size_diff / 1024, 3),
+        }
+        for s in stats
+        if s.size_diff
+    ]
+    return {"grown_kb": round(grown / 1024, 1), "top": lines, "all": every, **self_usage()}
+
+
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
     for line in sys.stdin:
         loop.call_soon_threadsafe(lines.put_nowait, line.strip())
@@ -138,6 +163,7 @@ async def serve(
     lines: asyncio.Queue[str] = asyncio.Queue()
     threading.Thread(target=_stdin_lines, args=(asyncio.get_running_loop(), lines), daemon=True).start()
     profiler: cProfile.Profile | None = None
+    baseline: tracemalloc.Snapshot | None = None
     while True:
         command, _, arg = (await lines.get()).partition(" ")
         if command == "stats":
@@ -162,6 +188,12 @@ async def serve(
             gc.collect()
             tracemalloc.take_snapshot().dump(arg.removeprefix("dump "))
             emit({"dumped": True, "traced_kb": tracemalloc.get_traced_memory()[0] // 1024})
+        elif command == "trace" and arg == "start":
+            tracemalloc.start(8)
+            baseline = tracemalloc.take_snapshot()
+            emit({"tracing": True})
+        elif command == "trace" and arg == "diff" and baseline is not None:
+            emit(_trace_diff(baseline))
         elif command == "quit":
             await sidecar.stop(1.0)
             emit({"event": "stopped", **_stats(sidecar)})

@@ -51,8 +51,7 @@ def _mask(value: Any, patterns: tuple[str, ...]) -> Any:
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            name = normalise_key(str(k))
-            if any(p in name for p in patterns) and _maskable(v):
+            if _maskable(v) and _named_like(k if type(k) is str else str(k), patterns):
                 out[k] = MASK
             else:
                 out[k] = _mask(v, patterns)
@@ -62,6 +61,24 @@ def _mask(value: Any, patterns: tuple[str, ...]) -> Any:
     if isinstance(value, tuple):
         return tuple(_mask(v, patterns) for v in value)
     return value
+
+
+_CACHED_KEY_CHARS = 64  # longer keys (rare, and an agent's to choose) are not kept in the cache
+
+
+def _named_like(key: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `key` is named like a sensitive key. The same few keys come in every context: the verdict
+    is cached for short keys (normalising each key on every call was most of a mask)."""
+    if len(key) > _CACHED_KEY_CHARS:
+        name = normalise_key(key)
+        return any(p in name for p in patterns)
+    return _named_like_cached(key, patterns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_like_cached(key: str, patterns: tuple[str, ...]) -> bool:
+    name = normalise_key(key)
+    return any(p in name for p in patterns)
 
 
 def _maskable(value: Any) -> bool:

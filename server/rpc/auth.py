@@ -24,6 +24,7 @@ from server.domain.agents import Containment, Standing
 from server.domain.errors import OutriderError, PermissionDenied, ResourceExhausted, Unauthenticated
 from server.rpc.access_rules import OPEN_PREFIXES, RULES
 from server.rpc.errors import abort
+from server.rpc.wrapped import Wrapped
 from server.services.access.credentials import AccessService
 
 log = logging.getLogger(__name__)
@@ -117,6 +118,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         self.mtls = mtls
         # An agent id's TERMINATED or QUARANTINED standing (in memory, no I/O).
         self.containment_of = containment_of
+        self._wrapped = Wrapped()
 
     async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
         handler = await continuation(details)
@@ -124,6 +126,9 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         if handler is None or method.startswith(OPEN_PREFIXES):
             return handler
         rule = RULES.get(method)
+        return self._wrapped.get((method, handler, rule), lambda: self._wrap(handler, method, rule))
+
+    def _wrap(self, handler: Any, method: str, rule: Rule | None) -> Any:
         if handler.unary_unary:
             return handler._replace(unary_unary=self._unary(handler.unary_unary, method, rule))
         if handler.unary_stream:

@@ -23,6 +23,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from server.domain.errors import InvalidArgument
 from server.rpc.errors import abort
+from server.rpc.wrapped import Wrapped
 
 log = logging.getLogger(__name__)
 
@@ -170,12 +171,16 @@ class HygieneInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self) -> None:
         self._throttle = _LogThrottle()
         self.refused = 0
+        self._wrapped = Wrapped()
 
     async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
         handler = await continuation(details)
         if handler is None or handler.request_deserializer is None:
             return handler
         method: str = details.method
+        return self._wrapped.get((method, handler), lambda: self._wrap(handler, method))
+
+    def _wrap(self, handler: Any, method: str) -> Any:
         parse = _deserializer(handler.request_deserializer)
         if handler.unary_unary:
             return handler._replace(request_deserializer=parse, unary_unary=self._unary(handler.unary_unary, method))

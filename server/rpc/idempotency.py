@@ -20,6 +20,7 @@ from outrider.v1 import access_service_pb2, recovery_service_pb2, safeguard_serv
 from server.domain.errors import OutriderError
 from server.rpc.auth import current_principal
 from server.rpc.errors import abort, wait_for_storage
+from server.rpc.wrapped import Wrapped
 from server.services.idempotency import AlreadyRemembered, IdempotencyService, guarding
 
 # Not remembered: CheckAction (the request id re-attaches to an approval, whose answer is delivered once) and
@@ -48,13 +49,17 @@ class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, service: IdempotencyService) -> None:
         self.service = service
         self._inflight: dict[tuple[str, str, str], asyncio.Lock] = {}
+        self._wrapped = Wrapped()  # once per method: the interceptors outside it memoize on this handler
 
     async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
         handler = await continuation(details)
         method = REMEMBERED.get(details.method)
         if handler is None or method is None or not handler.unary_unary:
             return handler
-        return handler._replace(unary_unary=self._wrap(handler.unary_unary, details.method, method))
+        return self._wrapped.get(
+            (details.method, handler),
+            lambda: handler._replace(unary_unary=self._wrap(handler.unary_unary, details.method, method)),
+        )
 
     def _wrap(self, fn: Any, name: str, method: MethodDescriptor) -> Any:
         response_class = message_factory.GetMessageClass(method.output_type)

@@ -106,3 +106,19 @@ def test_scalars_and_lists_at_the_top() -> None:
 def test_custom_keys_replace_the_defaults() -> None:
     assert mask({"ssn": "123", "password": "p"}, ["ssn"]) == {"ssn": MASK, "password": "p"}
     assert mask({"password": "p"}, []) == {"password": "p"}
+
+
+def test_long_keys_are_masked_and_not_cached() -> None:
+    """The per-key verdict is cached for short keys only: an agent's long made-up keys are still masked,
+    and never kept in memory by the cache."""
+    from server.domain import masking
+
+    long_key = "x" * 200 + "_password"
+    masking._named_like_cached.cache_clear()
+    assert mask({long_key: "s", "apiKey": "k", 7: "seven"}, ["password", "api_key"]) == {
+        long_key: "***",
+        "apiKey": "***",
+        7: "seven",
+    }
+    assert masking._named_like_cached.cache_info().currsize == 2  # "apiKey" and "7", not the long key
+    assert masking._named_like_cached.cache_info().maxsize == 4096

@@ -131,7 +131,9 @@ def new_approval(
     warnings: tuple[tuple[str, str], ...],
     now: datetime,
     attempt: int = 0,
+    digest: str = "",
 ) -> Approval:
+    """`digest`: `approval_digest(action, context)` when the caller has it already (computed once per request)."""
     expire = now + timedelta(seconds=policy.timeout) if policy.timeout else None
     return Approval(
         approval_id=approval_id,
@@ -141,7 +143,7 @@ def new_approval(
         guardrail=guardrail,
         request_id=request_id,
         trace_id=trace_id,
-        digest=approval_digest(action, context),
+        digest=digest or approval_digest(action, context),
         state=ApprovalState.PENDING,
         create_time=now,
         policy=policy,

@@ -13,6 +13,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -35,6 +36,7 @@ TOPIC = "approvals"  # the change-feed topic: keys are approval ids
 
 _RETRIES = 8
 INTAKE_BATCH = 500  # approval requests created in one transaction at most
+INTAKE_THREAD = "approval-intake"  # the name of the intake's own writer thread
 
 
 class _Ask:
@@ -43,11 +45,18 @@ class _Ask:
     __slots__ = ("attempt", "call", "digest", "guardrail", "request_id", "result", "trace_id", "warnings")
 
     def __init__(
-        self, call: ActionCall, guardrail: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+        self,
+        call: ActionCall,
+        guardrail: Hitl,
+        request_id: str,
+        trace_id: str,
+        warnings: tuple[tuple[str, str], ...],
+        digest: str = "",
     ) -> None:
         self.call, self.guardrail, self.request_id, self.trace_id = call, guardrail, request_id, trace_id
         self.warnings = warnings
-        self.digest = rules.approval_digest(call.action, call.context)
+        # CheckAction has computed it already: a canonical JSON and a SHA-256 per request, not three.
+        self.digest = digest or rules.approval_digest(call.action, call.context)
         self.attempt = 0
         self.result: Approval | BaseException | None = None
 
@@ -135,10 +144,19 @@ class ApprovalService:
         # flusher at a time, every ask queued meanwhile in the next transaction.
         self._intake: list[tuple[_Ask, asyncio.Future[Approval]]] = []
         self._flushing = False
+        # The intake writes on its own thread, one batch at a time: a burst of requests never takes the
+        # event loop's default executor, which every other RPC's storage work (`asyncio.to_thread`) shares.
+        self._intake_executor: ThreadPoolExecutor | None = None
         if changes is not None:
             # A decision taken on another sidecar wakes the waiting call within milliseconds (NOTIFY);
             # `poll()` stays as the fallback when notifications do not flow.
             changes.subscribe(TOPIC, self._changed_elsewhere, self._resync)
+
+    @property
+    def intake_executor(self) -> ThreadPoolExecutor:
+        if self._intake_executor is None:
+            self._intake_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=INTAKE_THREAD)
+        return self._intake_executor
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Called (on the changing thread, so keep it quick) after every change made in this process."""
@@ -180,12 +198,14 @@ class ApprovalService:
         request_id: str,
         trace_id: str,
         warnings: tuple[tuple[str, str], ...],
+        digest: str = "",
     ) -> Approval:
         """`request`, group-committed: asks arriving while a transaction is being written are written
-        together in the next one (one commit, one audit append for up to INTAKE_BATCH requests), on a
-        worker thread. Call on the event loop."""
+        together in the next one (one commit, one audit append for up to INTAKE_BATCH requests), on the
+        intake's own thread (`intake_executor`). Call on the event loop. `digest`: the call's
+        `approval_digest`, when the caller has it."""
         future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        self._intake.append((_Ask(call, guardrail, request_id, trace_id, warnings), future))
+        self._intake.append((_Ask(call, guardrail, request_id, trace_id, warnings, digest), future))
         if not self._flushing:
             self._flushing = True
             asyncio.get_running_loop().create_task(self._flush_intake())
@@ -196,7 +216,9 @@ class ApprovalService:
             while self._intake:
                 batch, self._intake = self._intake[:INTAKE_BATCH], self._intake[INTAKE_BATCH:]
                 try:
-                    await asyncio.to_thread(self._request_many, [ask for ask, _ in batch])
+                    await asyncio.get_running_loop().run_in_executor(
+                        self.intake_executor, self._request_many, [ask for ask, _ in batch]
+                    )
                 except BaseException as exc:  # storage down: every ask of the batch gets the error
                     for ask, _ in batch:
                         if ask.result is None:
@@ -264,6 +286,7 @@ class ApprovalService:
                 warnings=ask.warnings,
                 now=self.clock.utcnow(),
                 attempt=ask.attempt,
+                digest=ask.digest,
             )
             if ask.request_id:
                 same[key] = approval
@@ -332,15 +355,38 @@ class ApprovalService:
                 if found is not None:
                     ask.result = found
 
-    async def wait(self, approval_id: str, current: Approval | None = None) -> Approval:
+    async def wait(
+        self, approval_id: str, current: Approval | None = None, *, pending_version: int | None = None
+    ) -> Approval:
         """Until the request is closed. Holds no thread; a cancelled call leaves the request pending.
         `current`: the request as just created or read, which saves reading it again (a change made between
-        that read and the registration is seen by the next `poll`, within its 250 ms)."""
+        that read and the registration is seen by the next `poll`, within its 250 ms). `pending_version`:
+        instead of `current` when it is pending, its version alone, so that a waiting call holds no copy of
+        the request (its context lives in the stored row)."""
+        if current is not None:
+            if current.closed:
+                return current
+            pending_version = current.version
+            del current
+        if pending_version is None:
+            return await self.wait_change(approval_id, -1)  # returns only a closed request
         while True:
-            approval = await self.wait_change(approval_id, -1, current)
-            current = None
+            approval = await self._wait_pending(approval_id, pending_version)
             if approval.closed:
                 return approval
+            pending_version = approval.version  # a vote, an escalation: still pending
+            del approval
+
+    async def _wait_pending(self, approval_id: str, version: int) -> Approval:
+        """The request once it changes from the pending `version` this process just read or wrote."""
+        future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
+        with self._lock:
+            self._waiters.setdefault(approval_id, set()).add(future)
+            self._watch_unread(approval_id, version)
+        try:
+            return await future
+        finally:
+            self._unwatch(approval_id, future)
 
     async def wait_change(self, approval_id: str, seen_version: int, current: Approval | None = None) -> Approval:
         """The request as soon as its version differs from `seen_version` (at once if it already does)."""
@@ -367,15 +413,18 @@ class ApprovalService:
                     self._waiters.setdefault(approval_id, set()).add(future)
                     self._watch_unread(approval_id, approval.version)
         finally:
-            with self._lock:
-                waiting = self._waiters.get(approval_id)
-                if waiting is not None:
-                    waiting.discard(future)
-                    if not waiting:
-                        del self._waiters[approval_id]
-                if approval_id not in self._waiters:
-                    self._known.pop(approval_id, None)
-                    self._unread.discard(approval_id)
+            self._unwatch(approval_id, future)
+
+    def _unwatch(self, approval_id: str, future: asyncio.Future[Approval]) -> None:
+        with self._lock:
+            waiting = self._waiters.get(approval_id)
+            if waiting is not None:
+                waiting.discard(future)
+                if not waiting:
+                    del self._waiters[approval_id]
+            if approval_id not in self._waiters:
+                self._known.pop(approval_id, None)
+                self._unread.discard(approval_id)
 
     def _watch_unread(self, approval_id: str, version: int) -> None:
         """A waiter registered on a version it did not read after registering (under `_lock`): the next

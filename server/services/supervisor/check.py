@@ -68,12 +68,20 @@ class Approvals(Protocol):
     ) -> Approval: ...
 
     async def request_async(
-        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+        self,
+        call: ActionCall,
+        hitl: Hitl,
+        request_id: str,
+        trace_id: str,
+        warnings: tuple[tuple[str, str], ...],
+        digest: str = "",
     ) -> Approval:
         """`request`, group-committed with the other requests arriving meanwhile (on the event loop)."""
         ...
 
-    async def wait(self, approval_id: str, current: Approval | None = None) -> Approval: ...
+    async def wait(
+        self, approval_id: str, current: Approval | None = None, *, pending_version: int | None = None
+    ) -> Approval: ...
 
     def mark_consumed(self, approval_id: str) -> bool: ...
 
@@ -87,11 +95,19 @@ class NoApprovals:
         raise FailedPrecondition("human approval is not configured in this process")
 
     async def request_async(
-        self, call: ActionCall, hitl: Hitl, request_id: str, trace_id: str, warnings: tuple[tuple[str, str], ...]
+        self,
+        call: ActionCall,
+        hitl: Hitl,
+        request_id: str,
+        trace_id: str,
+        warnings: tuple[tuple[str, str], ...],
+        digest: str = "",
     ) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
 
-    async def wait(self, approval_id: str) -> Approval:
+    async def wait(
+        self, approval_id: str, current: Approval | None = None, *, pending_version: int | None = None
+    ) -> Approval:
         raise FailedPrecondition("human approval is not configured in this process")
 
     def mark_consumed(self, approval_id: str) -> bool:
@@ -404,14 +420,20 @@ class CheckActionService:
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
         # Group-committed: a burst of requests is written in a few transactions, off the event loop.
-        approval = await self.approvals.request_async(call, hitl, request_id, trace_id, run.warnings + hitl.note(call))
+        approval = await self.approvals.request_async(
+            call, hitl, request_id, trace_id, run.warnings + hitl.note(call), digest
+        )
         obs.approval_event(approval, "approval.created")
         if not approval.closed:
             if not wait:
                 obs.approval_event(approval, "approval.pending")
                 pending = Verdict(False, rules.block_reason(approval), Severity.BLOCK, hitl.name, run.warnings)
                 return Asked(approval, pending=pending)
-            approval = await self.approvals.wait(approval.approval_id, approval)
+            # The waiting call keeps only the request's id and version, not the request (its masked context
+            # and warnings live in the stored row): thousands of calls wait at once in a burst.
+            approval_id, version = approval.approval_id, approval.version
+            del approval
+            approval = await self.approvals.wait(approval_id, pending_version=version)
             obs.approval_event(approval)
         if approval.state is not ApprovalState.APPROVED:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
@@ -468,10 +490,15 @@ class _Checking:
     async def ask(
         self, hitl: Hitl, call: ActionCall, run: ChainRun, token: Span | None
     ) -> tuple[GuardrailResult | None, bool]:
-        with obs.approval_wait(self.service.tracer, token):
+        if token is None:  # untraced: no span, and no context manager held by every waiting call
             asked = await self.service._ask(
                 hitl, call, self.request_id, self.trace_id, self.wait, self.approved_edits, run
             )
+        else:
+            with obs.approval_wait(self.service.tracer, token):
+                asked = await self.service._ask(
+                    hitl, call, self.request_id, self.trace_id, self.wait, self.approved_edits, run
+                )
         out = self.out
         out.approval = asked.approval or out.approval
         if asked.result is None:  # pending (non-blocking) or re-run on an edited context
