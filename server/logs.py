@@ -57,8 +57,21 @@ class TextFormatter(logging.Formatter):
         return line
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever `sys.stderr` is when a record is written, not to the one set up with: a stream
+    replaced and closed meanwhile (a test's capture, a daemonising wrapper) then costs no record."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def setup_logging(fmt: str, level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Stderr()
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     handler.addFilter(TraceContextFilter())
     root = logging.getLogger()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import re
 import secrets
 from collections.abc import Iterator
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
+from playwright.sync_api import Browser, expect
 
 from console import create_app
 from server.domain.approvals.requests import Reviewer
@@ -130,43 +130,37 @@ def test_tracing_off_says_so(tmp_path: Path) -> None:
 # ---- in a real browser ---------------------------------------------------------------------------------
 
 
-def test_the_console_shows_a_decisions_trace_in_chromium(tmp_path: Path) -> None:
-    # Their Chromium helpers; importing skips (or, under `make test`, fails) when /usr/bin/chromium is missing.
-    browser_kit = importlib.import_module("tests.integration.test_console_browser")
-    from playwright.sync_api import expect, sync_playwright
+def test_the_console_shows_a_decisions_trace_in_chromium(browser: Browser, tmp_path: Path) -> None:
+    from .browserkit import shoot, signed_in
 
     config = make_config(
         tmp_path, console_enabled=True, console_listen="127.0.0.1:0", telemetry=TelemetrySettings(enabled=True)
     )
-    with RunningSidecar(config, with_console=True) as s, sync_playwright() as p:
+    with RunningSidecar(config, with_console=True) as s:
         add_reviewers(s, ("alice",))
         s.stub.AddGuardrail(guardrail("cap", "cost_cap", max=100))
         trace_id, md = traceparent()
         r = s.as_agent("agent-7").stub.CheckAction(check(agent_id="agent-7", context={"cost": 140}), metadata=md)
         s.services.decisions.flush()
-        browser = p.chromium.launch(executable_path=str(browser_kit.CHROMIUM), args=browser_kit.ARGS)
-        try:
-            url = s.services.health["console_url"]
-            page, watch = browser_kit.signed_in(browser, url, "alice")
-            page.goto(f"{url}/")
-            page.locator("tr", has_text="Cost 140 is over the cap").get_by_role("link", name="trace").click()
-            expect(page).to_have_url(f"{url}/traces/{trace_id}?decision={r.decision_id}")
-            rows = page.locator("#waterfall tbody tr.span")
-            expect(rows).to_have_count(2)
-            expect(rows.nth(0)).to_have_attribute("data-span", "outrider.v1.SupervisorService/CheckAction")
-            expect(rows.nth(1)).to_have_attribute("data-span", "guardrail cap")
-            bar = rows.nth(1).locator("svg.bar rect")
-            assert bar.bounding_box() is not None and bar.bounding_box()["width"] > 0  # type: ignore[index]
-            rows.nth(1).locator("summary").click()
-            expect(rows.nth(1).locator("table.attrs")).to_contain_text("Cost 140 is over the cap")
-            page.goto(f"{url}/traces?agent=agent-7")
-            expect(page.locator("#traces-table tbody tr")).to_have_count(1)
-            browser_kit.shoot(page, "console-traces.png", tmp_path)
-            page.goto(f"{url}/traces/{trace_id}")
-            browser_kit.shoot(page, "console-trace.png", tmp_path)
-            assert watch.dialogs == [] and watch.csp == []
-        finally:
-            browser.close()
+        url = s.services.health["console_url"]
+        page, watch = signed_in(browser, url, "alice")
+        page.goto(f"{url}/")
+        page.locator("tr", has_text="Cost 140 is over the cap").get_by_role("link", name="trace").click()
+        expect(page).to_have_url(f"{url}/traces/{trace_id}?decision={r.decision_id}")
+        rows = page.locator("#waterfall tbody tr.span")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(0)).to_have_attribute("data-span", "outrider.v1.SupervisorService/CheckAction")
+        expect(rows.nth(1)).to_have_attribute("data-span", "guardrail cap")
+        bar = rows.nth(1).locator("svg.bar rect")
+        assert bar.bounding_box() is not None and bar.bounding_box()["width"] > 0  # type: ignore[index]
+        rows.nth(1).locator("summary").click()
+        expect(rows.nth(1).locator("table.attrs")).to_contain_text("Cost 140 is over the cap")
+        page.goto(f"{url}/traces?agent=agent-7")
+        expect(page.locator("#traces-table tbody tr")).to_have_count(1)
+        shoot(page, "console-traces.png", tmp_path)
+        page.goto(f"{url}/traces/{trace_id}")
+        shoot(page, "console-trace.png", tmp_path)
+        assert watch.dialogs == [] and watch.csp == []
 
 
 def test_history_and_the_decision_log_on_an_approval_link_to_traces(
