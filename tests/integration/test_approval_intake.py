@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine
 
 from server.domain.approvals.requests import Reviewer
-from server.domain.errors import ResourceExhausted
+from server.domain.errors import ResourceExhausted, StorageUnavailable
 from server.domain.guardrails.base import ActionCall, GuardrailSpec
 from server.domain.guardrails.hitl import Hitl
 from server.services.approvals.requests import ApprovalService
@@ -203,3 +203,27 @@ def test_a_change_just_before_a_waiter_registers_is_seen(engine: Engine) -> None
         watcher.cancel()
 
     asyncio.run(scenario())
+
+
+def test_a_consumption_whose_commit_answer_was_lost_is_delivered_to_the_resent_call(engine: Engine) -> None:
+    """Storage went away while the approved call consumed its approval: the write committed but the call failed
+    (the agent was told to retry). The re-sent call on this sidecar gets the allowed answer the first never
+    delivered; any other call, here or on another sidecar, is told it was used."""
+    svc, _audit = service(engine)
+    other, _ = service(engine)  # another sidecar on the same database
+    [approval] = asyncio.run(burst(svc, [(call("consumer", 1), "consume-1")]))
+    approval_id = approval.approval_id  # type: ignore[attr-defined]
+    svc.decide(approval_id, Reviewer("rev", "approver"), True, "ok")
+    commit = svc.repo.mark_consumed
+
+    def committed_then_lost(approval_id: str, when: object) -> bool:
+        assert commit(approval_id, when)
+        raise StorageUnavailable()
+
+    svc.repo.mark_consumed = committed_then_lost  # type: ignore[method-assign]
+    with pytest.raises(StorageUnavailable):
+        svc.mark_consumed(approval_id)
+    svc.repo.mark_consumed = commit  # type: ignore[method-assign]
+    assert other.mark_consumed(approval_id) is False  # another sidecar: it was used
+    assert svc.mark_consumed(approval_id) is True  # the re-sent call here: the answer that was lost
+    assert svc.mark_consumed(approval_id) is False  # delivered once

@@ -39,6 +39,9 @@ INTAKE_BATCH = 500  # approval requests created in one transaction at most
 INTAKE_THREAD = "approval-intake"  # the name of the intake's own writer thread
 
 
+_MAX_UNANSWERED = 10_000  # consumptions whose answer was lost, remembered at most (oldest forgotten first)
+
+
 class _Ask:
     """One approval request waiting for the intake's next group commit."""
 
@@ -138,6 +141,10 @@ class ApprovalService:
         # and fetches (and wakes) just the requests that changed, not every waiting one.
         self._known: dict[str, int] = {}
         self._unread: set[str] = set()  # see `_watch_unread`
+        # Consumptions whose commit's answer was lost (storage went away during it): approval id -> the time
+        # that attempt wrote. A later call for the same approval that finds exactly that time stored gets the
+        # allowed answer the first never delivered (`mark_consumed`). Bounded; this process's only.
+        self._unanswered: dict[str, datetime] = {}
         self._seen_version = -1
         self._listeners: list[Callable[[], None]] = []
         # Group commit of new requests (`request_async`): asks queued on the event loop, written by one
@@ -559,9 +566,31 @@ class ApprovalService:
         return changed
 
     def mark_consumed(self, approval_id: str) -> bool:
-        """Deliver the approval's one allowed answer: True for exactly one caller, in any process."""
-        if not self.repo.mark_consumed(approval_id, self.clock.utcnow()):
-            return False
+        """Deliver the approval's one allowed answer: True for exactly one caller, in any process.
+
+        When storage fails during the write, whether it committed is unknown and the caller answers nothing
+        allowed (its call fails, the agent re-sends with the same request id). If the write did commit, the
+        approval is consumed although no call was told so: the re-sent call on this sidecar, finding the
+        consumption this attempt wrote (its time, to the microsecond), is the one that gets the answer. Any
+        other call for it is told it was used."""
+        when = self.clock.utcnow()
+        try:
+            won = self.repo.mark_consumed(approval_id, when)
+        except Exception:
+            with self._lock:
+                if len(self._unanswered) >= _MAX_UNANSWERED:
+                    self._unanswered.pop(next(iter(self._unanswered)))
+                self._unanswered[approval_id] = when
+            raise
+        if not won:
+            with self._lock:
+                lost = self._unanswered.get(approval_id)
+            stored = self.repo.get(approval_id) if lost is not None else None
+            if lost is None or stored is None or stored.consume_time != lost:
+                return False
+            with self._lock:
+                if self._unanswered.pop(approval_id, None) is None:
+                    return False  # another call on this sidecar took it meanwhile
         self.audit.record("system", "approval.consume", approval_id, {})
         return True
 
