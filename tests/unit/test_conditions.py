@@ -397,3 +397,27 @@ def test_lint_reports_conditions_that_can_never_apply_to_any_action_the_policy_m
     assert never == {"contradiction", "two-families", "constant"}
     [problem] = [f.problem for f in lint_chain(chain) if f.guardrail == "two-families"]
     assert problem.startswith("`when` can never apply to any action the policy mentions")
+
+
+@pytest.mark.parametrize(
+    "pattern", ["files.*", "FILES.read", "db.[!a-c]?*", "shell.?x*", "a[bc]d.*", "ünïcode.*", "x.y\u00df*", "*"]
+)
+@pytest.mark.parametrize(
+    "action", ["files.read", "Files.Delete", "db.drop_all", "db.a", "shell.exec", "acd.x", "ÜNÏCODE.x", "x.ysse", "q"]
+)
+def test_glob_on_the_action_answers_as_action_lists_match_without_calling_python(
+    action: str, pattern: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`glob(action, "...")` runs as RE2 in CEL: a call into a Python function leaks ~200 bytes in the CEL binding
+    (cel-expr-python 0.1.3), so the hot form never makes one, and answers as action_list's globs do."""
+    from server.domain.guardrails import conditions
+    from server.domain.guardrails.patterns import GlobSet
+
+    calls: list[str] = []
+    monkeypatch.setattr(conditions, "_glob", lambda v, p: calls.append(p) or GlobSet((p,)).matches(v))
+    cond = Condition(f'glob(action, "{pattern}")', "g", "when")
+    assert cond.holds(Scope(ActionCall("a", action, {}))) is GlobSet((pattern,)).matches(action)
+    assert calls == []
+    other = Condition(f'glob(context.path, "{pattern}")', "g", "when")  # not the action: the Python function
+    assert other.holds(Scope(ActionCall("a", "x", {"path": action}))) is GlobSet((pattern,)).matches(action)
+    assert calls == [pattern]

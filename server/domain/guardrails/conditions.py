@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cel_expr_python import cel  # type: ignore[import-untyped]
 
+from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
 from server.domain.guardrails.patterns import GlobSet
 from server.domain.values import format_number
@@ -50,13 +51,68 @@ _ENV = cel.NewEnv(
         "now": _T.TIMESTAMP,
     },
     functions=[
-        cel.FunctionDecl("glob", [cel.Overload("glob_string_string", _T.BOOL, [_T.STRING, _T.STRING], impl=_glob)])
+        cel.FunctionDecl(
+            "glob",
+            [
+                cel.Overload(
+                    "glob_string_string",
+                    _T.BOOL,
+                    [_T.STRING, _T.STRING],
+                    impl=lambda value, pattern: _glob(value, pattern),
+                )
+            ],
+        )
     ],
 )
 # The environment is shared; compiling happens at load, rarely, and is kept to one thread at a time.
 _COMPILE_LOCK = threading.Lock()
 _POSITION = re.compile(r"<input>:(\d+):(\d+): ")
 _STATUS = re.compile(r"^[A-Z_]+: ")
+
+
+# `glob(action, "<literal>")`, outside string literals, is evaluated as RE2 `matches()` instead of a call back into
+# Python: cel-expr-python 0.1.3 does not free what it allocates for a call into a Python function (about 200 bytes
+# a call, measured), so a hot condition would grow the process for ever. The action is canonical (NFKC) at the
+# edge, so the pattern folded the same way and matched ignoring case answers what `_glob` would.
+_STRING_LITERAL = re.compile(
+    r'(?s)[rR]?(?:"""(?:.*?)"""' + r"|'''(?:.*?)'''" + r'|"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*')"
+)
+_ACTION_GLOB = re.compile(r"""(?<![\w.])glob\s*\(\s*action\s*,\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\)""")
+
+
+def _native_globs(source: str) -> str:
+    literals = [m.span() for m in _STRING_LITERAL.finditer(source)]
+
+    def native(m: re.Match[str]) -> str:
+        if any(a <= m.start() < b for a, b in literals):
+            return m.group(0)
+        regex = _glob_regex(m.group(1)[1:-1])
+        return 'action.matches("' + regex.replace("\\", "\\\\").replace('"', '\\"') + '")'
+
+    return _ACTION_GLOB.sub(native, source)
+
+
+def _glob_regex(pattern: str) -> str:
+    """A shell glob (`*`, `?`, `[...]`, `[!...]`) as an anchored RE2 regex, folded as action names compare."""
+    p, out, i = fold(pattern), ["(?is)^"], 0
+    while i < len(p):
+        c = p[i]
+        close = p.find("]", i + 2) if c == "[" else -1
+        if c == "*":
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif close > 0:
+            body = p[i + 1 : close]
+            negate = body.startswith("!")
+            body = (body[1:] if negate else body).replace("\\", "\\\\").replace("[", "\\[")
+            out.append("[" + ("^" if negate else "") + body + "]")
+            i = close
+        else:
+            out.append(re.escape(c))
+        i += 1
+    out.append("$")
+    return "".join(out)
 
 
 class ConditionError(Exception):
@@ -85,6 +141,10 @@ class Condition:
         except Exception as exc:  # cel-cpp raises RuntimeError with an INVALID_ARGUMENT status text
             raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
         kind = self._expr.return_type()
+        evaluated = _native_globs(source)
+        if evaluated != source:  # checked as written (errors name its columns), evaluated without Python calls
+            with _COMPILE_LOCK:
+                self._expr = _ENV.compile(evaluated)
         if boolean and kind != _T.BOOL and kind != _T.DYN:
             raise InvalidArgument(
                 f"{where}: line 1, column 1: the expression gives a {kind.name()}, not a bool", field=field
@@ -131,27 +191,39 @@ def _compile_message(text: str) -> str:
 
 
 class Scope:
-    """The variables of one call, converted to CEL once and shared by every condition the call meets."""
+    """The variables of one call, converted to CEL once and shared by every condition the call meets.
 
-    __slots__ = ("_activation", "call", "results")
+    It keeps the call's values, not the call: the call keeps its scope (`ActionCall.scope`), and a scope that
+    pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
+    collector (that cost a CheckAction more than its five conditions did)."""
+
+    __slots__ = ("_activation", "_values", "results")
 
     def __init__(self, call: ActionCall) -> None:
-        self.call = call
+        self._values = (
+            call.action,
+            call.agent_id,
+            call.group,
+            call.labels,
+            call.capabilities,
+            call.context,
+            call.time,
+        )
         self._activation: Any = None
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
 
     def variables(self) -> dict[str, Any]:
-        call = self.call
+        action, agent_id, group, labels, capabilities, context, time = self._values
         return {
-            "action": call.action,
+            "action": action,
             "agent": {
-                "id": call.agent_id,
-                "group": call.group or "",
-                "labels": dict(call.labels),
-                "capabilities": list(call.capabilities),
+                "id": agent_id,
+                "group": group or "",
+                "labels": dict(labels),
+                "capabilities": list(capabilities),
             },
-            "context": call.context if type(call.context) is dict else dict(call.context),
-            "now": _utc(call.time) if call.time is not None else datetime.now(UTC),
+            "context": context if type(context) is dict else dict(context),
+            "now": _utc(time) if time is not None else datetime.now(UTC),
         }
 
     def activation(self) -> Any:
