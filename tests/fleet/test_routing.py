@@ -175,11 +175,22 @@ def test_registering_a_substitute_on_two_sidecars_at_once_is_never_internal(rout
         t.join(30)
     assert len(codes) == 4 and set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.ALREADY_EXISTS}, codes
     assert codes.count(grpc.StatusCode.OK) >= 1
-    listed = a.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group="rg")).substitutes
-    assert [s.agent_id for s in listed] == ["route-sub-2"]
+    # Registered on A or B: A lists it within the fleet's notification bound.
+    wait_until(
+        lambda: (
+            [s.agent_id for s in a.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group="rg")).substitutes]
+            == ["route-sub-2"]
+        ),
+        "A lists the one substitute",
+    )
     # And a retry of whichever won, on the other sidecar, answers with the stored entry.
-    winner = b.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group="rg")).substitutes[0]
-    assert winner.agent_id == "route-sub-2"
+    wait_until(
+        lambda: (
+            [s.agent_id for s in b.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group="rg")).substitutes]
+            == ["route-sub-2"]
+        ),
+        "B lists the one substitute",
+    )
 
 
 def _can_substitute(s: SidecarProc, agent_id: str) -> bool:

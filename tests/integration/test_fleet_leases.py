@@ -70,10 +70,12 @@ class Fleet:
             feed.stop()
 
 
-async def queued(svc: LeaseService, n: int, timeout: float = 30.0, exactly: bool = False) -> None:
-    """Until `n` callers wait (`exactly`: until no more than `n` do: abandoned ones leave off the loop)."""
+async def queued(
+    svc: LeaseService, n: int, timeout: float = 30.0, exactly: bool = False, key: IsolationKey = KEY
+) -> None:
+    """Until `n` callers wait on `key` (`exactly`: until no more than `n` do: abandoned ones leave off the loop)."""
     deadline = time.monotonic() + timeout
-    while (got := await asyncio.to_thread(svc.waiting, KEY)) < n or (exactly and got > n):
+    while (got := await asyncio.to_thread(svc.waiting, key)) < n or (exactly and got > n):
         assert time.monotonic() < deadline, "the waiters did not queue"
         await asyncio.sleep(0.005)
 
@@ -179,6 +181,7 @@ def test_a_killed_agents_leases_are_revoked_wherever_they_were_granted(engine: E
         its_wait = asyncio.create_task(b.acquire(IsolationKey(Scope.SESSION, "s"), "victim"))
         next_one = asyncio.create_task(a.acquire(KEY, "next"))
         await queued(a, 1)
+        await queued(b, 1, key=IsolationKey(Scope.SESSION, "s"))  # the victim waits too before the kill
         assert await asyncio.to_thread(c.revoke_agent_leases, "victim") == 2
         with pytest.raises(FailedPrecondition, match="was killed"):
             await asyncio.wait_for(its_wait, 30.0)
