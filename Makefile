@@ -13,13 +13,14 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST = $(PY) -m pytest -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: help venv lock run test test-fast test-loaded test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
+.PHONY: help venv lock run test test-fast test-loaded test-paused test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
 
 help:
 	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
 	@echo "make test         install and start everything the tests need, then run them all"
 	@echo "make test-fast    the inner loop: unit and in-process tests (no browser, PostgreSQL, processes), in parallel"
 	@echo "make test-loaded  make test with a CPU hog on every core: the suite must not depend on an idle machine"
+	@echo "make test-paused  make test while random test and sidecar processes freeze now and then (SIGSTOP)"
 	@echo "make lock         re-pin requirements.lock after a dependency change in pyproject.toml"
 	@echo "make proto        regenerate the Python, TypeScript, Go and Java code and docs/reference/api.md from proto/"
 	@echo "make conformance  build the clients, run tests/conformance in Python, TypeScript, Go, Java"
@@ -129,6 +130,11 @@ test-fast: venv
 # make test with a CPU hog on every core (scripts/cpu-hog.sh): proves no test depends on an idle machine.
 test-loaded:
 	bash scripts/cpu-hog.sh $(MAKE) --no-print-directory test
+
+# make test while a random Python process (a pytest worker, a sidecar) is frozen for 0.5-1.5 s every few seconds
+# (scripts/pauses.py): proves no test depends on a host that never stalls.
+test-paused: venv
+	$(PY) scripts/pauses.py $(MAKE) --no-print-directory test
 
 test-unit: venv
 	$(PYTEST) tests/unit -q
