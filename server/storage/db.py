@@ -74,13 +74,21 @@ def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
     return StorageUnavailable()
 
 
-def create_db_engine(url: str) -> Engine:
-    engine = _create_db_engine(url)
+# A transaction of ours never idles between two statements for seconds unless its process is frozen (SIGSTOP,
+# a VM freeze, a swap storm). Such a transaction keeps its locks (the audit chain's advisory lock, a breaker's
+# row, a change counter) and every other sidecar's write waits behind it for as long as the freeze lasts:
+# PostgreSQL ends its session after this long instead, and the frozen process finds its transaction rolled
+# back when it resumes (nothing of it was acknowledged).
+IDLE_IN_TRANSACTION_SECONDS = 10.0
+
+
+def create_db_engine(url: str, *, idle_in_transaction: float = IDLE_IN_TRANSACTION_SECONDS) -> Engine:
+    engine = _create_db_engine(url, idle_in_transaction)
     event.listen(engine, "handle_error", storage_unavailable)
     return engine
 
 
-def _create_db_engine(url: str) -> Engine:
+def _create_db_engine(url: str, idle_in_transaction: float = IDLE_IN_TRANSACTION_SECONDS) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
@@ -96,7 +104,15 @@ def _create_db_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+    @event.listens_for(engine, "connect")
+    def _session(dbapi_conn: Any, _record: Any) -> None:
+        with dbapi_conn.cursor() as cur:  # a SET, not a startup option: a session-mode pooler passes it on
+            cur.execute(f"SET idle_in_transaction_session_timeout = {int(idle_in_transaction * 1000)}")
+        dbapi_conn.commit()
+
+    return engine
 
 
 _REVISION = re.compile(r"^(down_revision|revision)\s*(?::[^=]*)?=\s*(.+?)\s*(?:#.*)?$", re.M)

@@ -35,7 +35,7 @@ from tests.integration.rpc import check, error_info, guardrail
 pytestmark = pytest.mark.timeout(600)
 
 # A short heartbeat and timeout, so "paused past the timeout" and "gone" take a second or two.
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
+CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
 KILL = recovery_pb2.CONTROL_COMMAND_TYPE_KILL
 
 

@@ -30,11 +30,11 @@ def pg_url() -> Iterator[str]:
     yield from _pg()
 
 
-FAST_FAILOVER = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
+FAST_FAILOVER = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
 
 
 def fast_failover_fleet(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Fleet]:
-    """A module's sidecars A, B and C with a 250 ms heartbeat and a 1 s sidecar timeout (a dead sidecar is
+    """A module's sidecars A, B and C with a 250 ms heartbeat and a 3 s sidecar timeout (a dead sidecar is
     seen as gone quickly), for the routing, attachment and kill-effect tests."""
     tmp = tmp_path_factory.mktemp(name)
     (tmp / "outrider.yaml").write_text(FAST_FAILOVER)

@@ -24,7 +24,7 @@ from .conftest import _pg
 from .harness import Fleet, SidecarProc, wait_until
 
 # A short heartbeat, so a dead owner is "gone" within seconds (the default is 15 s).
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
+CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
 
 
 @pytest.fixture(scope="module")

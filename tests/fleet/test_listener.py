@@ -173,3 +173,46 @@ def test_its_own_later_change_never_hides_another_sidecars_change_of_the_same_ke
     )
     assert rec.keys == ["breaker-1", "breaker-2"]  # each key once, after the newest foreign change
     assert rec.resyncs == 0 and b._topics["t"].seen == 14  # no gap seen: every version was counted
+
+
+def _ensure_in_thread(log: ChangeLog, timeout: float) -> tuple[threading.Thread, list[bool]]:
+    answer: list[bool] = []
+    t = threading.Thread(target=lambda: answer.append(log.ensure_fresh(1.0, timeout)), daemon=True)
+    t.start()
+    return t, answer
+
+
+def test_the_freshness_gate_waits_for_a_listener_still_making_its_first_connection(engine: Engine) -> None:
+    """A sidecar that answers before its listener's first connection (start-up on a busy host, or a resume
+    from a pause that froze the listener mid-connect) waits for it: before, it answered from unconfirmed
+    caches at once (a breaker forced open during the pause granted permits)."""
+    log = ChangeLog(engine, "sc-first", poll_interval=NO_POLL)
+    log.subscribe("t", Recorder().on_change, Recorder().on_resync)
+    try:
+        t, answer = _ensure_in_thread(log, timeout=60.0)
+        time.sleep(0.3)  # the call waits: the listener has not even begun to connect
+        assert answer == []
+        log.start()
+        t.join(60)
+        assert answer == [True]  # confirmed by the first connection's poll
+    finally:
+        log.stop()
+
+
+def test_the_freshness_gate_answers_from_the_caches_when_the_database_cannot_be_reached(engine: Engine) -> None:
+    """An outage: the listener's attempt fails, and a waiting call is told at once (it answers from the
+    caches, as documented), not after the whole wait."""
+    with psycopg.connect(engine.url.set(drivername="postgresql").render_as_string(hide_password=False)) as c:
+        port = int(c.info.port)
+    unreachable = create_db_engine(engine.url.set(port=1 if port != 1 else 2).render_as_string(hide_password=False))
+    log = ChangeLog(unreachable, "sc-cut", poll_interval=NO_POLL)
+    log.subscribe("t", Recorder().on_change, Recorder().on_resync)
+    try:
+        t, answer = _ensure_in_thread(log, timeout=3600.0)
+        log.start()
+        t.join(60)
+        assert answer == [False]
+        assert log.ensure_fresh(1.0, 3600.0) is False  # the newest attempt failed: no wait at all
+    finally:
+        log.stop()
+        unreachable.dispose()

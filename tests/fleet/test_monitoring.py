@@ -21,7 +21,7 @@ from tests.integration.recovery_sim import SimAgent, ping_check, register, secon
 from .conftest import _pg
 from .harness import Fleet, SidecarProc, wait_until
 
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 1s\n"
+CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
 INTERVAL = 0.3
 PING = r.CONTROL_COMMAND_TYPE_PING
 pytestmark = pytest.mark.timeout(300)  # starting sidecars on a loaded 2-core machine

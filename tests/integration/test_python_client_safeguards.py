@@ -393,9 +393,10 @@ def test_lease_renewal_keeps_the_slot_past_its_ttl(tmp_path: Path) -> None:
     """Real clock and real reaper (every 50 ms): renewed every third of the TTL, a block three times
     longer than the TTL keeps its slot; without renewal it expires and the helper says so."""
     with RunningSidecar(make_config(tmp_path)) as s, Client(s.sidecar.target, s.operator_secret) as c:
-        # TTL 1 s, renewed every ~0.33 s: a loaded CI machine may delay a renewal without losing the slot.
-        with lease(c, "user", "u1", agent_id="a1", ttl=1.0) as held:
-            time.sleep(2.5)
+        # TTL 3 s, renewed every second: a host that freezes this process (sidecar and client alike) for up
+        # to two seconds delays a renewal without losing the slot; a longer freeze rightly expires it.
+        with lease(c, "user", "u1", agent_id="a1", ttl=3.0) as held:
+            time.sleep(7.0)
             assert s.safeguard.GetLease(pb.GetLeaseRequest(lease_id=held.lease_id)).lease.state == 1
         assert not held.lost
         with lease(c, "user", "u1", agent_id="a1", ttl=0.3, renew=False) as unrenewed:

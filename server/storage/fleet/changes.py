@@ -103,6 +103,11 @@ class ChangeLog:
         # Freshness: when the last completed poll started (monotonic), and a request for a poll now.
         self._synced_at = float("-inf")
         self._synced = threading.Condition()
+        # Connection attempts that failed (notifies ensure_fresh's waiters), and whether the newest one did:
+        # only then are the caches answered from unconfirmed (an outage), not while a first connection is on
+        # its way (start-up, or a resume from a pause that froze the listener mid-connect).
+        self._failures = 0
+        self._last_attempt_failed = False
         self._poll_now = threading.Event()
         self._thread: threading.Thread | None = None
         self._dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -155,17 +160,23 @@ class ChangeLog:
 
     def ensure_fresh(self, max_age: float, timeout: float) -> bool:
         """Block until a poll that started after this call has completed (every cache then reflects every
-        change committed before it), unless the caches are fresh already. False when the listener is not
-        connected (the database is unreachable: the caches are all there is) or the poll did not come within
-        `timeout`."""
+        change committed before it), unless the caches are fresh already. False when the listener's newest
+        connection attempt failed (the database is unreachable: the caches are all there is), when one fails
+        meanwhile, or when the poll did not come within `timeout`. A listener still making its first connection
+        (start-up, or a sidecar resumed from a pause that froze it mid-connect) or making a dropped one again
+        is waited for: its caches may be as old as the pause."""
         if not self.stale(max_age):
             return True
-        if not self.stats.connected:
-            return False
-        asked = time.monotonic()
-        self._poll_now.set()
         with self._synced:
-            return self._synced.wait_for(lambda: self._synced_at >= asked, timeout)
+            failures = self._failures
+            if not self.stats.connected and self._last_attempt_failed:
+                return False  # the database is unreachable (an outage): the caches are all there is
+            # Connected, or connecting for the first time since start-up or since the last good connection
+            # (a sidecar resumed from a pause mid-connect): wait for the poll, unless an attempt fails meanwhile.
+            asked = time.monotonic()
+            self._poll_now.set()
+            self._synced.wait_for(lambda: self._synced_at >= asked or self._failures > failures, timeout)
+            return self._synced_at >= asked
 
     def resync_all(self) -> None:
         """Reload every cache at the next poll (asked for at once), whether its counter moved or not: for a
@@ -189,6 +200,7 @@ class ChangeLog:
 
         backoff = 0.1
         while not self._stop.is_set():
+            established = False
             try:
                 with psycopg.connect(
                     self._dsn, autocommit=True, connect_timeout=5, application_name=listener_name(self.origin)
@@ -200,6 +212,9 @@ class ChangeLog:
                     self._poll(conn)
                     self._polled(started)
                     self.stats.connected = True
+                    established = True
+                    with self._synced:
+                        self._last_attempt_failed = False
                     self._connected.set()
                     backoff = 0.1
                     self._serve(conn)
@@ -214,6 +229,13 @@ class ChangeLog:
             finally:
                 self.stats.connected = False
                 self._connected.clear()
+                if not established or self._stop.is_set():
+                    # A connection that could not be made (or none will be): the waiters answer from the
+                    # caches now. One that dropped is made again at once, and they wait for it.
+                    with self._synced:
+                        self._failures += 1
+                        self._last_attempt_failed = True
+                        self._synced.notify_all()
                 with self._lock:
                     for t in self._topics.values():
                         t.listening = False
