@@ -12,6 +12,7 @@ PostgreSQL, Chromium and Jaeger are left alone: their pauses are the fault suite
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -36,6 +37,15 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
+def _stopped(pid: int) -> bool:
+    """Stopped already (a test's own SIGSTOP, the fault suite's subject): leave it to the test, whose SIGCONT
+    this script's would otherwise pre-empt."""
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) in ("T", "t")
+    except OSError:
+        return True
+
+
 def _python_descendants(root: int) -> list[int]:
     tree, found, todo = _children(), [], [root]
     while todo:
@@ -46,7 +56,7 @@ def _python_descendants(root: int) -> list[int]:
                 exe = os.readlink(f"/proc/{child}/exe")
             except OSError:
                 continue
-            if "python" in Path(exe).name:
+            if "python" in Path(exe).name and not _stopped(child):
                 found.append(child)
     return found
 
@@ -62,10 +72,8 @@ def _pause_now_and_then(root: int, stop: threading.Event, rng: random.Random) ->
         except ProcessLookupError:
             continue
         time.sleep(rng.uniform(0.5, 1.5))
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
 
 
 def main(argv: list[str]) -> int:
