@@ -1,5 +1,7 @@
 """A tool call's arguments against the tool's `inputSchema`: numeric strings coerced where the schema asks for a
-number, then validated (jsonschema, JSON Schema 2020-12 unless the schema names its `$schema`).
+number, then validated (jsonschema, JSON Schema 2020-12 unless the schema names its `$schema`). The schema's
+`pattern` and `patternProperties` run on RE2, in linear time: an agent's string must not make a backtracking
+pattern freeze the gateway (one event loop for every client); a pattern RE2 cannot run refuses the call.
 
 What comes out is what the sidecar checks and what the upstream runs; nothing else is forwarded.
 """
@@ -9,10 +11,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
+import re2
 from jsonschema.exceptions import best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
@@ -61,9 +65,14 @@ def conform(schema: Mapping[str, Any] | None, arguments: Mapping[str, Any]) -> d
     except jsonschema.SchemaError as exc:
         raise ArgumentsRefused(f"the tool's inputSchema is not a valid JSON Schema: {_short(exc.message)}") from None
     # An empty registry: a `$ref` to a URL is never fetched (an upstream must not make the gateway do requests).
-    validator = cls(schema, registry=Registry())
+    validator = _linear(cls)(schema, registry=Registry())
     try:
         error = best_match(validator.iter_errors(coerced))
+    except _NotLinear as exc:
+        raise ArgumentsRefused(
+            f"the tool's inputSchema has a pattern the gateway cannot run in linear time (RE2: {exc}): "
+            f"{_short(repr(exc.pattern))}"
+        ) from None
     except Unresolvable as exc:
         raise ArgumentsRefused(
             f"the tool's inputSchema has a reference that cannot be resolved: {_short(str(exc))}"
@@ -77,6 +86,52 @@ def conform(schema: Mapping[str, Any] | None, arguments: Mapping[str, Any]) -> d
         prefix = f"argument {where!r}: " if where else ""
         raise ArgumentsRefused(f"{prefix}{_short(error.message)}", where)
     return coerced
+
+
+class _NotLinear(Exception):
+    """A schema's pattern RE2 cannot compile (back-references, look-around)."""
+
+    def __init__(self, pattern: str, message: str) -> None:
+        super().__init__(message)
+        self.pattern = pattern
+
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # RE2 would print each refused pattern to stderr
+
+
+@lru_cache(maxsize=1024)
+def _regex(pattern: str) -> Any:
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        arg = exc.args[0] if exc.args else ""
+        raise _NotLinear(pattern, arg.decode("utf-8", "replace") if isinstance(arg, bytes) else str(arg)) from None
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[jsonschema.ValidationError]:
+    """jsonschema's `pattern` on RE2 (a search, as JSON Schema's is)."""
+    if validator.is_type(instance, "string") and _regex(pattern).search(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Any, instance: Any, schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    """jsonschema's `patternProperties` on RE2."""
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for k, v in instance.items():
+            if _regex(pattern).search(k) is not None:
+                yield from validator.descend(v, subschema, path=k, schema_path=pattern)
+
+
+@lru_cache(maxsize=16)
+def _linear(cls: Any) -> Any:
+    """The draft's validator class with its regular expressions on RE2."""
+    keywords = {"pattern": _pattern, "patternProperties": _pattern_properties}
+    return jsonschema.validators.extend(cls, {k: v for k, v in keywords.items() if k in cls.VALIDATORS})
 
 
 def _coerce(schema: Any, value: Any, depth: int) -> Any:

@@ -91,6 +91,29 @@ def test_a_schema_that_refers_to_itself_without_end_refuses_the_call(schema: dic
         conform(schema, {"a": 1})
 
 
+EVIL = {"type": "object", "properties": {"q": {"type": "string", "pattern": "^(a+)+$"}}}
+
+
+def test_a_backtracking_pattern_runs_in_linear_time() -> None:
+    # Python's re takes about 2**n steps on n a's and a "!" here: at 40, hours with the gateway's one event
+    # loop (every client's) frozen; pytest's timeout ended this test before RE2 ran the patterns.
+    with pytest.raises(ArgumentsRefused, match="does not match") as caught:
+        conform(EVIL, {"q": "a" * 40 + "!"})
+    assert caught.value.argument == "q"
+    assert conform(EVIL, {"q": "aaa"}) == {"q": "aaa"}
+    keys = {"type": "object", "patternProperties": {"^(x+)+$": {"type": "integer"}}}
+    assert conform(keys, {"x" * 40 + "!": "not checked", "xx": 1}) == {"x" * 40 + "!": "not checked", "xx": 1}
+    with pytest.raises(ArgumentsRefused) as caught:
+        conform(keys, {"xx": "s"})
+    assert caught.value.argument == "xx"
+
+
+@pytest.mark.parametrize("pattern", ["^(?=.*[A-Z]).+$", "(a)\\1", "(?<!x)y"])
+def test_a_pattern_re2_cannot_run_refuses_the_call(pattern: str) -> None:
+    with pytest.raises(ArgumentsRefused, match="cannot run in linear time"):
+        conform({"properties": {"q": {"type": "string", "pattern": pattern}}}, {"q": "Ab"})
+
+
 @pytest.mark.parametrize("tool", sorted(SCHEMAS))
 def test_conform_refuses_or_returns_what_fits_and_converts(tool: str) -> None:
     schema = SCHEMAS[tool]

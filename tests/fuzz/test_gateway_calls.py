@@ -96,9 +96,15 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
     {"name": "anything", "description": "No declared properties.", "inputSchema": {"type": "object"}},
+    {
+        "name": "search",
+        "description": "A pattern Python's re backtracks on.",
+        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "pattern": "^(a+)+$"}}},
+    },
 ]
 SCHEMAS = {t["name"]: t["inputSchema"] for t in TOOLS}
-PROPERTIES = sorted({"cost", "count", "currency", "memo", "lines", "sku", "qty", "note", "rush", "root", "n", "v"})
+PROPERTIES = sorted({"cost", "count", "currency", "memo", "lines", "sku", "qty", "note", "rush", "root", "n", "v", "q"})
+BACKTRACKS = "a" * 40 + "!"  # hours for Python's re against ^(a+)+$
 
 
 # ---- what an agent sends -------------------------------------------------------------------------------
@@ -196,6 +202,7 @@ def values(depth: int) -> st.SearchStrategy[Any]:
         st.sampled_from(NUMERIC_TEXT),
         st.sampled_from(strategies.STRINGS),
         st.sampled_from(["EUR", "USD", "eur", "EUR\u200b", "\u0415UR"]),  # the enum, and look-alikes of it
+        st.sampled_from(["aaa", BACKTRACKS]),
         st.text(max_size=20),
     )
     if depth <= 0:
@@ -214,6 +221,7 @@ def arguments() -> st.SearchStrategy[Any]:
         st.dictionaries(st.sampled_from(PROPERTIES), values(1), max_size=3),
         st.fixed_dictionaries({"cost": st.one_of(st.sampled_from(NUMERIC_TEXT), st.sampled_from(NUMBERS))}),
         st.fixed_dictionaries({"root": st.sampled_from([_deep(60, "n"), _deep(64, "n"), _deep(300, "n")])}),
+        st.fixed_dictionaries({"q": st.sampled_from(["aaa", BACKTRACKS, "a" * 100_000 + "!"])}),
         # Not an object at all.
         st.sampled_from([None, [], [1, 2], "cost=5", 5, True, {"a": [[[[[[]]]]]]}]),
     )
@@ -408,6 +416,9 @@ RAW_BODIES = [
     b'{"jsonrpc":"2.0","id":9006,"method":"tools/call","params":{"name":"pay","arguments":{"cost":'
     + b"9" * 5000
     + b"}}}",
+    b'{"jsonrpc":"2.0","id":9013,"method":"tools/call","params":{"name":"search","arguments":{"q":"'
+    + BACKTRACKS.encode()
+    + b'"}}}',
     b'{"jsonrpc":"2.0","id":9007,"method":"tools/call","params":{"name":"pay","arguments":{"cost":"\\ud800"}}}',
     b'{"jsonrpc":"2.0","id":9008,"method":"tools/call","params":{"name":"pay","arguments":{"cost":1,"cost":500}}}',
     b'{"jsonrpc":"2.0","id":9009,"method":"tools/call","params":{"name":"pay"}}',
