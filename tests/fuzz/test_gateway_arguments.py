@@ -24,7 +24,7 @@ from server.domain.errors import InvalidArgument
 from server.gateway.schemas import MAX_DEPTH, ArgumentsRefused, conform
 from server.rpc.convert import struct_to_dict
 
-from .test_gateway_calls import SCHEMAS, arguments
+from .gateway_inputs import SCHEMAS, arguments
 
 EXAMPLES = int(os.environ.get("OUTRIDER_FUZZ_EXAMPLES", "8")) * 50
 NUMBER = {"type": "object", "properties": {"cost": {"type": "number"}, "n": {"type": "integer"}}}
