@@ -177,6 +177,8 @@ def assert_clean(answer: Answer, what: str) -> None:
         code = answer.body["error"].get("code")
         SEEN[f"error {code}"] += 1
         assert code not in CRASHED, f"{what}: the handler crashed: {text[:1000]}"
+        # What the caller sent is not echoed whole (a 100 kB tool name was, before).
+        assert len(str(answer.body["error"].get("message", ""))) <= 2000, f"{what}: {text[:1000]}"
     else:
         assert "result" in answer.body, f"{what}: neither a result nor an error: {text[:1000]}"
         SEEN["refused" if answer.body["result"].get("isError") else "ran"] += 1
