@@ -123,7 +123,11 @@ test("the Vercel AI SDK example runs against make run's policy: allowed, blocked
     assert.deepEqual(pending.context, { version: "1.4" });
     assert.ok(!lines.some((l) => l.startsWith("deploy_production:")), "the deploy ran before the reviewer decided");
     await reviewer.supervisor.decideApproval({ approvalId: pending.approvalId, approve: true });
-    assert.equal(await exited, 0, `${lines.join("\n")}\n${stderr}`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<string>((r) => (timer = setTimeout(r, 60_000, "still running 60 s after the approval")));
+    const code = await Promise.race([exited, late]);
+    clearTimeout(timer);
+    assert.equal(code, 0, `${lines.join("\n")}\n${stderr}`);
     await read;
   } finally {
     if (proc.exitCode === null) proc.kill();
