@@ -174,7 +174,7 @@ class Gateway:
             await self.list_prompts()
             route = self._prompts.get(name)
         if route is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {name!r}")
+            raise MCPError(types.INVALID_PARAMS, f"unknown prompt {_shown(name)}")
         result: types.GetPromptResult = await self._upstream(
             route.upstream, "get_prompt", route.name, dict(arguments) if arguments else None
         )
@@ -193,7 +193,7 @@ class Gateway:
                 return result
             except MCPError as exc:  # a template URI: ask the next upstream
                 last = exc
-        raise last or MCPError(types.INVALID_PARAMS, f"unknown resource {uri!r}")
+        raise last or MCPError(types.INVALID_PARAMS, f"unknown resource {_shown(uri)}")
 
     async def _upstream(self, up: Upstream, method: str, *args: Any, **kw: Any) -> Any:
         try:
@@ -213,7 +213,7 @@ class Gateway:
         if route is None and name in self._changed:
             return _refusal(_changed_text(name, self._changed[name]), {"outcome": "tool_changed"})
         if route is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {_shown(name)}")
         if await self.pins.changed(route.upstream.name, route.name):
             # Another gateway on the database saw it change since this one listed it.
             return _refusal(_changed_text(name, route.upstream.name), {"outcome": "tool_changed"})
@@ -311,6 +311,11 @@ def _request_id(key: str, generation: int) -> str:
     """The request id of a call (agent, action, arguments): derived, so a retried call, from this gateway
     process or a restarted one, re-attaches to the same approval request."""
     return f"mcp-{key[:40]}" if generation == 0 else f"mcp-{key[:40]}-{generation}"
+
+
+def _shown(name: str, limit: int = 200) -> str:
+    """A caller's name quoted back to it, cut short: an agent's 100 kB name is not echoed whole."""
+    return repr(name) if len(name) <= limit else repr(name[:limit]) + f"... ({len(name)} characters)"
 
 
 def _changed_text(name: str, upstream: str) -> str:

@@ -10,6 +10,7 @@ process's memory: a change stays hidden until the gateway restarts, which pins a
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import secrets
 from collections.abc import Sequence
@@ -28,8 +29,13 @@ log = logging.getLogger("outrider.gateway")
 
 
 def schema_digest(schema: Any) -> str:
-    """SHA-256 of the canonical JSON of a tool's inputSchema."""
-    return hashlib.sha256(canonical_json(schema or {}).encode("utf-8")).hexdigest()
+    """SHA-256 of the canonical JSON of a tool's inputSchema. A schema that is not strict JSON (the MCP SDK parses
+    NaN and Infinity) is digested as Python's JSON writes it: a listing never fails on what one upstream sent."""
+    try:
+        text = canonical_json(schema or {})
+    except (ValueError, TypeError):
+        text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ToolPins(Protocol):

@@ -57,6 +57,7 @@ _STRINGS = [
     "kill:00000000",
     "a1:db",
 ]
+STRINGS = tuple(_STRINGS)
 
 
 def _int(f: Any) -> st.SearchStrategy[int]:

@@ -50,12 +50,15 @@ beforeEach(() => {
 
 test("checkAction re-attaches with the same request id after a deadline", async () => {
   hold = 2;
-  const client = new OutriderClient({ address, token: "otr_secret", timeoutMs: 100 });
+  const client = new OutriderClient({ address, token: "otr_secret", timeoutMs: 300 });
   try {
     const r = await client.checkAction({ agentId: "a", action: "deploy" });
     assert.equal(r.allowed, true);
     assert.equal(r.reason, "approved");
-    assert.equal(seen.length, 3);
+    // Two held attempts, then the answer; on a loaded host the answering attempt may itself run out of
+    // time once more before its answer arrives (it failed under a load average of 13 on 2 cores): then
+    // one more attempt, with the same request id.
+    assert.ok(seen.length >= 3, `${seen.length} attempts`);
     assert.match(seen[0]!.requestId, /^[0-9a-f]{32}$/);
     assert.deepEqual(new Set(seen.map((s) => s.requestId)).size, 1);
     assert.ok(seen.every((s) => s.authorization === "Bearer otr_secret"));
