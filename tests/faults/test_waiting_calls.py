@@ -15,6 +15,7 @@ import pytest
 
 from console import create_app
 from outrider.v1 import common_pb2, supervisor_pb2
+from outrider.v1 import safeguard_service_pb2 as spb
 from outrider.v1 import supervisor_service_pb2 as pb
 from tests.integration.consolekit import add_reviewers, sign_in
 from tests.integration.harness import RunningSidecar, make_config
@@ -126,3 +127,26 @@ def test_an_approval_asked_during_a_ten_second_outage_is_created_when_storage_re
         pg.start()
         rows = s.stub.ListApprovals(listing, timeout=30).approvals
         assert [a.approval_id for a in rows] == [found[0].approval_id]  # one request, nothing doubled
+
+
+def test_consume_waits_for_a_restarting_database(pg: OwnPostgres, tmp_path: Path) -> None:
+    with RunningSidecar(make_config(tmp_path, db_url=fresh_database(pg))) as s:
+        s.safeguard.Allocate(spb.AllocateRequest(agent_id="consume-wait", tokens=1_000), timeout=30)
+        pg.stop()
+        out: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                request = spb.ConsumeRequest(agent_id="consume-wait", tokens=7, request_id="cw-1")
+                out["answer"] = s.safeguard.Consume(request, timeout=120)
+            except grpc.RpcError as err:
+                out["error"] = err
+
+        t = threading.Thread(target=call)
+        t.start()
+        time.sleep(2)  # the call is waiting for storage meanwhile
+        assert t.is_alive(), f"Consume did not wait for storage: {out}"
+        pg.start()
+        t.join(120)
+        assert "error" not in out, out["error"].details()
+        assert out["answer"].allocation.used == 7
