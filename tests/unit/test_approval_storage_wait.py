@@ -51,7 +51,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
         telemetry=TelemetrySettings(enabled=False, metrics=False),
     )
     s = build_services(config, repos=MemoryStore().repositories(), clock=FakeClock())
-    s.approvals.repo = Flaky(s.approvals.repo)  # type: ignore[assignment]
+    s.approvals.repo = Flaky(s.approvals.repo)
     s.chain.add_guardrail("review", "hitl", {"patterns": ["deploy"]})
     yield s
     s.close()
