@@ -6,6 +6,7 @@ it any more"), so reviewers are not left with requests nobody waits for."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 import uuid
 from datetime import datetime
@@ -164,3 +165,24 @@ def test_requests_nobody_waits_for_are_cancelled_after_abandoned_after(tmp_path:
         again = s.stub.CheckAction(unary, timeout=30)
         assert not again.allowed and again.reason == f"Approval cancelled by system: {ABANDONED}"
         assert again.approval.approval_id == first.approval_id
+
+
+def test_a_sidecar_that_stops_marks_the_requests_its_calls_were_waiting_on(tmp_path: Path) -> None:
+    """A graceful stop ends the waiting calls (the agents re-attach elsewhere); their requests are marked, so
+    they are cancelled as abandoned unless an agent comes back for them."""
+    config = make_config(tmp_path)
+    agent = f"stop-{uuid.uuid4().hex[:8]}"
+    s = RunningSidecar(config)
+    try:
+        s.stub.AddGuardrail(guardrail("stop-hitl", "hitl", patterns=["deploy"]))
+        waiting = s.stub.CheckAction.future(check(agent, "deploy", request_id="st-1"), timeout=60)
+        approval = _approval_of(s, agent)
+        _wait_for(lambda: _held(s, approval.approval_id) == 1, "the call waiting")
+    finally:
+        s.stop()
+    assert waiting.exception(timeout=30) is not None  # the stop ended it
+    with sqlite3.connect(config.data_dir / "outrider.db") as db:
+        row = db.execute(
+            "SELECT state, abandoned_at FROM approvals WHERE approval_id = ?", (approval.approval_id,)
+        ).fetchone()
+    assert row[0] == "PENDING" and row[1] is not None

@@ -20,7 +20,14 @@ from typing import Any, Protocol
 
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalFilter, Reviewer
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted, Unavailable
+from server.domain.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    StorageUnavailable,
+    Unavailable,
+)
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
@@ -670,6 +677,14 @@ class ApprovalService:
                 self.repo.clear_abandoned(live)
             self._reasserted = self.clock.monotonic()
         return marked
+
+    def mark_left_at_stop(self) -> None:
+        """At shutdown, after the server cancelled the calls still waiting: mark their requests (the agents
+        re-attach elsewhere, which clears the marks, or the requests are cancelled as abandoned)."""
+        try:
+            self.attend()
+        except StorageUnavailable:
+            log.warning("approvals whose waiting calls the shutdown ended were not marked: storage unavailable")
 
     def cancel_abandoned(self) -> int:
         """Cancel every request marked abandoned for `abandoned_after` (safe on every sidecar at once)."""
