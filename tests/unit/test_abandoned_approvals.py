@@ -222,3 +222,21 @@ def test_a_killed_agents_waiter_is_answered_not_marked(services: Services) -> No
         assert s.approvals.attend() == 0
 
     asyncio.run(scenario())
+
+
+def test_a_non_blocking_re_send_clears_the_mark_too(services: Services, clock: FakeClock) -> None:
+    s = services
+
+    async def scenario() -> str:
+        task, approval_id = await _waiting(s, "a9", "r-9")
+        await _cancel(task)
+        s.approvals.attend()
+        assert _stored(s, approval_id).abandoned_at is not None
+        polled = await s.checks.check_action("a9", "deploy", {}, {}, "r-9", wait=False)
+        assert polled.approval is not None and polled.approval.approval_id == approval_id
+        return approval_id
+
+    approval_id = asyncio.run(scenario())
+    assert _stored(s, approval_id).abandoned_at is None
+    clock.advance(AFTER * 2)
+    assert s.approvals.cancel_abandoned() == 0
