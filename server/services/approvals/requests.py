@@ -1,4 +1,5 @@
-"""Approval requests: create or re-attach, wait without a thread, decide, expire, cancel.
+"""Approval requests: create or re-attach, wait without a thread, decide, expire, cancel (also those nobody
+waits for any more, marked when their last waiting call went away).
 
 State lives in storage (a restart, even SIGKILL, loses no request and no decision). Waiters are asyncio
 futures on the sidecar's event loop; a decision in this process wakes them at once, and one taken by
