@@ -12,6 +12,9 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 
+import grpc
+import pytest
+
 from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.domain.approvals.requests import ABANDONED
@@ -137,8 +140,9 @@ def test_a_re_attach_within_the_window_clears_the_mark_and_is_never_cancelled(
 
 
 def test_requests_nobody_waits_for_are_cancelled_after_abandoned_after(tmp_path: Path) -> None:
-    """On the real clock, approvals.abandoned_after = 1 s: a cancelled unary call's request and a cancelled
-    stream's request end CANCELLED by the system; a later re-send with the request id is told so."""
+    """On the real clock, approvals.abandoned_after = 1 s: the requests of a cancelled unary call, of a
+    cancelled stream and of a unary call past its deadline end CANCELLED by the system; a later re-send with
+    the request id is told so."""
     with RunningSidecar(make_config(tmp_path, approvals_abandoned_after=1.0)) as s:
         s.stub.AddGuardrail(guardrail("gone-hitl", "hitl", patterns=["deploy"]))
         unary_agent, stream_agent = f"u-{uuid.uuid4().hex[:8]}", f"s-{uuid.uuid4().hex[:8]}"
@@ -154,13 +158,20 @@ def test_requests_nobody_waits_for_are_cancelled_after_abandoned_after(tmp_path:
         _wait_for(lambda: _held(s, second.approval_id) == 1, "the stream's request waiting")
         stream.cancel()
 
-        for a in (first, second):
+        # A unary call whose deadline ended it (the client gave up) leaves its request the same way.
+        deadline_agent = f"d-{uuid.uuid4().hex[:8]}"
+        with pytest.raises(grpc.RpcError) as ended:
+            s.stub.CheckAction(check(deadline_agent, "deploy", request_id="d-1"), timeout=5)
+        assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        third = _approval_of(s, deadline_agent)
+
+        for a in (first, second, third):
             _wait_for(lambda a=a: _state(s, a.approval_id).state == CANCELLED, f"{a.approval_id} cancelled", 60)
             got = _state(s, a.approval_id)
             assert (got.decided_by, got.comment) == ("system", ABANDONED)
         # Audited as every cancellation is, with the reason.
         audit = {r.subject: r for r in s.services.audit.repo.iter_all() if r.action == "approval.cancel"}
-        for a in (first, second):
+        for a in (first, second, third):
             assert (audit[a.approval_id].actor, audit[a.approval_id].details["reason"]) == ("system", ABANDONED)
         again = s.stub.CheckAction(unary, timeout=30)
         assert not again.allowed and again.reason == f"Approval cancelled by system: {ABANDONED}"
