@@ -103,7 +103,10 @@ def _row(a: Approval, again: tuple[Approval, ...], sensitive_keys: Sequence[str]
 def pending_key(ctx: dict[str, Any]) -> tuple[object, ...]:
     """What the pending list shows changes exactly when this does."""
     rows: list[PendingRow] = ctx["rows"]
-    return (ctx["total"], tuple((r.a.approval_id, r.a.version, len(r.again)) for r in rows))
+    return (
+        ctx["total"],
+        tuple((r.a.approval_id, r.a.version, len(r.again), r.a.abandoned_at is not None) for r in rows),
+    )
 
 
 # ---- detail and deciding ---------------------------------------------------------------------

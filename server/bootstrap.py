@@ -207,6 +207,7 @@ def build_services(
         notices=planner.for_approval if n.enabled else None,  # no channels: nothing is written to the outbox
         changes=repos.changes,
         max_pending_per_agent=config.max_pending_approvals_per_agent,
+        abandoned_after=config.approvals_abandoned_after,
     )
     sg = config.safeguards
     episodes = EpisodeService(repos.episodes, clock, sg.max_episodes)

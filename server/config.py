@@ -68,6 +68,8 @@ class Config:
     max_context_depth: int = 32  # levels of nesting in any Struct a caller sends (server/rpc/convert.py)
     max_string_length: int = 1 << 20  # characters in any one string or key of such a Struct
     max_pending_approvals_per_agent: int = 100  # `approvals.max_pending_per_agent`
+    # `approvals.abandoned_after`: a pending request nobody waits on any more is cancelled after this long.
+    approvals_abandoned_after: float = 60.0
     action_charset: str = "printable"  # `actions.charset`: printable or strict (server/domain/actions.py)
     # `actions.allowed_scripts`: scripts whose letters may look like ASCII in an action (e.g. Cyrillic).
     action_scripts: frozenset[str] = frozenset()
@@ -336,7 +338,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
     )
     act = _Reader(src, data, "actions", {"charset", "allowed_scripts"})
     exp = _Reader(src, data, "explain", {"agents"})
-    apr = _Reader(src, data, "approvals", {"max_pending_per_agent"})
+    apr = _Reader(src, data, "approvals", {"max_pending_per_agent", "abandoned_after"})
     con = _Reader(src, data, "console", {"enabled", "listen", "jaeger_ui_url", "trusted_proxies", "public_url"})
     plugins = _Reader(src, data, "plugins", {"allowed_modules"})
     telemetry = from_section(_Reader(src, data, "telemetry", TELEMETRY_KEYS).get)
@@ -395,6 +397,7 @@ def from_file(path: Path | None, data: Mapping[str, Any]) -> Config:
         action_scripts=act.get("allowed_scripts", _script_list, frozenset()),
         explain_agents=exp.get("agents", _bool, True),
         max_pending_approvals_per_agent=apr.get("max_pending_per_agent", _positive_int, 100),
+        approvals_abandoned_after=apr.get("abandoned_after", _duration, 60.0),
         auth_enabled=auth.get("enabled", _bool, True),
         tls_cert_file=tls.get("cert_file", _path, None),
         tls_key_file=tls.get("key_file", _path, None),

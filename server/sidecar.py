@@ -233,6 +233,8 @@ async def build_server(
         scheduler.start()
         sidecar._closers.append(lambda: scheduler.shutdown(wait=True))
         services.notifications.start()  # the outbox's delivery worker (its own thread; no-op without channels)
+    # Before the scheduler and storage close (closers run in reverse), after the server ended the waiting calls.
+    sidecar._closers.append(services.approvals.mark_left_at_stop)
     if config.console_enabled if with_console is None else with_console:
         stop_console = start_console(services)
         sidecar._closers.append(stop_console)

@@ -67,6 +67,12 @@ def build_scheduler(
     # closes or escalates it), and decisions taken by other processes (a separate console).
     scheduler.add_job(approvals.expire_due, "interval", seconds=0.25, id="approval-expiry")
     scheduler.add_job(approvals.poll, "interval", seconds=0.25, id="approval-poll")
+    # Requests nobody waits on any more: this sidecar marks those its last waiter left (and clears stale
+    # marks on those its calls wait on); every sidecar cancels those marked for approvals.abandoned_after
+    # (each a conditional update: one sidecar cancels, a re-attach that committed first wins).
+    every = approvals.attend_every
+    scheduler.add_job(approvals.attend, "interval", seconds=every, id="approval-attendance")
+    scheduler.add_job(approvals.cancel_abandoned, "interval", seconds=every, id="approval-abandoned")
     if idempotency is not None:
         # Remembered answers past the retention (server.idempotency_retention, default 24 h).
         add_once(scheduler, jobs, "idempotency-prune", prune_interval, idempotency.prune)

@@ -22,6 +22,7 @@ from server.rpc.auth import current_principal
 from server.rpc.check_stream import answer_stream
 from server.rpc.errors import status_code, translate_errors
 from server.services.approvals.requests import ApprovalService
+from server.services.deadlines import call_deadline
 from server.services.idempotency import answer_with
 from server.services.observability import NO_TRACER, current_trace_id
 from server.services.recovery.agents import AgentService
@@ -105,7 +106,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- the chain -------------------------------------------------------------------------
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
-        return await self._decide(request)
+        with call_deadline(context.time_remaining()):  # how long an approval may wait for storage
+            return await self._decide(request)
 
     async def CheckActions(
         self, request_iterator: AsyncIterator[pb.CheckActionsRequest], context: Ctx
@@ -119,7 +121,8 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
                     if self.fresh is not None:
                         await self.fresh()
                     self.charge(context)  # every request counts against the credential's rate limit
-                    return await self._decide(message.check)
+                    with call_deadline(context.time_remaining()):  # the stream's deadline, if any
+                        return await self._decide(message.check)
                 except OutriderError as exc:
                     if span.is_recording():
                         span.set_attributes(

@@ -671,3 +671,13 @@ def test_a_separate_console_warns_that_guardrail_changes_wait_for_a_restart(
     assert "runs apart from the sidecar" not in c.get("/guardrails").text
     sidecar.services.health["console_alone"] = True
     assert "runs apart from the sidecar" in c.get("/guardrails").text
+
+
+def test_the_pending_page_shows_an_abandoned_request(sidecar: RunningSidecar, app: Flask) -> None:
+    waited_on, left = ask(sidecar, agent="kept-agent"), ask(sidecar, agent="gone-agent")
+    sidecar.services.approvals.repo.mark_abandoned([left], sidecar.services.approvals.clock.utcnow())
+    c = client(app)
+    sign_in(c, "victor")
+    page = c.get("/approvals").get_data(as_text=True)
+    rows = {m.group(1): m.group(2) for m in re.finditer(r'<tr id="row-(apr_[0-9a-f]+)"(.*?)</tr>', page, re.S)}
+    assert ">abandoned</span>" in rows[left] and "abandoned" not in rows[waited_on]

@@ -248,6 +248,44 @@ def test_approvals_pending_due_and_list(repos: Repos) -> None:
     assert repos.approvals.list(ApprovalFilter(agent_id=a, closed_only=True), 10, "").items == []
 
 
+def test_approvals_abandonment_marks_clears_and_cancels_conditionally(repos: Repos) -> None:
+    a = uid("a")
+    one, two, closed = approval(a, 0), approval(a, 1), approval(a, 2)
+    for ap in (one, two, closed):
+        repos.approvals.insert(ap)
+    done = replace(closed, state=ApprovalState.APPROVED, version=1, decide_time=T0, decided_by="alice")
+    assert repos.approvals.update(done, 0)
+    t1 = T0 + timedelta(seconds=10)
+    # Only pending requests are marked; an existing mark stands.
+    assert repos.approvals.mark_abandoned([one.approval_id, closed.approval_id], t1) == 1
+    assert repos.approvals.mark_abandoned([one.approval_id, two.approval_id], t1 + timedelta(seconds=5)) == 1
+    got = repos.approvals.get(one.approval_id)
+    assert got is not None and got.abandoned_at == t1
+    assert sorted(x.approval_id for x in repos.approvals.abandoned(t1 + timedelta(seconds=5))
+                  if x.agent_id == a) == sorted([one.approval_id, two.approval_id])  # fmt: skip
+    assert [x.approval_id for x in repos.approvals.abandoned(t1) if x.agent_id == a] == [one.approval_id]
+    # A whole-row update (a vote, an escalation) never writes the mark.
+    voted = replace(got, stage=1, version=1, abandoned_at=None)
+    assert repos.approvals.update(voted, 0)
+    got = repos.approvals.get(one.approval_id)
+    assert got is not None and got.abandoned_at == t1 and got.version == 1
+    # The cancel holds only while the mark is as old as the cutoff and the version unchanged.
+    gone = replace(got, state=ApprovalState.CANCELLED, version=2, decided_by="system", decide_time=t1)
+    assert not repos.approvals.cancel_abandoned(gone, 1, t1 - timedelta(seconds=1))  # mark too young
+    assert not repos.approvals.cancel_abandoned(gone, 0, t1)  # stale version
+    assert repos.approvals.clear_abandoned([two.approval_id, closed.approval_id]) == 1
+    assert not repos.approvals.cancel_abandoned(replace(gone, approval_id=two.approval_id), 0, t1 + timedelta(1))
+    v = repos.approvals.update_version()
+    assert repos.approvals.cancel_abandoned(gone, 1, t1)
+    assert not repos.approvals.cancel_abandoned(gone, 1, t1)  # once
+    assert repos.approvals.update_version() > v  # waiting calls see the change
+    got = repos.approvals.get(one.approval_id)
+    assert got is not None and got.state is ApprovalState.CANCELLED
+    assert repos.approvals.abandoned(t1 + timedelta(days=1)) == [] or all(
+        x.agent_id != a for x in repos.approvals.abandoned(t1 + timedelta(days=1))
+    )
+
+
 # ---- budgets -----------------------------------------------------------------------------------------
 
 

@@ -46,6 +46,8 @@ def test_config_file_from_env(tmp_path: Path) -> None:
         ("decision_log: {retention: {max_age: soon}}\n", "decision_log.retention.max_age", "not a duration"),
         ("log: {format: xml}\n", "log.format", "must be one of text, json"),
         ("server: {max_context_bytes: -1}\n", "server.max_context_bytes", "above 0"),
+        ("approvals: {abandoned_after: soon}\n", "approvals.abandoned_after", "not a duration"),
+        ("approvals: {abandoned_after: 0}\n", "approvals.abandoned_after", "must be a positive duration"),
     ],
 )
 def test_bad_values_name_file_key_and_problem(tmp_path: Path, text: str, key: str, problem: str) -> None:
@@ -84,3 +86,8 @@ def test_actions_allowed_scripts_and_explain_agents(tmp_path: Path) -> None:
             load_config(write(tmp_path, text), env={})
         assert problem in err.value.problem
         assert err.value.key in ("actions.allowed_scripts", "explain.agents")
+
+
+def test_approvals_abandoned_after(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, "approvals: {}\n"), env={}).approvals_abandoned_after == 60.0
+    assert load_config(write(tmp_path, "approvals: {abandoned_after: 90s}\n"), env={}).approvals_abandoned_after == 90.0

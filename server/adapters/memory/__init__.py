@@ -380,7 +380,8 @@ class MemoryApprovals:
         current = self.rows.get(approval.approval_id)
         if current is None or current.version != expected_version:
             return False
-        self.rows[approval.approval_id] = copy.deepcopy(approval)
+        # As in SQL: the abandonment mark is never written by a whole-row update.
+        self.rows[approval.approval_id] = replace(copy.deepcopy(approval), abandoned_at=current.abandoned_at)
         self.outbox.add(outbox)
         self.counters.bump("approvals")
         self.counters.bump("approvals.updates")
@@ -392,6 +393,42 @@ class MemoryApprovals:
             return False
         self.rows[approval_id] = replace(current, consume_time=when)
         return True
+
+    def mark_abandoned(self, approval_ids: Iterable[str], when: datetime) -> int:
+        return self._set_abandoned(approval_ids, when, lambda a: a.abandoned_at is None)
+
+    def clear_abandoned(self, approval_ids: Iterable[str]) -> int:
+        return self._set_abandoned(approval_ids, None, lambda a: a.abandoned_at is not None)
+
+    def _set_abandoned(self, approval_ids: Iterable[str], when: datetime | None, ok: Callable[[Approval], bool]) -> int:
+        changed = 0
+        for i in set(approval_ids):
+            a = self.rows.get(i)
+            if a is not None and a.state is ApprovalState.PENDING and ok(a):
+                self.rows[i] = replace(a, abandoned_at=when)
+                changed += 1
+        return changed
+
+    def abandoned(self, cutoff: datetime) -> list[Approval]:
+        return [
+            copy.deepcopy(a)
+            for a in self.rows.values()
+            if a.state is ApprovalState.PENDING and a.abandoned_at is not None and a.abandoned_at <= cutoff
+        ]
+
+    def cancel_abandoned(
+        self, approval: Approval, expected_version: int, cutoff: datetime, outbox: Sequence[Notification] = ()
+    ) -> bool:
+        current = self.rows.get(approval.approval_id)
+        if (
+            current is None
+            or current.version != expected_version
+            or current.state is not ApprovalState.PENDING
+            or current.abandoned_at is None
+            or current.abandoned_at > cutoff
+        ):
+            return False
+        return self.update(approval, expected_version, outbox)
 
     def get(self, approval_id: str) -> Approval | None:
         return copy.deepcopy(self.rows.get(approval_id))

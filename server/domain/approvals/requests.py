@@ -91,6 +91,9 @@ class Approval:
     version: int = 0  # bumped on every change (optimistic concurrency)
     consume_time: datetime | None = None  # when its one allowed answer was delivered
     attempt: int = 0  # 1, 2, ... for the requests `on_reuse: ask_again` opened after this one was used
+    # When the last call waiting on it went away while it was pending (None: someone waits, or nobody ever
+    # did: a non-blocking check). See `abandoned_cancel`.
+    abandoned_at: datetime | None = None
 
     @property
     def used(self) -> bool:
@@ -249,6 +252,19 @@ def cancel(approval: Approval, actor: str, reason: str, now: datetime) -> Approv
         decide_time=now,
         version=approval.version + 1,
     )
+
+
+ABANDONED = "nobody waits for it any more"  # the reason of a request cancelled as abandoned
+
+
+def abandoned_cancel(approval: Approval, now: datetime, abandoned_after: float) -> Approval | None:
+    """The cancellation due at `now` for a request nobody has waited on for `abandoned_after` seconds (its
+    last waiting call went away and none re-attached), if any: CANCELLED by the system."""
+    if approval.closed or approval.abandoned_at is None:
+        return None
+    if now - approval.abandoned_at < timedelta(seconds=abandoned_after):
+        return None
+    return cancel(approval, SYSTEM, ABANDONED, now)
 
 
 def block_reason(approval: Approval) -> str:

@@ -1,4 +1,5 @@
-"""Approval requests: create or re-attach, wait without a thread, decide, expire, cancel.
+"""Approval requests: create or re-attach, wait without a thread, decide, expire, cancel (also those nobody
+waits for any more, marked when their last waiting call went away).
 
 State lives in storage (a restart, even SIGKILL, loses no request and no decision). Waiters are asyncio
 futures on the sidecar's event loop; a decision in this process wakes them at once, and one taken by
@@ -14,12 +15,20 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalFilter, Reviewer
-from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted, Unavailable
+from server.domain.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
+    StorageUnavailable,
+    Unavailable,
+)
 from server.domain.guardrails.base import ActionCall
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import mask
@@ -38,6 +47,10 @@ _RETRIES = 8
 INTAKE_BATCH = 500  # approval requests created in one transaction at most
 INTAKE_THREAD = "approval-intake"  # the name of the intake's own writer thread
 
+
+DEFAULT_ABANDONED_AFTER = 60.0  # `approvals.abandoned_after`
+REASSERT_AT_MOST_EVERY = 15.0  # seconds between two clears of stale marks on the requests waited on here
+ATTEND_AT_MOST_EVERY = 1.0  # seconds between two ticks of `attend` and `cancel_abandoned`
 
 _MAX_UNANSWERED = 10_000  # consumptions whose answer was lost, remembered at most (oldest forgotten first)
 
@@ -101,6 +114,24 @@ class ApprovalRepository(Protocol):
 
     def due(self, now: Any) -> list[Approval]: ...
 
+    def mark_abandoned(self, approval_ids: Iterable[str], when: datetime) -> int:
+        """Mark these pending requests abandoned at `when` (an existing mark stands)."""
+        ...
+
+    def clear_abandoned(self, approval_ids: Iterable[str]) -> int:
+        """Remove the abandonment mark of these pending requests."""
+        ...
+
+    def abandoned(self, cutoff: datetime) -> list[Approval]:
+        """Pending requests marked abandoned at `cutoff` or before."""
+        ...
+
+    def cancel_abandoned(
+        self, approval: Approval, expected_version: int, cutoff: datetime, outbox: Sequence[Notification] = ()
+    ) -> bool:
+        """`update`, only while the request is still marked abandoned at `cutoff` or before (and pending)."""
+        ...
+
     def version(self) -> int:
         """A counter every change moves, new requests included."""
         ...
@@ -124,10 +155,14 @@ class ApprovalService:
         changes: ChangeFeed | None = None,
         notices: ApprovalNotices | None = None,
         max_pending_per_agent: int = 100,
+        abandoned_after: float = DEFAULT_ABANDONED_AFTER,
     ) -> None:
         # `approvals.max_pending_per_agent`: an agent cannot fill storage (and the reviewers' queue) with
         # requests; counted in storage, the truth in a fleet (a race can overshoot by the agent's in-flight cap).
         self.max_pending_per_agent = max_pending_per_agent
+        # `approvals.abandoned_after`: a request whose last waiting call went away, and that nobody re-attached
+        # to for this long, is cancelled (see "Abandoned requests" below).
+        self.abandoned_after = abandoned_after
         self.metrics = metrics or Metrics()  # time to decision and timeouts, counted where they happen
         self.notices = notices
         self.repo = repo
@@ -141,6 +176,11 @@ class ApprovalService:
         # and fetches (and wakes) just the requests that changed, not every waiting one.
         self._known: dict[str, int] = {}
         self._unread: set[str] = set()  # see `_watch_unread`
+        # CheckActions of this process waiting on each pending request (a stream's request and a unary
+        # re-attach are two); the requests whose last waiter here went away, to be marked abandoned by `attend`.
+        self._held: dict[str, int] = {}
+        self._left: set[str] = set()
+        self._reasserted = float("-inf")  # when `attend` last cleared marks on the requests waited on here
         # Consumptions whose commit's answer was lost (storage went away during it): approval id -> the time
         # that attempt wrote. A later call for the same approval that finds exactly that time stored gets the
         # allowed answer the first never delivered (`mark_consumed`). Bounded; this process's only.
@@ -251,15 +291,22 @@ class ApprovalService:
         attach = self.repo.find_attach_many(
             (ask.call.agent_id, ask.request_id, ask.digest) for ask in asks if ask.request_id
         )
+        revived: list[str] = []
         for ask in asks:
             if ask.request_id:
                 existing = attach.get((ask.call.agent_id, ask.request_id, ask.digest))
                 if existing is not None:
                     if not (existing.used and ask.guardrail.policy.on_reuse == "ask_again"):
+                        if existing.abandoned_at is not None and not existing.closed:
+                            existing = replace(existing, abandoned_at=None)  # someone is back for it
+                            revived.append(existing.approval_id)
                         ask.result = existing
                         continue
                     ask.attempt = existing.attempt + 1
             fresh.append(ask)
+        if revived:
+            # A re-attach (any sidecar) clears the mark before the job can cancel the request.
+            self.repo.clear_abandoned(revived)
         counts: dict[str, int] = {}
         same: dict[tuple[str, str, str, int], Approval] = {}  # identical asks in this batch: one request
         new: list[tuple[_Ask, Approval]] = []
@@ -365,7 +412,9 @@ class ApprovalService:
     async def wait(
         self, approval_id: str, current: Approval | None = None, *, pending_version: int | None = None
     ) -> Approval:
-        """Until the request is closed. Holds no thread; a cancelled call leaves the request pending.
+        """Until the request is closed. Holds no thread. A cancelled call leaves the request pending; when it
+        was the last call of this process waiting on it, the request is marked abandoned (`attend`), and
+        cancelled once nobody re-attached for `abandoned_after` (`cancel_abandoned`).
         `current`: the request as just created or read, which saves reading it again (a change made between
         that read and the registration is seen by the next `poll`, within its 250 ms). `pending_version`:
         instead of `current` when it is pending, its version alone, so that a waiting call holds no copy of
@@ -377,12 +426,26 @@ class ApprovalService:
             del current
         if pending_version is None:
             return await self.wait_change(approval_id, -1)  # returns only a closed request
-        while True:
-            approval = await self._wait_pending(approval_id, pending_version)
-            if approval.closed:
-                return approval
-            pending_version = approval.version  # a vote, an escalation: still pending
-            del approval
+        with self._lock:
+            self._held[approval_id] = self._held.get(approval_id, 0) + 1
+        answered = False
+        try:
+            while True:
+                approval = await self._wait_pending(approval_id, pending_version)
+                if approval.closed:
+                    answered = True
+                    return approval
+                pending_version = approval.version  # a vote, an escalation: still pending
+                del approval
+        finally:
+            with self._lock:
+                left = self._held[approval_id] - 1
+                if left:
+                    self._held[approval_id] = left
+                else:
+                    del self._held[approval_id]
+                    if not answered:  # the last waiter here went away with the request unanswered
+                        self._left.add(approval_id)
 
     async def _wait_pending(self, approval_id: str, version: int) -> Approval:
         """The request once it changes from the pending `version` this process just read or wrote."""
@@ -564,6 +627,92 @@ class ApprovalService:
             log.info(action.replace(".", " "), extra={"approval_id": approval.approval_id})
             self._notify(new)
         return changed
+
+    # ---- abandoned requests -----------------------------------------------------------------
+    #
+    # The mark is in storage (`abandoned_at`), so every sidecar sees it:
+    # - the last CheckAction of a sidecar waiting on a pending request goes away unanswered (cancelled,
+    #   deadline, lost connection, a stream cancelled or broken): `attend` marks it, within one tick;
+    # - a re-attach (the same request id, on any sidecar, blocking or not) clears the mark in `_request_many`;
+    # - every `reassert_every` seconds each sidecar clears the marks of the requests its live calls wait on,
+    #   so a mark made on A after B's re-attach (A's stream broke later) is gone within that bound;
+    # - `cancel_abandoned` (every sidecar, every tick) cancels what has been marked for `abandoned_after`:
+    #   one conditional statement per request, so one sidecar wins and a clear that committed first wins.
+    # Bound: a request is cancelled at least `abandoned_after` after its last waiter left (plus a tick); a
+    # request some call still waits on is never cancelled unless the sidecar of that call could not reach
+    # storage (or was frozen) for `abandoned_after - reassert_every` after a stale mark was written.
+
+    @property
+    def reassert_every(self) -> float:
+        return min(self.abandoned_after / 4, REASSERT_AT_MOST_EVERY)
+
+    @property
+    def attend_every(self) -> float:
+        """The period of `attend` and `cancel_abandoned`."""
+        return min(self.abandoned_after / 4, ATTEND_AT_MOST_EVERY)
+
+    def held(self, approval_id: str) -> int:
+        """CheckActions of this process waiting on the request."""
+        with self._lock:
+            return self._held.get(approval_id, 0)
+
+    def attend(self) -> int:
+        """This sidecar's part: mark the requests its last waiter left (unless one came back meanwhile), and
+        every `reassert_every` clear the marks on those its calls wait on. The marks written."""
+        with self._lock:
+            left = [i for i in self._left if i not in self._held]
+            self._left.clear()
+            due = self.clock.monotonic() - self._reasserted >= self.reassert_every
+            live = list(self._held) if due else []
+        marked = 0
+        if left:
+            try:
+                marked = self.repo.mark_abandoned(left, self.clock.utcnow())
+            except Exception:
+                with self._lock:  # tried again at the next tick
+                    self._left.update(left)
+                raise
+            log.info("approvals abandoned", extra={"approval_ids": left[:20], "count": len(left)})
+        if due:
+            if live:
+                self.repo.clear_abandoned(live)
+            self._reasserted = self.clock.monotonic()
+        return marked
+
+    def mark_left_at_stop(self) -> None:
+        """At shutdown, after the server cancelled the calls still waiting: mark their requests (the agents
+        re-attach elsewhere, which clears the marks, or the requests are cancelled as abandoned)."""
+        try:
+            self.attend()
+        except StorageUnavailable:
+            log.warning("approvals whose waiting calls the shutdown ended were not marked: storage unavailable")
+
+    def cancel_abandoned(self) -> int:
+        """Cancel every request marked abandoned for `abandoned_after` (safe on every sidecar at once)."""
+        now = self.clock.utcnow()
+        cutoff = now - timedelta(seconds=self.abandoned_after)
+        cancelled = 0
+        for approval in self.repo.abandoned(cutoff):
+            if self.held(approval.approval_id):
+                self.repo.clear_abandoned([approval.approval_id])  # a call here waits on it: a stale mark
+                continue
+            new = rules.abandoned_cancel(approval, now, self.abandoned_after)
+            if new is None or not self.repo.cancel_abandoned(new, approval.version, cutoff):
+                continue  # re-attached, decided or cancelled by another sidecar meanwhile
+            cancelled += 1
+            self.metrics.approval_closed(new)
+            self.audit.record(
+                rules.SYSTEM,
+                "approval.cancel",
+                approval.approval_id,
+                {
+                    "reason": rules.ABANDONED,
+                    "abandoned_at": approval.abandoned_at.isoformat() if approval.abandoned_at else "",
+                },
+            )
+            log.info("approval cancelled: nobody waits for it", extra={"approval_id": approval.approval_id})
+            self._notify(new)
+        return cancelled
 
     def mark_consumed(self, approval_id: str) -> bool:
         """Deliver the approval's one allowed answer: True for exactly one caller, in any process.

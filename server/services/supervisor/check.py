@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from server.domain.agents import Standing, validate_agent_id
 from server.domain.approvals import requests as rules
 from server.domain.approvals.requests import Approval, ApprovalState, approval_digest
-from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted
+from server.domain.errors import FailedPrecondition, InvalidArgument, ResourceExhausted, StorageUnavailable
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult, Severity, Verdict, gate
 from server.domain.guardrails.hitl import Hitl
 from server.domain.masking import MASK, mask
 from server.services import observability as obs
+from server.services.deadlines import retry_storage
 from server.services.ports import Clock
 from server.services.recovery.agents import AgentService
 from server.services.supervisor.chain import ChainStore
@@ -391,7 +392,11 @@ class CheckActionService:
         heavy: bool = False,
     ) -> _Outcome:
         checking = _Checking(self, call, request_id, trace_id, wait, approved_edits, heavy)
-        walked = await walk(self.chain.order, call, self.clock.monotonic(), checking, self.assess_level)
+        try:
+            walked = await walk(self.chain.order, call, self.clock.monotonic(), checking, self.assess_level)
+        except StorageUnavailable:  # an approval that could not be stored in time: no decision, no permit kept
+            self._release_permits(checking.out.permit_ids)
+            raise
         out = checking.out
         out.run = walked.run
         return out
@@ -419,9 +424,11 @@ class CheckActionService:
         digest = approval_digest(call.action, call.context)
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
-        # Group-committed: a burst of requests is written in a few transactions, off the event loop.
-        approval = await self.approvals.request_async(
-            call, hitl, request_id, trace_id, run.warnings + hitl.note(call), digest
+        # Group-committed: a burst of requests is written in a few transactions, off the event loop. While
+        # storage is unreachable the ask is retried within the call's deadline (then UNAVAILABLE).
+        warnings = run.warnings + hitl.note(call)
+        approval = await retry_storage(
+            lambda: self.approvals.request_async(call, hitl, request_id, trace_id, warnings, digest)
         )
         obs.approval_event(approval, "approval.created")
         if not approval.closed:
@@ -439,7 +446,9 @@ class CheckActionService:
             return Asked(approval, GuardrailResult.blocked(rules.block_reason(approval)))
         # An approval grants one action: delivered to exactly one call (the waiting one, or the first
         # re-attach after a lost answer); every later identical request is told it was used.
-        if not await asyncio.to_thread(self.approvals.mark_consumed, approval.approval_id):
+        # A consumption whose commit's answer was lost is found again by the retry (mark_consumed).
+        approval_id = approval.approval_id
+        if not await retry_storage(lambda: asyncio.to_thread(self.approvals.mark_consumed, approval_id)):
             used = replace(approval, consume_time=approval.consume_time or self.clock.utcnow())
             return Asked(used, GuardrailResult.blocked(rules.block_reason(used)))
         approval = replace(approval, consume_time=self.clock.utcnow())

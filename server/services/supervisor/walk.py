@@ -13,7 +13,8 @@ In evaluation order (trust roots first), each guardrail:
 4. otherwise answers through `Walker.answer` (CheckAction: `check`; shadow: `shadow_check`; explain and
    replay: their side-effect-free previews);
 5. is combined by the seed's rules (ChainRun): the first block ends the walk, a warning goes on, an
-   exception is a block `Guardrail error: …`; a shadow guardrail's result only becomes the shadow outcome.
+   exception is a block `Guardrail error: …` (except a hitl guardrail's StorageUnavailable: its request could
+   not be stored, so the call fails UNAVAILABLE); a shadow guardrail's result only becomes the shadow outcome.
 
 What differs between the uses (side effects, timing, spans, what is recorded per step) is the `Walker`'s.
 """
@@ -26,6 +27,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
+from server.domain.errors import StorageUnavailable
 from server.domain.guardrails import ActionCall, ChainRun, Guardrail, GuardrailResult
 from server.domain.guardrails.hitl import Hitl, would_ask_reason
 
@@ -115,6 +117,11 @@ async def walk(
                 else:
                     result = await walker.answer(guardrail, call, now)
         except Exception as exc:
+            if asks and isinstance(exc, StorageUnavailable):
+                # A human could not be asked (the request cannot be stored, or its answer not delivered):
+                # the sidecar cannot answer the call (UNAVAILABLE, retry), which is no policy outcome.
+                walker.cancelled(token)
+                raise
             error = str(exc) or type(exc).__name__
             result = GuardrailResult.blocked(f"Guardrail error: {error}")
         except BaseException:  # cancelled: the agent went away

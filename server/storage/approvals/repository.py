@@ -75,6 +75,7 @@ def _approval(r: ApprovalRow) -> Approval:
         version=r.version,
         consume_time=utc(r.consume_time) if r.consume_time else None,
         attempt=r.attempt,
+        abandoned_at=utc(r.abandoned_at) if r.abandoned_at else None,
     )
 
 
@@ -200,6 +201,64 @@ class SqlApprovalRepository:
                 .values(consume_time=when)
             )
             return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    # ---- abandonment (never through `update`: a whole-row write from an older read would undo a mark) ----
+
+    def mark_abandoned(self, approval_ids: Iterable[str], when: datetime) -> int:
+        """Mark pending requests abandoned at `when` (an existing mark, older, stands)."""
+        return self._set_abandoned(approval_ids, when, col(ApprovalRow.abandoned_at).is_(None))
+
+    def clear_abandoned(self, approval_ids: Iterable[str]) -> int:
+        """Someone waits again: the marks of these pending requests go (one write only where there is one)."""
+        return self._set_abandoned(approval_ids, None, col(ApprovalRow.abandoned_at).is_not(None))
+
+    def _set_abandoned(self, approval_ids: Iterable[str], when: datetime | None, where: Any) -> int:
+        ids = sorted(set(approval_ids))  # one lock order for concurrent writers of the same rows
+        changed = 0
+        for start in range(0, len(ids), _CHUNK):
+            with Session(self.engine) as s, s.begin():
+                result = s.execute(
+                    update(ApprovalRow)
+                    .where(col(ApprovalRow.approval_id).in_(ids[start : start + _CHUNK]))
+                    .where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
+                    .where(where)
+                    .values(abandoned_at=when)
+                )
+                changed += int(result.rowcount)  # type: ignore[attr-defined]
+        return changed
+
+    def abandoned(self, cutoff: datetime) -> list[Approval]:
+        """Pending requests marked abandoned at `cutoff` or before."""
+        stmt = (
+            select(ApprovalRow)
+            .where(col(ApprovalRow.abandoned_at) <= cutoff)
+            .where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
+        )
+        with Session(self.engine) as s:
+            return [_approval(r) for r in s.execute(stmt).scalars()]
+
+    def cancel_abandoned(
+        self, approval: Approval, expected_version: int, cutoff: datetime, outbox: Sequence[Notification] = ()
+    ) -> bool:
+        """Write the cancellation only while the request is still pending at `expected_version` and still
+        marked abandoned at `cutoff` or before: one statement, so a waiter that re-attached meanwhile (its
+        clear committed first) wins, and of N sidecars running the job at once exactly one cancels."""
+        with Session(self.engine) as s, s.begin():
+            result = s.execute(
+                update(ApprovalRow)
+                .where(col(ApprovalRow.approval_id) == approval.approval_id)
+                .where(col(ApprovalRow.version) == expected_version)
+                .where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
+                .where(col(ApprovalRow.abandoned_at) <= cutoff)
+                .values(**_values(approval))
+            )
+            if not result.rowcount:  # type: ignore[attr-defined]
+                return False
+            add_to_outbox(s, outbox)
+            _bump(s)
+            _bump(s, _UPDATES)
+            self._announce(s, approval.approval_id)
+            return True
 
     def get(self, approval_id: str) -> Approval | None:
         with Session(self.engine) as s:

@@ -28,6 +28,7 @@ class ApprovalRow(SQLModel, table=True):
             postgresql_where=text("request_id != ''"),
         ),
         Index("ix_approvals_state_expire", "state", "expire_time"),
+        Index("ix_approvals_abandoned_at", "abandoned_at"),  # migration 0131
     )
 
     approval_id: str = Field(primary_key=True, max_length=40)
@@ -54,3 +55,6 @@ class ApprovalRow(SQLModel, table=True):
     stage: int = Field(default=0)
     version: int = Field(default=0)
     attempt: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
+    # When the last call waiting on the pending request went away (0131); written only by the mark, the
+    # re-attach that clears it and the job that cancels it, never by a whole-row update.
+    abandoned_at: datetime | None = _utc(nullable=True)
