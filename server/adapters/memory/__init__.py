@@ -105,13 +105,22 @@ class MemoryAgents:
         self.record_changes = 0
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
+        stored, created, _ = self.register(agent)
+        return stored, created
+
+    def register(self, agent: Agent, release: Containment | None = None) -> tuple[Agent, bool, Containment | None]:
         now = datetime.now(UTC)
         old = self.rows.get(agent.agent_id)
         stored = replace(agent, create_time=old.create_time if old else now, update_time=now)
         self.rows[agent.agent_id] = stored
         self.registered_once.add(agent.agent_id)
         self.record_changes += 1
-        return copy.deepcopy(stored), old is None
+        lifted = None
+        seen = self.standings.get(agent.agent_id)
+        if release is not None and seen is not None and seen.standing is Standing.QUARANTINED:
+            lifted = seen
+            self.set_standing(release)
+        return copy.deepcopy(stored), old is None, lifted
 
     def ever_registered(self, agent_id: str) -> bool:
         return agent_id in self.registered_once
