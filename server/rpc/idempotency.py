@@ -95,8 +95,12 @@ class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
                             await abort(context, exc)
                         assert stored is not None
                         return response_class.FromString(stored)
-                    if response is None or guard.written:  # aborted, or remembered with the change
+                    if response is None:  # aborted
                         return response
+                    if guard.written and guard.answer is not None:
+                        # Remembered with the change: answer what the record says, byte for byte what a
+                        # retry gets (a field the service fills after the commit cannot differ).
+                        return response_class.FromString(guard.answer)
                     try:
                         kept = await asyncio.to_thread(
                             self.service.remember, name, caller, request.request_id, raw, response.SerializeToString()

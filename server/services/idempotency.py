@@ -41,11 +41,13 @@ class Guard:
     when: datetime
     render: Callable[[Any], bytes] | None = None
     written: bool = False  # the record went into the change's transaction
+    answer: bytes | None = None  # what the record says (the call answers it, so a retry answers the same)
 
     def record(self, result: Any) -> Record:
         """The record to write with the change whose result is `result` (a group commit writes several)."""
         assert self.render is not None
-        return Record(self.key, self.method, self.caller, self.request_digest, self.render(result), self.when)
+        self.answer = self.render(result)
+        return Record(self.key, self.method, self.caller, self.request_digest, self.answer, self.when)
 
 
 @dataclass(frozen=True, slots=True)

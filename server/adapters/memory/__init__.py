@@ -544,7 +544,7 @@ class MemoryRecovery:
         self.states[result.agent_id] = RecoveryState(count, state.last_attempt_time, copy.deepcopy(state.last_recovery))
         return copy.deepcopy(self.states[result.agent_id])
 
-    def save_state(self, agent_id: str, state: RecoveryState) -> None:
+    def save_state(self, agent_id: str, state: RecoveryState, answer: Any = None) -> None:
         self.states[agent_id] = copy.deepcopy(state)
 
     def delete_state(self, agent_id: str) -> None:
@@ -568,9 +568,11 @@ class MemoryRecovery:
     def load_checks(self) -> dict[str, HealthCheckSpec]:
         return copy.deepcopy(self.checks)
 
-    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
+    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> bool:
+        replaced = agent_id in self.checks
         self.checks[agent_id] = copy.deepcopy(spec)
         self.statuses.pop(agent_id, None)
+        return replaced
 
     def delete_check(self, agent_id: str) -> bool:
         self.statuses.pop(agent_id, None)
@@ -588,7 +590,7 @@ class MemoryRecovery:
     def get_setting(self, key: str) -> dict[str, Any] | None:
         return copy.deepcopy(self.settings.get(key))
 
-    def put_setting(self, key: str, value: dict[str, Any], now: datetime) -> None:
+    def put_setting(self, key: str, value: dict[str, Any], now: datetime, answer: Any = None) -> None:
         self.settings[key] = copy.deepcopy(dict(value))
 
 

@@ -292,7 +292,8 @@ class AgentService:
             raise FailedPrecondition(
                 f"agent {agent_id!r} is neither terminated nor quarantined", reason="NOT_CONTAINED"
             )
-        self._store(Containment(agent_id, Standing.ACTIVE, "", reason, actor, self._now()))
+        # The standing stored when the lift committed (its idempotency record holds the same).
+        current = self._store(Containment(agent_id, Standing.ACTIVE, "", reason, actor, self._now())) or current
         self.audit.record(
             actor,
             "agent.reinstate",
@@ -301,13 +302,15 @@ class AgentService:
         )
         return current
 
-    def _store(self, c: Containment) -> None:
+    def _store(self, c: Containment) -> Containment | None:
+        """Returns the standing it replaced (None: the id had none or was ACTIVE)."""
         with self._lock:
-            self.repo.set_standing(c)
+            before = self.repo.set_standing(c)
             if c.standing is Standing.ACTIVE:
                 self._contained.pop(c.agent_id, None)
             else:
                 self._contained[c.agent_id] = c
+        return before
 
     def _now(self) -> datetime:
         return self.clock.utcnow() if self.clock is not None else datetime.now(UTC)

@@ -153,6 +153,9 @@ class SqlAgentRepository:
             row, _ = _lock_containment(s, c.agent_id, c.update_time or datetime.now(UTC))
             before = _containment(row) if row.standing != Standing.ACTIVE.value else None
             put_standing(s, c, self.changes)
+            if before is not None and c.standing is Standing.ACTIVE:
+                # A retried ReinstateAgent gets this answer (the standing it lifted), never lifts a new one.
+                remember_in_transaction(s.connection(), before, "ReinstateAgent")
             return before
 
     def containment_version(self) -> int:
