@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import grpc
 import pytest
 from google.protobuf import duration_pb2
 from google.protobuf.message import Message
@@ -731,3 +732,38 @@ def test_a_retry_gets_the_first_answer_though_storage_went_right_after_the_chang
     case.between()
     assert case.call(rid) == first, f"a retried {rpc} did not get the first answer"
     assert case.holds(), f"a retried {rpc} was applied again"
+
+
+def test_a_retried_health_check_run_whose_answer_was_lost_starts_no_second_recovery(
+    s: RunningSidecar, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RunHealthChecks is no single transaction (the checks reach the agents; each recovery attempt is stored
+    in its own): its answer is remembered after the run. A retry whose answer was lost runs the checks
+    again, and each recovery it would start carries a request id derived from the call's, found stored:
+    the first run's attempt is answered, none is started twice."""
+    a, group = _uid("agent"), _uid("g")
+    s.stub.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=a, group=group)))
+    silent = recovery_pb2.HealthCheck(heartbeat=recovery_pb2.HeartbeatCheck(silence_threshold=_ttl(30)))
+    s.recovery.AddHealthCheck(rpb.AddHealthCheckRequest(agent_id=a, check=silent))
+    clock.advance(31)
+
+    def gone(*_: object) -> bool:
+        raise Unavailable("storage unavailable, retry")
+
+    monkeypatch.setattr(s.services.idempotency.repo, "put", gone)
+    request = rpb.RunHealthChecksRequest(group=group, request_id=_uid("run"))
+    with pytest.raises(grpc.RpcError) as lost:
+        s.recovery.RunHealthChecks(request)  # the checks ran and started a recovery; the answer was lost
+    assert lost.value.code() == grpc.StatusCode.UNAVAILABLE
+    monkeypatch.undo()
+    history = s.recovery.GetRecoveryHistory(rpb.GetRecoveryHistoryRequest(agent_id=a)).results
+    assert len(history) == 1
+    clock.advance(3600)  # past the cooldown: a new attempt would run now
+    again = s.recovery.RunHealthChecks(request)
+    assert [(st.agent_id, st.healthy) for st in again.statuses] == [(a, False)]
+    assert [r.recovery_id for r in again.recoveries] == [history[0].recovery_id]  # the first run's attempt
+    assert len(s.recovery.GetRecoveryHistory(rpb.GetRecoveryHistoryRequest(agent_id=a)).results) == 1
+    assert s.recovery.GetRetryCount(rpb.GetRetryCountRequest(agent_id=a)).retry_count == 1
+    # A new request id is a new run, as always: it starts a new attempt.
+    fresh = s.recovery.RunHealthChecks(rpb.RunHealthChecksRequest(group=group, request_id=_uid("run")))
+    assert len(fresh.recoveries) == 1 and fresh.recoveries[0].recovery_id != history[0].recovery_id
