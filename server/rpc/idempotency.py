@@ -3,8 +3,11 @@ authentication, so the caller is known. CheckAction and IssueToken are left out 
 
 Where the storage write takes part (services/idempotency.py `Guard`; docs/operations.md lists the calls),
 the record is written in the change's own transaction, so a call applied but not answered (a crash, a lost
-connection after the commit) is not applied again by its retry; elsewhere it is stored right after the
-change."""
+connection after the commit) is not applied again by its retry, and the call answers what its record says.
+Elsewhere it is stored right after the call: where the change carries its own request id (AcquireLease,
+Kill, TriggerRecovery, RegisterSubstitute), is no database change (AcquirePermit, ReportOutcome and
+ReleasePermit on a permit in memory), or is not one transaction (RunHealthChecks, whose recovery attempts
+carry request ids derived from its own; a ReportFailure that completes a cascade)."""
 
 from __future__ import annotations
 
