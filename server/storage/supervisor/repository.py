@@ -108,9 +108,9 @@ class SqlAgentRepository:
             bump_counter(s, RECORDS_COUNTER)
             lifted = None
             if release is not None:
-                seen = s.get(ContainmentRow, agent.agent_id, with_for_update=True, populate_existing=True)
-                if seen is not None and seen.standing == Standing.QUARANTINED.value:
-                    lifted = _containment(seen)
+                standing = s.get(ContainmentRow, agent.agent_id, with_for_update=True, populate_existing=True)
+                if standing is not None and standing.standing == Standing.QUARANTINED.value:
+                    lifted = _containment(standing)
                     put_standing(s, release, self.changes)
             stored = _agent(row)
             remember_in_transaction(s.connection(), (stored, created), "RegisterAgent")
