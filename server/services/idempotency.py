@@ -76,6 +76,14 @@ def current_guard() -> Guard | None:
     return g if g is not None and g.render is not None else None
 
 
+def attempt_failed() -> None:
+    """The storage write of the call being served failed and is run again: what its record said rolled back
+    with it (a COMMIT that did go through is found by the next attempt's write: AlreadyRemembered)."""
+    g = _current.get()
+    if g is not None:
+        g.written, g.answer = False, None
+
+
 @contextmanager
 def guarding(guard: Guard) -> Iterator[Guard]:
     token = _current.set(guard)
