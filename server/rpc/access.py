@@ -14,6 +14,7 @@ from server.rpc import convert
 from server.rpc.auth import current_principal
 from server.rpc.errors import translate_errors
 from server.services.access.credentials import AccessService
+from server.services.idempotency import answer_with
 
 Ctx: TypeAlias = Any
 
@@ -56,12 +57,19 @@ class AccessServicer(pb_grpc.AccessServiceServicer):
         return pb.IssueTokenResponse(token=token_to_pb(token), secret=secret)
 
     async def RevokeToken(self, request: pb.RevokeTokenRequest, context: Ctx) -> pb.RevokeTokenResponse:
+        # The idempotency record is written in the revocation's transaction, with this answer.
+        answer_with(lambda t: pb.RevokeTokenResponse(token=token_to_pb(t)).SerializeToString())
         token = await asyncio.to_thread(self.access.revoke, request.token_id, current_principal().label)
         return pb.RevokeTokenResponse(token=token_to_pb(token))
 
     async def RevokeCertificate(
         self, request: pb.RevokeCertificateRequest, context: Ctx
     ) -> pb.RevokeCertificateResponse:
+        answer_with(  # written in the revocation's transaction
+            lambda out: pb.RevokeCertificateResponse(
+                fingerprint=out[0], revoke_time=convert.timestamp(out[1])
+            ).SerializeToString()
+        )
         fingerprint, when = await asyncio.to_thread(
             self.access.revoke_certificate, request.fingerprint, request.reason[:512], current_principal().label
         )

@@ -23,7 +23,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from server.domain import errors as e
-from server.services.idempotency import AlreadyRemembered
+from server.services.idempotency import AlreadyRemembered, attempt_failed
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ async def wait_for_storage(call: Callable[[], Awaitable[T]], context: Any) -> T:
         try:
             return await call()
         except e.StorageUnavailable:
+            attempt_failed()  # the next attempt writes the call's idempotency record afresh
             remaining = context.time_remaining() if context is not None else None
             if remaining is not None:
                 left = remaining - _DEADLINE_MARGIN

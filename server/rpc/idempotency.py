@@ -3,8 +3,11 @@ authentication, so the caller is known. CheckAction and IssueToken are left out 
 
 Where the storage write takes part (services/idempotency.py `Guard`; docs/operations.md lists the calls),
 the record is written in the change's own transaction, so a call applied but not answered (a crash, a lost
-connection after the commit) is not applied again by its retry; elsewhere it is stored right after the
-change."""
+connection after the commit) is not applied again by its retry, and the call answers what its record says.
+Elsewhere it is stored right after the call: where the change carries its own request id (AcquireLease,
+Kill, TriggerRecovery, RegisterSubstitute), is no database change (AcquirePermit, ReportOutcome and
+ReleasePermit on a permit in memory), or is not one transaction (RunHealthChecks, whose recovery attempts
+carry request ids derived from its own; a ReportFailure that completes a cascade)."""
 
 from __future__ import annotations
 
@@ -95,8 +98,12 @@ class IdempotencyInterceptor(grpc.aio.ServerInterceptor):
                             await abort(context, exc)
                         assert stored is not None
                         return response_class.FromString(stored)
-                    if response is None or guard.written:  # aborted, or remembered with the change
+                    if response is None:  # aborted
                         return response
+                    if guard.written and guard.answer is not None:
+                        # Remembered with the change: answer what the record says, byte for byte what a
+                        # retry gets (a field the service fills after the commit cannot differ).
+                        return response_class.FromString(guard.answer)
                     try:
                         kept = await asyncio.to_thread(
                             self.service.remember, name, caller, request.request_id, raw, response.SerializeToString()

@@ -130,21 +130,31 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
     async def AddHealthCheck(self, request: pb.AddHealthCheckRequest, context: Ctx) -> pb.AddHealthCheckResponse:
         validate_id(request.agent_id, "agent_id")
         spec = rc.check_from_pb(request.check)
+        # The idempotency record of each call below is written in the transaction of its change, with its
+        # answer (a retry after a lost answer gets it and changes nothing).
+        answer_with(
+            lambda replaced: pb.AddHealthCheckResponse(
+                agent_id=request.agent_id, check=rc.check_to_pb(spec), replaced=replaced
+            ).SerializeToString()
+        )
         replaced = await asyncio.to_thread(self.f.health.add, request.agent_id, spec, current_principal().label)
         return pb.AddHealthCheckResponse(agent_id=request.agent_id, check=rc.check_to_pb(spec), replaced=replaced)
 
     async def RemoveHealthCheck(
         self, request: pb.RemoveHealthCheckRequest, context: Ctx
     ) -> pb.RemoveHealthCheckResponse:
+        answer_with(lambda _: pb.RemoveHealthCheckResponse().SerializeToString())
         await asyncio.to_thread(self.f.health.remove, request.agent_id, current_principal().label)
         return pb.RemoveHealthCheckResponse()
 
     async def StartMonitoring(self, request: pb.StartMonitoringRequest, context: Ctx) -> pb.StartMonitoringResponse:
         interval = convert.seconds(request, "interval")
+        answer_with(lambda st: pb.StartMonitoringResponse(state=rc.monitoring_to_pb(st)).SerializeToString())
         state = await asyncio.to_thread(self.f.recovery.start_monitoring, interval, current_principal().label)
         return pb.StartMonitoringResponse(state=rc.monitoring_to_pb(state))
 
     async def StopMonitoring(self, request: pb.StopMonitoringRequest, context: Ctx) -> pb.StopMonitoringResponse:
+        answer_with(lambda st: pb.StopMonitoringResponse(state=rc.monitoring_to_pb(st)).SerializeToString())
         state = await asyncio.to_thread(self.f.recovery.stop_monitoring, current_principal().label)
         return pb.StopMonitoringResponse(state=rc.monitoring_to_pb(state))
 
@@ -154,7 +164,10 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         return pb.GetMonitoringStateResponse(state=rc.monitoring_to_pb(self.f.recovery.monitoring_state()))
 
     async def RunHealthChecks(self, request: pb.RunHealthChecksRequest, context: Ctx) -> pb.RunHealthChecksResponse:
-        statuses, recoveries = await self.f.recovery.run_health_checks(request.group)
+        # Answered after the run (its idempotency record follows it); see run_health_checks for a retry.
+        statuses, recoveries = await self.f.recovery.run_health_checks(
+            request.group, request.request_id, current_principal().label
+        )
         return pb.RunHealthChecksResponse(
             statuses=[rc.status_to_pb(s) for s in statuses], recoveries=[rc.result_to_pb(r) for r in recoveries]
         )
@@ -191,6 +204,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         self, request: pb.SetRecoveryPolicyRequest, context: Ctx
     ) -> pb.SetRecoveryPolicyResponse:
         p = request.policy
+        answer_with(lambda policy: pb.SetRecoveryPolicyResponse(policy=rc.policy_to_pb(policy)).SerializeToString())
         policy = await asyncio.to_thread(
             self.f.recovery.set_policy,
             p.group,
@@ -220,6 +234,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
     async def ResetRetryCounter(
         self, request: pb.ResetRetryCounterRequest, context: Ctx
     ) -> pb.ResetRetryCounterResponse:
+        answer_with(lambda n: pb.ResetRetryCounterResponse(previous_retry_count=n).SerializeToString())
         previous = await asyncio.to_thread(
             self.f.recovery.reset_retry_counter, request.agent_id, current_principal().label
         )
@@ -264,6 +279,11 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         return pb.KillResponse(result=rc.kill_to_pb(result))
 
     async def ReinstateAgent(self, request: pb.ReinstateAgentRequest, context: Ctx) -> pb.ReinstateAgentResponse:
+        answer_with(
+            lambda c: pb.ReinstateAgentResponse(
+                agent_id=c.agent_id, previous_standing=c.standing.value, kill_id=c.kill_id
+            ).SerializeToString()
+        )
         lifted = await asyncio.to_thread(
             self.agents.reinstate, request.agent_id, _text(request.reason, "reason"), current_principal().label
         )
@@ -304,6 +324,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         self, request: pb.DeregisterSubstituteRequest, context: Ctx
     ) -> pb.DeregisterSubstituteResponse:
         scope, scope_id = rc.scope_from_pb(request)
+        answer_with(lambda _: pb.DeregisterSubstituteResponse().SerializeToString())
         await asyncio.to_thread(
             self.f.substitutes.deregister, scope, scope_id, request.agent_id, current_principal().label
         )
@@ -340,6 +361,7 @@ class RecoveryServicer(pb_grpc.RecoveryServiceServicer):
         p = request.policy
         if p.threshold < 0:
             raise InvalidArgument("policy.threshold must be 1 or more", field="policy.threshold")
+        answer_with(lambda cp: pb.SetCascadePolicyResponse(policy=rc.cascade_policy_to_pb(cp)).SerializeToString())
         policy = await asyncio.to_thread(
             self.f.cascade.set_policy,
             convert.seconds(p, "window"),

@@ -173,6 +173,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def SetBreakerConfig(self, request: pb.SetBreakerConfigRequest, context: Ctx) -> pb.SetBreakerConfigResponse:
         override = cv.config_override(request.config)
+        # The idempotency record is written in the transaction of the new settings, with this answer.
+        answer_with(
+            lambda b: pb.SetBreakerConfigResponse(breaker=cv.breaker_pb(self.breakers.as_served(b))).SerializeToString()
+        )
         b = await asyncio.to_thread(self.breakers.set_config, request.key, override, current_principal().label)
         return pb.SetBreakerConfigResponse(breaker=cv.breaker_pb(b))
 
@@ -236,6 +240,12 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         )
 
     async def SetGlobalBudget(self, request: pb.SetGlobalBudgetRequest, context: Ctx) -> pb.SetGlobalBudgetResponse:
+        # The idempotency record is written in the ledger's transaction, with this answer.
+        answer_with(
+            lambda change: pb.SetGlobalBudgetResponse(
+                global_budget=cv.global_pb(change.global_budget)
+            ).SerializeToString()
+        )
         glob, _signals = await asyncio.to_thread(self.budgets.set_global, request.tokens, current_principal().label)
         return pb.SetGlobalBudgetResponse(global_budget=cv.global_pb(glob))
 

@@ -76,6 +76,10 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
 
     async def RegisterAgent(self, request: pb.RegisterAgentRequest, context: Ctx) -> pb.RegisterAgentResponse:
         a, p = request.agent, current_principal()
+        # The idempotency record is written in the record's transaction, with this answer.
+        answer_with(
+            lambda out: pb.RegisterAgentResponse(agent=convert.agent_to_pb(out[0]), created=out[1]).SerializeToString()
+        )
         agent, created = await asyncio.to_thread(
             functools.partial(
                 self.agents.register,
@@ -90,6 +94,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         return pb.RegisterAgentResponse(agent=convert.agent_to_pb(agent), created=created)
 
     async def DeregisterAgent(self, request: pb.DeregisterAgentRequest, context: Ctx) -> pb.DeregisterAgentResponse:
+        answer_with(lambda _: pb.DeregisterAgentResponse().SerializeToString())  # written with the removal
         await asyncio.to_thread(self.agents.deregister, request.agent_id, current_principal().label)
         return pb.DeregisterAgentResponse()
 

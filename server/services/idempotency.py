@@ -41,11 +41,13 @@ class Guard:
     when: datetime
     render: Callable[[Any], bytes] | None = None
     written: bool = False  # the record went into the change's transaction
+    answer: bytes | None = None  # what the record says (the call answers it, so a retry answers the same)
 
     def record(self, result: Any) -> Record:
         """The record to write with the change whose result is `result` (a group commit writes several)."""
         assert self.render is not None
-        return Record(self.key, self.method, self.caller, self.request_digest, self.render(result), self.when)
+        self.answer = self.render(result)
+        return Record(self.key, self.method, self.caller, self.request_digest, self.answer, self.when)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,14 @@ def current_guard() -> Guard | None:
     """The guard of the call being served, when it has a request id and its answer can be rendered."""
     g = _current.get()
     return g if g is not None and g.render is not None else None
+
+
+def attempt_failed() -> None:
+    """The storage write of the call being served failed and is run again: what its record said rolled back
+    with it (a COMMIT that did go through is found by the next attempt's write: AlreadyRemembered)."""
+    g = _current.get()
+    if g is not None:
+        g.written, g.answer = False, None
 
 
 @contextmanager

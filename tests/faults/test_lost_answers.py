@@ -1,6 +1,7 @@
 """Calls applied but never answered, then retried with the same request_id, count once: Consume, Allocate,
-Reserve, AcquireLease, ReportOutcome, RecordEpisode and DecideApproval. Each call waits inside its transaction
-behind a lock until the caller's deadline passes, then commits, and the sidecar is SIGKILLed right after.
+Reserve, AcquireLease, ReportOutcome, RecordEpisode, DecideApproval, RegisterAgent and SetGlobalBudget. Each
+call waits inside its transaction behind a lock until the caller's deadline passes, then commits, and the
+sidecar is SIGKILLed right after.
 
 Before, the idempotency record was written in its own transaction after the change: the cancelled call
 never wrote it, and the retry on the restarted sidecar applied the change a second time."""
@@ -16,9 +17,9 @@ import psycopg
 import pytest
 from google.protobuf import duration_pb2
 
+from outrider.v1 import common_pb2, supervisor_pb2
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as spb
-from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from tests.fleet.harness import SidecarProc, operator_token, wait_until
 from tests.integration.rpc import check, guardrail
@@ -304,3 +305,77 @@ def test_a_retried_approval_decision_whose_answer_was_lost_at_a_crash_answers_th
         assert _count(dsn, decided, approval.approval_id) == 1
     finally:
         second.close()
+
+
+# ---- operator calls whose record now goes in with the change (issue 26) -------------------------------------
+
+
+def test_a_retried_register_agent_whose_answer_was_lost_at_a_crash_changes_nothing(
+    pg: OwnPostgres, tmp_path: Path
+) -> None:
+    """Before, the record followed in its own transaction: the retry, after another operator had moved the
+    agent on, put the agent back into the group of the lost call."""
+    db_url = fresh_database(pg)
+    dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+    token = operator_token(tmp_path, db_url)
+    agent = "lost-register-1"
+    request = pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent, group="g1"), request_id="register-lost-1")
+    group = "SELECT group_name FROM agents WHERE agent_id = %s"
+    first = SidecarProc(tmp_path, db_url, token, "A").wait_serving()
+    try:
+        first.supervisor.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent)))
+        _lose_answer(
+            dsn,
+            "SELECT group_name FROM agents WHERE agent_id = %s FOR UPDATE",
+            (agent,),
+            lambda: first.supervisor.RegisterAgent(request, timeout=2),
+        )
+        wait_until(lambda: _text(dsn, group, agent) == "g1", "the registration committed", 60)
+    finally:
+        first.close(signal.SIGKILL)
+    second = SidecarProc(tmp_path, db_url, token, "B").wait_serving()
+    try:
+        second.supervisor.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=agent, group="g2")))
+        again = second.supervisor.RegisterAgent(request, timeout=30)
+        assert (again.agent.group, again.created) == ("g1", False)  # the lost call's answer
+        assert _text(dsn, group, agent) == "g2", "the retried RegisterAgent was applied again"
+    finally:
+        second.close()
+
+
+def test_a_retried_set_global_budget_whose_answer_was_lost_at_a_crash_changes_nothing(
+    pg: OwnPostgres, tmp_path: Path
+) -> None:
+    """Before, the retry set the lost call's total again over the one set since."""
+    db_url = fresh_database(pg)
+    dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+    token = operator_token(tmp_path, db_url)
+    request = spb.SetGlobalBudgetRequest(tokens=5_000, request_id="global-lost-1")
+    total = "SELECT total FROM safeguard_global_budget WHERE name = %s"
+    first = SidecarProc(tmp_path, db_url, token, "A").wait_serving()
+    try:
+        first.safeguard.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=1_000))
+        _lose_answer(
+            dsn,
+            "SELECT total FROM safeguard_global_budget WHERE name = %s FOR UPDATE",
+            ("global",),
+            lambda: first.safeguard.SetGlobalBudget(request, timeout=2),
+        )
+        wait_until(lambda: _count(dsn, total, "global") == 5_000, "the new total committed", 60)
+    finally:
+        first.close(signal.SIGKILL)
+    second = SidecarProc(tmp_path, db_url, token, "B").wait_serving()
+    try:
+        second.safeguard.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=7_000))
+        again = second.safeguard.SetGlobalBudget(request, timeout=30)
+        assert again.global_budget.total == 5_000  # the lost call's answer
+        assert _count(dsn, total, "global") == 7_000, "the retried SetGlobalBudget set its total again"
+    finally:
+        second.close()
+
+
+def _text(dsn: str, sql: str, *args: object) -> str:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(sql, args).fetchone()
+    assert row is not None
+    return str(row[0])

@@ -6,24 +6,34 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import grpc
 import pytest
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 from sqlalchemy import Engine
 
+from outrider.v1 import access_service_pb2 as apb
+from outrider.v1 import common_pb2, recovery_pb2, supervisor_pb2
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as spb
-from outrider.v1 import supervisor_pb2
 from outrider.v1 import supervisor_service_pb2 as pb
 from server.bootstrap import sql_repositories
+from server.container import Repositories
+from server.domain.access.principals import PrincipalKind, Token
+from server.domain.agents import Agent, Containment, Standing
 from server.domain.approvals.requests import Approval, ApprovalPolicy, ApprovalState
+from server.domain.errors import Unavailable
 from server.domain.guardrails import GuardrailSpec
 from server.domain.recovery.cascade import AgentFailure
+from server.domain.recovery.health import CheckKind, HealthCheckSpec
+from server.domain.recovery.kill import Substitute, SubstituteScope
+from server.domain.recovery.ladder import RecoveryState, new_policy
 from server.domain.safeguards.breakers import Breaker, BreakerConfig, BreakerState
 from server.domain.safeguards.budgets import Priority, Reservation
 from server.domain.safeguards.episodes import Episode
@@ -357,3 +367,415 @@ def test_a_retried_episode_is_recorded_once(s: RunningSidecar) -> None:
     assert s.safeguard.RecordEpisode(record) == first
     found = s.safeguard.QueryByAgent(spb.QueryByAgentRequest(agent_id=agent, limit=10)).episodes
     assert [e.episode_id for e in found] == [first.episode.episode_id]
+
+
+# ---- the other calls with a request_id: each record commits and rolls back with its change --------------
+
+
+@dataclass
+class _Case:
+    """One storage write of an RPC: `change()` makes it; `before()` holds until it commits, `after()` once
+    it has (each a predicate on what storage holds)."""
+
+    change: Callable[[], object]
+    before: Callable[[], bool]
+    after: Callable[[], bool]
+
+
+def _set_global_budget(r: Repositories) -> _Case:
+    r.budgets.init_global(1000, T0)
+    return _Case(
+        lambda: r.budgets.set_global(5000, T0, lambda a, g: []),
+        lambda: r.budgets.read("")[1].total == 1000,  # type: ignore[union-attr]
+        lambda: r.budgets.read("")[1].total == 5000,  # type: ignore[union-attr]
+    )
+
+
+def _set_breaker_config(r: Repositories) -> _Case:
+    key = _uid("brk")
+    r.breakers.create_breakers([Breaker(key, BreakerConfig(), T0, T0)])
+    return _Case(
+        lambda: r.breakers.set_runtime_config(key, {"failure_threshold": 9}, T0),
+        lambda: r.breakers.get_breaker(key).runtime_config == {},  # type: ignore[union-attr]
+        lambda: r.breakers.get_breaker(key).runtime_config == {"failure_threshold": 9},  # type: ignore[union-attr]
+    )
+
+
+def _register_agent(r: Repositories) -> _Case:
+    """With the quarantine it lifts: the record, the standing and the idempotency record are one."""
+    a = _uid("agent")
+    r.agents.set_standing(Containment(a, Standing.QUARANTINED, "", "ejected", "test", T0))
+    release = Containment(a, Standing.ACTIVE, "", "placed in g1", "test", T0)
+    return _Case(
+        lambda: r.agents.register(Agent(a, "g1"), release),
+        lambda: r.agents.get(a) is None and a in r.agents.contained(),
+        lambda: r.agents.get(a).group == "g1" and a not in r.agents.contained(),  # type: ignore[union-attr]
+    )
+
+
+def _deregister_agent(r: Repositories) -> _Case:
+    a = _uid("agent")
+    r.agents.upsert(Agent(a, "g1"))
+    return _Case(lambda: r.agents.delete(a), lambda: r.agents.get(a) is not None, lambda: r.agents.get(a) is None)
+
+
+def _reinstate_agent(r: Repositories) -> _Case:
+    a = _uid("agent")
+    r.agents.set_standing(Containment(a, Standing.TERMINATED, "kill:1", "killed", "test", T0))
+    return _Case(
+        lambda: r.agents.set_standing(Containment(a, Standing.ACTIVE, "", "back", "test", T0)),
+        lambda: a in r.agents.contained(),
+        lambda: a not in r.agents.contained(),
+    )
+
+
+def _revoke_token(r: Repositories) -> _Case:
+    t = Token(_uid("tok"), PrincipalKind.AGENT, _uid("agent"), "", "test", T0)
+    r.tokens.insert(t, _uid("hash"))
+    return _Case(
+        lambda: r.tokens.revoke(t.token_id, T0),
+        lambda: t.token_id in {x.token_id for x in r.tokens.active().values()},
+        lambda: t.token_id not in {x.token_id for x in r.tokens.active().values()},
+    )
+
+
+def _revoke_certificate(r: Repositories) -> _Case:
+    fp = uuid.uuid4().hex * 2
+    return _Case(
+        lambda: r.tokens.revoke_certificate(fp, "lost", "test", T0),
+        lambda: fp not in r.tokens.revoked_certificates(),
+        lambda: fp in r.tokens.revoked_certificates(),
+    )
+
+
+_PING = HealthCheckSpec(CheckKind.PING)
+
+
+def _add_health_check(r: Repositories) -> _Case:
+    a = _uid("agent")
+    return _Case(
+        lambda: r.recovery.save_check(a, _PING, T0),
+        lambda: a not in r.recovery.load_checks(),
+        lambda: a in r.recovery.load_checks(),
+    )
+
+
+def _remove_health_check(r: Repositories) -> _Case:
+    a = _uid("agent")
+    r.recovery.save_check(a, _PING, T0)
+    return _Case(
+        lambda: r.recovery.delete_check(a),
+        lambda: a in r.recovery.load_checks(),
+        lambda: a not in r.recovery.load_checks(),
+    )
+
+
+def _set_recovery_policy(r: Repositories) -> _Case:
+    group = _uid("g")
+    return _Case(
+        lambda: r.recovery.save_policy(new_policy(group, 2, now=T0, source="runtime")),
+        lambda: group not in {p.group for p in r.recovery.load_policies()},
+        lambda: group in {p.group for p in r.recovery.load_policies()},
+    )
+
+
+def _reset_retry_counter(r: Repositories) -> _Case:
+    a = _uid("agent")
+    r.recovery.save_state(a, RecoveryState(3))
+    return _Case(
+        lambda: r.recovery.save_state(a, RecoveryState(0), 3),
+        lambda: r.recovery.get_state(a).retry_count == 3,  # type: ignore[union-attr]
+        lambda: r.recovery.get_state(a).retry_count == 0,  # type: ignore[union-attr]
+    )
+
+
+def _setting(r: Repositories) -> _Case:
+    """SetCascadePolicy, StartMonitoring and StopMonitoring each store one setting."""
+    key = _uid("setting")
+    return _Case(
+        lambda: r.recovery.put_setting(key, {"running": True}, T0, answer="the answer"),
+        lambda: r.recovery.get_setting(key) is None,
+        lambda: r.recovery.get_setting(key) == {"running": True},
+    )
+
+
+def _deregister_substitute(r: Repositories) -> _Case:
+    a, group = _uid("agent"), _uid("g")
+    assert r.kills.add_substitute(Substitute(SubstituteScope.GROUP, group, a, 0, T0))
+
+    def listed() -> bool:
+        return any(x.agent_id == a and x.scope_id == group for x in r.kills.load_substitutes())
+
+    return _Case(lambda: r.kills.remove_substitute(SubstituteScope.GROUP, group, a), listed, lambda: not listed())
+
+
+_STORAGE_CASES = {
+    "SafeguardService/SetGlobalBudget": _set_global_budget,
+    "SafeguardService/SetBreakerConfig": _set_breaker_config,
+    "SupervisorService/RegisterAgent": _register_agent,
+    "SupervisorService/DeregisterAgent": _deregister_agent,
+    "AccessService/RevokeToken": _revoke_token,
+    "AccessService/RevokeCertificate": _revoke_certificate,
+    "RecoveryService/ReinstateAgent": _reinstate_agent,
+    "RecoveryService/AddHealthCheck": _add_health_check,
+    "RecoveryService/RemoveHealthCheck": _remove_health_check,
+    "RecoveryService/SetRecoveryPolicy": _set_recovery_policy,
+    "RecoveryService/ResetRetryCounter": _reset_retry_counter,
+    "RecoveryService/SetCascadePolicy": _setting,
+    "RecoveryService/StartMonitoring": _setting,
+    "RecoveryService/StopMonitoring": _setting,
+    "RecoveryService/DeregisterSubstitute": _deregister_substitute,
+}
+
+
+@pytest.mark.parametrize("rpc", sorted(_STORAGE_CASES))
+def test_a_change_whose_record_an_earlier_attempt_stored_rolls_back_with_it(engine: Engine, rpc: str) -> None:
+    repos, idem = sql_repositories(engine), _service(engine)
+    method = f"/outrider.v1.{rpc}"
+    case = _STORAGE_CASES[rpc](repos)
+    idem.remember(method, "operator:test", "x-1", b"request", b"the earlier answer")
+    with guarding(_guard(idem, method, "x-1")), pytest.raises(AlreadyRemembered):  # type: ignore[arg-type]
+        case.change()
+    assert case.before(), f"{rpc}: the change committed although its record was taken"
+    g = _guard(idem, method, "x-2", b"applied")
+    with guarding(g):  # type: ignore[arg-type]
+        case.change()
+    assert g.written and case.after()  # type: ignore[attr-defined]
+    assert idem.recall(method, "operator:test", "x-2", b"request") == b"applied"
+    # Another call's guard never takes the record (a write it causes on the way is not its change).
+    other = _guard(idem, "/outrider.v1.SupervisorService/AddGuardrail", "x-3")
+    with guarding(other):  # type: ignore[arg-type]
+        case.change()
+    assert not other.written  # type: ignore[attr-defined]
+
+
+# ---- through the RPCs: the record cannot be lost after the change ------------------------------------------
+#
+# Storage goes away right after the change commits (the idempotency table refuses the record a call would
+# store after its change): the call must still answer, since its record went in with the change, and a
+# retry with the same request_id after another change gets the first answer and changes nothing. Before,
+# the call answered UNAVAILABLE although applied, and its retry applied it a second time.
+
+
+@dataclass
+class _Rpc:
+    call: Callable[[str], Message]  # the call, with this request_id
+    between: Callable[[], object]  # another change between the lost answer and the retry
+    holds: Callable[[], bool]  # that change stands after the retry (the retry changed nothing)
+    setup: Callable[[], object] = lambda: None
+
+
+def _pb_config(threshold: int) -> sg.BreakerConfig:
+    return sg.BreakerConfig(failure_threshold=threshold)
+
+
+def _rpc_cases(s: RunningSidecar, clock: FakeClock) -> dict[str, _Rpc]:
+    a, key, group = _uid("agent"), _uid("brk"), _uid("g")
+    admin = s.as_operator("idem-admin", admin=True)
+    glob = spb.SetGlobalBudgetRequest
+    policy = rpb.SetRecoveryPolicyRequest
+    cascade = rpb.SetCascadePolicyRequest
+
+    def registered(group: str = "") -> None:
+        s.stub.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=a, group=group)))
+
+    def group_of() -> str:
+        return str(s.stub.GetAgent(pb.GetAgentRequest(agent_id=a)).agent.group)
+
+    def check() -> recovery_pb2.HealthCheck:
+        return s.recovery.GetAgentRecoveryStatus(rpb.GetAgentRecoveryStatusRequest(agent_id=a)).status.health_check
+
+    def add_check(timeout: int, rid: str = "") -> Message:
+        ping = recovery_pb2.HealthCheck(ping=recovery_pb2.PingCheck(timeout=_ttl(timeout)))
+        return s.recovery.AddHealthCheck(rpb.AddHealthCheckRequest(agent_id=a, check=ping, request_id=rid))
+
+    def substitute() -> None:
+        s.recovery.RegisterSubstitute(rpb.RegisterSubstituteRequest(group=group, agent_id=a))
+
+    def substitutes() -> list[str]:
+        found = s.recovery.ListSubstitutes(rpb.ListSubstitutesRequest(group=group)).substitutes
+        return [x.agent_id for x in found]
+
+    def running() -> bool:
+        return bool(s.recovery.GetMonitoringState(rpb.GetMonitoringStateRequest()).state.running)
+
+    def attempt() -> None:
+        clock.advance(3600)  # past the cooldown
+        s.recovery.TriggerRecovery(rpb.TriggerRecoveryRequest(agent_id=a, reason="test"))
+
+    def retries() -> int:
+        return int(s.recovery.GetRetryCount(rpb.GetRetryCountRequest(agent_id=a)).retry_count)
+
+    def with_check() -> None:
+        registered()
+        add_check(5)
+
+    def with_attempt() -> None:
+        registered()
+        attempt()
+
+    def with_substitute() -> None:
+        registered()
+        substitute()
+
+    fingerprint = uuid.uuid4().hex * 2
+    token_id = _token_of(s, a)
+    return {
+        "SetGlobalBudget": _Rpc(
+            lambda rid: s.safeguard.SetGlobalBudget(glob(tokens=5000, request_id=rid)),
+            lambda: s.safeguard.SetGlobalBudget(glob(tokens=7000)),
+            lambda: s.safeguard.GlobalRemaining(spb.GlobalRemainingRequest()).remaining == 7000,
+        ),
+        "SetBreakerConfig": _Rpc(
+            lambda rid: s.safeguard.SetBreakerConfig(
+                spb.SetBreakerConfigRequest(key=key, config=_pb_config(7), request_id=rid)
+            ),
+            lambda: s.safeguard.SetBreakerConfig(spb.SetBreakerConfigRequest(key=key, config=_pb_config(9))),
+            lambda: s.safeguard.GetBreaker(spb.GetBreakerRequest(key=key)).breaker.config.failure_threshold == 9,
+        ),
+        "RegisterAgent": _Rpc(
+            lambda rid: s.stub.RegisterAgent(
+                pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=a, group="g1"), request_id=rid)
+            ),
+            lambda: registered("g2"),
+            lambda: group_of() == "g2",
+        ),
+        "DeregisterAgent": _Rpc(
+            lambda rid: s.stub.DeregisterAgent(pb.DeregisterAgentRequest(agent_id=a, request_id=rid)),
+            registered,
+            lambda: group_of() == "default",
+            registered,
+        ),
+        "RevokeToken": _Rpc(
+            lambda rid: admin.access.RevokeToken(apb.RevokeTokenRequest(token_id=token_id, request_id=rid)),
+            lambda: None,  # (a second revoke would answer FAILED_PRECONDITION: already revoked)
+            lambda: s.services.access.repo.get(token_id).revoke_time is not None,
+        ),
+        "RevokeCertificate": _Rpc(
+            lambda rid: admin.access.RevokeCertificate(
+                apb.RevokeCertificateRequest(fingerprint=fingerprint, reason="lost", request_id=rid)
+            ),
+            lambda: None,  # (a second revoke would answer FAILED_PRECONDITION: already revoked)
+            lambda: s.services.access.certificate_revoked(fingerprint),
+        ),
+        "AddHealthCheck": _Rpc(
+            lambda rid: add_check(5, rid),
+            lambda: add_check(9),
+            lambda: check().ping.timeout.seconds == 9,
+            registered,
+        ),
+        "RemoveHealthCheck": _Rpc(
+            lambda rid: s.recovery.RemoveHealthCheck(rpb.RemoveHealthCheckRequest(agent_id=a, request_id=rid)),
+            lambda: add_check(9),
+            lambda: check().ping.timeout.seconds == 9,
+            with_check,
+        ),
+        "StartMonitoring": _Rpc(
+            lambda rid: s.recovery.StartMonitoring(rpb.StartMonitoringRequest(interval=_ttl(3600), request_id=rid)),
+            lambda: s.recovery.StopMonitoring(rpb.StopMonitoringRequest()),
+            lambda: not running(),
+        ),
+        "StopMonitoring": _Rpc(
+            lambda rid: s.recovery.StopMonitoring(rpb.StopMonitoringRequest(request_id=rid)),
+            lambda: s.recovery.StartMonitoring(rpb.StartMonitoringRequest(interval=_ttl(3600))),
+            running,
+            lambda: s.recovery.StartMonitoring(rpb.StartMonitoringRequest(interval=_ttl(3600))),
+        ),
+        "SetRecoveryPolicy": _Rpc(
+            lambda rid: s.recovery.SetRecoveryPolicy(
+                policy(policy=recovery_pb2.RecoveryPolicy(group=group, max_retries=2), request_id=rid)
+            ),
+            lambda: s.recovery.SetRecoveryPolicy(
+                policy(policy=recovery_pb2.RecoveryPolicy(group=group, max_retries=5))
+            ),
+            lambda: s.recovery.GetRecoveryPolicy(rpb.GetRecoveryPolicyRequest(group=group)).policy.max_retries == 5,
+        ),
+        "SetCascadePolicy": _Rpc(
+            lambda rid: s.recovery.SetCascadePolicy(
+                cascade(policy=recovery_pb2.CascadePolicy(threshold=4), request_id=rid)
+            ),
+            lambda: s.recovery.SetCascadePolicy(cascade(policy=recovery_pb2.CascadePolicy(threshold=6))),
+            lambda: s.recovery.GetCascadePolicy(rpb.GetCascadePolicyRequest()).policy.threshold == 6,
+        ),
+        "ResetRetryCounter": _Rpc(
+            lambda rid: s.recovery.ResetRetryCounter(rpb.ResetRetryCounterRequest(agent_id=a, request_id=rid)),
+            attempt,
+            lambda: retries() == 1,
+            with_attempt,
+        ),
+        "DeregisterSubstitute": _Rpc(
+            lambda rid: s.recovery.DeregisterSubstitute(
+                rpb.DeregisterSubstituteRequest(group=group, agent_id=a, request_id=rid)
+            ),
+            substitute,
+            lambda: substitutes() == [a],
+            with_substitute,
+        ),
+    }
+
+
+def _token_of(s: RunningSidecar, agent: str) -> str:
+    _, token = s.services.access.issue(PrincipalKind.AGENT, agent, "to revoke", "test")
+    return str(token.token_id)
+
+
+_RPCS = [
+    "SetGlobalBudget", "SetBreakerConfig", "RegisterAgent", "DeregisterAgent", "RevokeToken", "RevokeCertificate",
+    "AddHealthCheck", "RemoveHealthCheck", "StartMonitoring", "StopMonitoring", "SetRecoveryPolicy",
+    "SetCascadePolicy", "ResetRetryCounter", "DeregisterSubstitute",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("rpc", _RPCS)
+def test_a_retry_gets_the_first_answer_though_storage_went_right_after_the_change(
+    s: RunningSidecar, clock: FakeClock, rpc: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = _rpc_cases(s, clock)[rpc]
+    case.setup()
+    repo = s.services.idempotency.repo
+
+    def gone(*_: object) -> bool:
+        raise Unavailable("storage unavailable, retry")
+
+    monkeypatch.setattr(repo, "put", gone)  # a record stored after the change would be lost
+    rid = _uid(rpc)
+    first = case.call(rid)  # answered: the record went in with the change
+    monkeypatch.undo()
+    case.between()
+    assert case.call(rid) == first, f"a retried {rpc} did not get the first answer"
+    assert case.holds(), f"a retried {rpc} was applied again"
+
+
+def test_a_retried_health_check_run_whose_answer_was_lost_starts_no_second_recovery(
+    s: RunningSidecar, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RunHealthChecks is no single transaction (the checks reach the agents; each recovery attempt is stored
+    in its own): its answer is remembered after the run. A retry whose answer was lost runs the checks
+    again, and each recovery it would start carries a request id derived from the call's, found stored:
+    the first run's attempt is answered, none is started twice."""
+    a, group = _uid("agent"), _uid("g")
+    s.stub.RegisterAgent(pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=a, group=group)))
+    silent = recovery_pb2.HealthCheck(heartbeat=recovery_pb2.HeartbeatCheck(silence_threshold=_ttl(30)))
+    s.recovery.AddHealthCheck(rpb.AddHealthCheckRequest(agent_id=a, check=silent))
+    clock.advance(31)
+
+    def gone(*_: object) -> bool:
+        raise Unavailable("storage unavailable, retry")
+
+    monkeypatch.setattr(s.services.idempotency.repo, "put", gone)
+    request = rpb.RunHealthChecksRequest(group=group, request_id=_uid("run"))
+    with pytest.raises(grpc.RpcError) as lost:
+        s.recovery.RunHealthChecks(request)  # the checks ran and started a recovery; the answer was lost
+    assert lost.value.code() == grpc.StatusCode.UNAVAILABLE
+    monkeypatch.undo()
+    history = s.recovery.GetRecoveryHistory(rpb.GetRecoveryHistoryRequest(agent_id=a)).results
+    assert len(history) == 1
+    clock.advance(3600)  # past the cooldown: a new attempt would run now
+    again = s.recovery.RunHealthChecks(request)
+    assert [(st.agent_id, st.healthy) for st in again.statuses] == [(a, False)]
+    assert [r.recovery_id for r in again.recoveries] == [history[0].recovery_id]  # the first run's attempt
+    assert len(s.recovery.GetRecoveryHistory(rpb.GetRecoveryHistoryRequest(agent_id=a)).results) == 1
+    assert s.recovery.GetRetryCount(rpb.GetRetryCountRequest(agent_id=a)).retry_count == 1
+    # A new request id is a new run, as always: it starts a new attempt.
+    fresh = s.recovery.RunHealthChecks(rpb.RunHealthChecksRequest(group=group, request_id=_uid("run")))
+    assert len(fresh.recoveries) == 1 and fresh.recoveries[0].recovery_id != history[0].recovery_id

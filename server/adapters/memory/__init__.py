@@ -105,13 +105,22 @@ class MemoryAgents:
         self.record_changes = 0
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
+        stored, created, _ = self.register(agent)
+        return stored, created
+
+    def register(self, agent: Agent, release: Containment | None = None) -> tuple[Agent, bool, Containment | None]:
         now = datetime.now(UTC)
         old = self.rows.get(agent.agent_id)
         stored = replace(agent, create_time=old.create_time if old else now, update_time=now)
         self.rows[agent.agent_id] = stored
         self.registered_once.add(agent.agent_id)
         self.record_changes += 1
-        return copy.deepcopy(stored), old is None
+        lifted = None
+        seen = self.standings.get(agent.agent_id)
+        if release is not None and seen is not None and seen.standing is Standing.QUARANTINED:
+            lifted = seen
+            self.set_standing(release)
+        return copy.deepcopy(stored), old is None, lifted
 
     def ever_registered(self, agent_id: str) -> bool:
         return agent_id in self.registered_once
@@ -572,7 +581,7 @@ class MemoryRecovery:
         self.states[result.agent_id] = RecoveryState(count, state.last_attempt_time, copy.deepcopy(state.last_recovery))
         return copy.deepcopy(self.states[result.agent_id])
 
-    def save_state(self, agent_id: str, state: RecoveryState) -> None:
+    def save_state(self, agent_id: str, state: RecoveryState, answer: Any = None) -> None:
         self.states[agent_id] = copy.deepcopy(state)
 
     def delete_state(self, agent_id: str) -> None:
@@ -596,9 +605,11 @@ class MemoryRecovery:
     def load_checks(self) -> dict[str, HealthCheckSpec]:
         return copy.deepcopy(self.checks)
 
-    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
+    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> bool:
+        replaced = agent_id in self.checks
         self.checks[agent_id] = copy.deepcopy(spec)
         self.statuses.pop(agent_id, None)
+        return replaced
 
     def delete_check(self, agent_id: str) -> bool:
         self.statuses.pop(agent_id, None)
@@ -616,7 +627,7 @@ class MemoryRecovery:
     def get_setting(self, key: str) -> dict[str, Any] | None:
         return copy.deepcopy(self.settings.get(key))
 
-    def put_setting(self, key: str, value: dict[str, Any], now: datetime) -> None:
+    def put_setting(self, key: str, value: dict[str, Any], now: datetime, answer: Any = None) -> None:
         self.settings[key] = copy.deepcopy(dict(value))
 
 

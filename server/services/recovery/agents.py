@@ -164,21 +164,29 @@ class AgentService:
             agent = agent_or_none
         else:
             agent = new_agent(agent_id, group, capabilities, labels, self.settings.default_group)
+        # An operator placing a quarantined agent in a group (other than the ejected one) lifts the
+        # quarantine, in the record's transaction, which also holds RegisterAgent's idempotency record: a
+        # retry after a lost answer gets the first answer, and nothing is half done.
+        release = None
+        if not by_agent and agent.group != EJECTED_GROUP:
+            release = Containment(agent.agent_id, Standing.ACTIVE, "", f"placed in {agent.group}", actor, self._now())
         with self._lock:
             before = self.repo.get(agent.agent_id)
-            stored, created = self._put(agent)
+            stored, created, lifted = self._put(agent, release)
+            if lifted is not None:
+                self._contained.pop(stored.agent_id, None)
         self._audit_change(actor, before, stored)
-        if not by_agent:
-            self._release_quarantine(stored, actor)
+        if lifted is not None:
+            self.audit.record(actor, "agent.release", stored.agent_id, {"group": stored.group})
         return stored, created
 
-    def _put(self, agent: Agent) -> tuple[Agent, bool]:
+    def _put(self, agent: Agent, release: Containment | None = None) -> tuple[Agent, bool, Containment | None]:
         # Caller holds the lock.
-        stored, created = self.repo.upsert(agent)
+        stored, created, lifted = self.repo.register(agent, release)
         self._groups[stored.agent_id] = stored.group
         self._owners[stored.agent_id] = stored.labels.get("owner", "")
         self._profiles[stored.agent_id] = stored
-        return stored, created
+        return stored, created, lifted
 
     def change(
         self,
@@ -214,7 +222,7 @@ class AgentService:
                 before = self.repo.get(declared.agent_id)
                 if before is not None and _record(before) == _record(declared):
                     continue
-                stored, _ = self._put(declared)
+                stored, _, _ = self._put(declared)
             self._audit_change(actor, before, stored, source=source)
             changed += 1
         return changed
@@ -254,7 +262,7 @@ class AgentService:
             agent = self.repo.get(agent_id)
             if agent is None:
                 raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
-            stored, _ = self._put(replace(agent, group=group))
+            stored, _, _ = self._put(replace(agent, group=group))
         self._audit_change(actor, agent, stored)
         return stored
 
@@ -284,7 +292,8 @@ class AgentService:
             raise FailedPrecondition(
                 f"agent {agent_id!r} is neither terminated nor quarantined", reason="NOT_CONTAINED"
             )
-        self._store(Containment(agent_id, Standing.ACTIVE, "", reason, actor, self._now()))
+        # The standing stored when the lift committed (its idempotency record holds the same).
+        current = self._store(Containment(agent_id, Standing.ACTIVE, "", reason, actor, self._now())) or current
         self.audit.record(
             actor,
             "agent.reinstate",
@@ -293,22 +302,15 @@ class AgentService:
         )
         return current
 
-    def _release_quarantine(self, agent: Agent, actor: str) -> None:
-        current = self._contained.get(agent.agent_id)
-        if current is None or current.standing is not Standing.QUARANTINED:
-            return
-        if agent.group == EJECTED_GROUP:
-            return
-        self._store(Containment(agent.agent_id, Standing.ACTIVE, "", f"placed in {agent.group}", actor, self._now()))
-        self.audit.record(actor, "agent.release", agent.agent_id, {"group": agent.group})
-
-    def _store(self, c: Containment) -> None:
+    def _store(self, c: Containment) -> Containment | None:
+        """Returns the standing it replaced (None: the id had none or was ACTIVE)."""
         with self._lock:
-            self.repo.set_standing(c)
+            before = self.repo.set_standing(c)
             if c.standing is Standing.ACTIVE:
                 self._contained.pop(c.agent_id, None)
             else:
                 self._contained[c.agent_id] = c
+        return before
 
     def _now(self) -> datetime:
         return self.clock.utcnow() if self.clock is not None else datetime.now(UTC)

@@ -105,8 +105,9 @@ class CascadeService:
             assert isinstance(loaded, CascadePolicy)
             self._policy = loaded
 
-    def _store(self, policy: CascadePolicy, file_digest: str | None) -> None:
-        self.repo.put_setting(_POLICY_KEY, {"policy": to_json(policy), "file_digest": file_digest}, self.clock.utcnow())
+    def _store(self, policy: CascadePolicy, file_digest: str | None, answer: Any = None) -> None:
+        value = {"policy": to_json(policy), "file_digest": file_digest}
+        self.repo.put_setting(_POLICY_KEY, value, self.clock.utcnow(), answer)
 
     @property
     def policy(self) -> CascadePolicy:
@@ -123,7 +124,7 @@ class CascadeService:
         policy = new_cascade_policy(window, threshold, action, kill_reason, now=self.clock.utcnow())
         with self._lock:
             stored = self.repo.get_setting(_POLICY_KEY) or {}
-            self._store(policy, stored.get("file_digest"))
+            self._store(policy, stored.get("file_digest"), policy)  # with SetCascadePolicy's record
             self._policy = policy
         self.events.audit.record(
             actor,

@@ -109,8 +109,8 @@ class HealthCheckService:
         if not self.agents.known(agent_id):
             raise NotFound(f"agent {agent_id!r} is not registered", field="agent_id")
         with self._lock:
-            self.repo.save_check(agent_id, spec, self.clock.utcnow())
-            replaced = agent_id in self._checks
+            # As stored (another sidecar may have added it), in the transaction of AddHealthCheck's record.
+            replaced = self.repo.save_check(agent_id, spec, self.clock.utcnow())
             self._checks[agent_id] = spec
             self._added[agent_id] = self.clock.monotonic()
             self._statuses.pop(agent_id, None)

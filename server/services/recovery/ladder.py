@@ -5,11 +5,13 @@ runs, the monitoring job, retry counts, history and the agents' recovery status.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from server.domain.agents import DEFAULT_GROUP, Agent, validate_id
 from server.domain.errors import InvalidArgument, NotFound
@@ -321,10 +323,23 @@ class RecoveryService:
     # ---- health-check runs and the monitoring job --------------------------------------------------
 
     @obs.traced("health checks")
-    async def run_health_checks(self, group: str = "") -> tuple[list[HealthStatus], list[RecoveryResult]]:
-        """Every member's check at once, each under its own timeout; failures start recovery attempts."""
+    async def run_health_checks(
+        self, group: str = "", request_id: str = "", caller: str = ""
+    ) -> tuple[list[HealthStatus], list[RecoveryResult]]:
+        """Every member's check at once, each under its own timeout; failures start recovery attempts.
+
+        Not one transaction: the checks reach the agents, and each attempt is stored in its own. With a
+        `request_id` (RunHealthChecks), each attempt carries a request id of its own derived from it, the
+        caller and the agent, which `trigger` looks up first: a retry whose first answer was lost runs the
+        checks again (they only read) and answers their new statuses, but an agent the first call started
+        a recovery of gets that attempt back, never a second one."""
         if group:
             validate_id(group, "group")
+
+        def attempt_id(agent_id: str) -> str:
+            if not request_id:
+                return ""
+            return "health-checks-" + hashlib.sha256(f"{caller}\n{request_id}\n{agent_id}".encode()).hexdigest()[:40]
 
         async def one(agent_id: str) -> tuple[HealthStatus, RecoveryResult | None]:
             status = await self.health.run(agent_id)
@@ -332,7 +347,9 @@ class RecoveryService:
                 return status, None
             await self.events.emit(RecoveryEventType.HEALTH_CHECK_FAILED, agent_id, status)
             try:
-                return status, await self.trigger(agent_id, status.reason, RecoveryTrigger.HEALTH_CHECK)
+                return status, await self.trigger(
+                    agent_id, status.reason, RecoveryTrigger.HEALTH_CHECK, attempt_id(agent_id)
+                )
             except NotFound:  # deregistered meanwhile
                 return status, None
 
@@ -387,8 +404,13 @@ class RecoveryService:
             raise InvalidArgument("interval must be positive", field="interval")
         now = self.clock.utcnow()
         with self._lock:
-            self.repo.put_setting(_MONITORING_KEY, {"running": True, "interval": interval}, now)
-            self._monitoring = MonitoringState(True, interval, now, self._monitoring.last_run_time)
+            started = MonitoringState(True, interval, now, self._monitoring.last_run_time)
+            # StartMonitoring's idempotency record goes with the setting: a retry after a lost answer gets
+            # this state (its next run planned one interval after the start) and never restarts monitoring
+            # an operator has stopped since.
+            answer = replace(started, next_run_time=now + timedelta(seconds=interval))
+            self.repo.put_setting(_MONITORING_KEY, {"running": True, "interval": interval}, now, answer)
+            self._monitoring = started
             if self._monitor is not None:
                 self._monitor.schedule(interval, self.run_scheduled)
         self.events.audit.record(actor, "recovery.monitoring.start", "health-checks", {"interval": interval})
@@ -397,8 +419,9 @@ class RecoveryService:
     def stop_monitoring(self, actor: str = "system") -> MonitoringState:
         with self._lock:
             was = self._monitoring.running
-            if was:
-                self.repo.put_setting(_MONITORING_KEY, {"running": False}, self.clock.utcnow())
+            if was:  # StopMonitoring's idempotency record goes with the setting
+                answer = replace(self._monitoring, running=False, next_run_time=None)
+                self.repo.put_setting(_MONITORING_KEY, {"running": False}, self.clock.utcnow(), answer)
             self._monitoring = replace(self._monitoring, running=False)
             if self._monitor is not None:
                 self._monitor.unschedule()
@@ -432,7 +455,7 @@ class RecoveryService:
             if state is None or state.retry_count == 0:
                 return 0
             new = replace(state, retry_count=0)
-            self.repo.save_state(agent_id, new)
+            self.repo.save_state(agent_id, new, state.retry_count)  # with ResetRetryCounter's record
             self._states[agent_id] = new
         self.events.audit.record(actor, "recovery.retry_count.reset", agent_id, {"previous": state.retry_count})
         return state.retry_count

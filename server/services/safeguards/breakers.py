@@ -881,7 +881,10 @@ class BreakerService:
         )
 
     def set_config(self, key: str, override: Mapping[str, Any], actor: str = "system") -> Breaker:
-        """The key's own settings (unset fields: the policy's or the defaults). State and counts stay."""
+        """The key's own settings (unset fields: the policy's or the defaults). State and counts stay.
+
+        The settings and SetBreakerConfig's idempotency record are one transaction; the row is created
+        (if missing) in one before it, which a retry repeats harmlessly (an existing row is left alone)."""
         validate_key(key)
         runtime = rules.parse_override(override, "config")
         self._flush()
@@ -889,6 +892,8 @@ class BreakerService:
         try:
             self.repo.create_breakers([Breaker(key, self._config(key, {}), wall, wall)])
             self.repo.set_runtime_config(key, runtime, wall)
+        except AlreadyRemembered:
+            raise
         except Exception as exc:
             raise self._unavailable(exc) from exc
         self.refresh(key)
@@ -896,6 +901,15 @@ class BreakerService:
             snapshot = self._breakers[key].copy()
         self.audit.record(actor, "breaker.set_config", key, {"config": runtime, "state": snapshot.state.name})
         return snapshot
+
+    def as_served(self, stored: Breaker) -> Breaker:
+        """A breaker read from storage as the RPCs show it: its effective settings, this process's permits."""
+        b = stored.copy()
+        b.reconfigure(self._config(b.key, b.runtime_config))
+        with self._lock:
+            cached = self._breakers.get(b.key)
+            b.in_flight = cached.in_flight if cached is not None else 0
+        return b
 
     def degradation(self, b: Breaker) -> rules.Degradation:
         """What a refused call of this breaker gets now."""

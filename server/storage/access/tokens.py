@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy import Engine, select
@@ -15,6 +16,7 @@ from server.services.ports import Page
 from server.storage.access.credential_tables import RevokedCertificateRow, TokenRow
 from server.storage.columns import utc
 from server.storage.fleet.changes import ChangeLog
+from server.storage.idempotency import remember_in_transaction
 from server.storage.rows import bump_counter
 from server.storage.shared_tables import CounterRow
 
@@ -72,6 +74,8 @@ class SqlTokenRepository:
                 s.add(row)
                 self._bump(s)
                 self._announce(s, token_id)
+                # A retried RevokeToken gets this answer (not ALREADY_REVOKED).
+                remember_in_transaction(s.connection(), replace(before, revoke_time=when), "RevokeToken")
             return before
 
     def get(self, token_id: str) -> Token | None:
@@ -93,6 +97,8 @@ class SqlTokenRepository:
             s.add(RevokedCertificateRow(fingerprint=fingerprint, reason=reason[:512], actor=actor, revoke_time=when))
             self._bump(s)
             self._announce(s, fingerprint)
+            # A retried RevokeCertificate gets this answer (not ALREADY_REVOKED).
+            remember_in_transaction(s.connection(), (fingerprint, when), "RevokeCertificate")
             return True
 
     def revoked_certificates(self) -> set[str]:

@@ -45,6 +45,7 @@ from server.services.fleet.ports import (
 from server.services.ports import Page
 from server.storage.fleet.changes import ChangeLog
 from server.storage.fleet.tables import SidecarRow
+from server.storage.idempotency import remember_in_transaction
 from server.storage.notifications.repository import add_to_outbox
 from server.storage.recovery.tables import (
     HealthCheckRow,
@@ -61,6 +62,8 @@ from server.storage.supervisor.repository import put_standing, utc
 
 EventNotices = Callable[[RecoveryEvent], Sequence[Notification]]
 KillNotices = Callable[[KillResult], Sequence[Notification]]
+
+_SETTING_CALLS = ("SetCascadePolicy", "StartMonitoring", "StopMonitoring")
 
 
 def _int_token(token: str) -> int | None:
@@ -115,6 +118,7 @@ class SqlRecoveryRepository:
         with Session(self.engine) as s, s.begin():
             self._put_policy(s, policy)
             self._announce(s, POLICIES_TOPIC, policy.group)
+            remember_in_transaction(s.connection(), policy, "SetRecoveryPolicy")  # a retry gets this policy
 
     def _put_policy(self, s: Session, p: RecoveryPolicy) -> None:
         row, _ = lock_row(  # two sidecars setting one group's first policy at once: the later one wins
@@ -159,10 +163,14 @@ class SqlRecoveryRepository:
         row.last_recovery = to_json(state.last_recovery) if state.last_recovery else None
         s.add(row)
 
-    def save_state(self, agent_id: str, state: RecoveryState) -> None:
+    def save_state(self, agent_id: str, state: RecoveryState, answer: Any = None) -> None:
+        """`answer`: what the ResetRetryCounter being served answers (the count before); its idempotency
+        record is written with the state, so a retry never resets a count that has grown again since."""
         with Session(self.engine) as s, s.begin():
             self._put_state(s, agent_id, state)
             self._announce(s, STATES_TOPIC, agent_id)
+            if answer is not None:
+                remember_in_transaction(s.connection(), answer, "ResetRetryCounter")
 
     def delete_state(self, agent_id: str) -> None:
         with Session(self.engine) as s, s.begin():
@@ -241,12 +249,15 @@ class SqlRecoveryRepository:
                 out[r.agent_id] = spec
             return out
 
-    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> None:
+    def save_check(self, agent_id: str, spec: HealthCheckSpec, now: datetime) -> bool:
+        """True when it replaced a stored check. A retried AddHealthCheck gets this call's answer."""
         with Session(self.engine) as s, s.begin():
-            row, _ = lock_row(s, HealthCheckRow, agent_id, agent_id=agent_id, spec={}, update_time=now)
+            row, created = lock_row(s, HealthCheckRow, agent_id, agent_id=agent_id, spec={}, update_time=now)
             row.spec, row.update_time, row.last_status = to_json(spec), now, None  # a new spec: not run yet
             s.add(row)
             self._announce(s, CHECKS_TOPIC, agent_id)
+            remember_in_transaction(s.connection(), not created, "AddHealthCheck")
+            return not created
 
     def save_status(self, status: HealthStatus) -> bool:
         """Record the latest result of the agent's check; False when the agent has no check (removed
@@ -285,6 +296,9 @@ class SqlRecoveryRepository:
             res = s.execute(delete(HealthCheckRow).where(col(HealthCheckRow.agent_id) == agent_id))
             if res.rowcount:  # type: ignore[attr-defined]
                 self._announce(s, CHECKS_TOPIC, agent_id)
+                # A retried RemoveHealthCheck gets this answer (not NOT_FOUND), and never removes a check
+                # added again since.
+                remember_in_transaction(s.connection(), None, "RemoveHealthCheck")
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     # ---- settings -----------------------------------------------------------------------------
@@ -294,7 +308,9 @@ class SqlRecoveryRepository:
             row = s.get(RecoverySettingRow, key)
             return dict(row.value) if row else None
 
-    def put_setting(self, key: str, value: dict[str, Any], now: datetime) -> None:
+    def put_setting(self, key: str, value: dict[str, Any], now: datetime, answer: Any = None) -> None:
+        """`answer`: what the operator call being served (SetCascadePolicy, StartMonitoring, StopMonitoring)
+        answers for this change; its idempotency record is written with the setting."""
         # One upsert: sidecars starting together on a fresh database all write the policy file's digest.
         insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
         stmt = insert(RecoverySettingRow).values(key=key, value=dict(value), update_time=now)
@@ -302,6 +318,8 @@ class SqlRecoveryRepository:
         with Session(self.engine) as s, s.begin():
             s.execute(stmt)
             self._announce(s, SETTINGS_TOPIC, key)
+            if answer is not None:
+                remember_in_transaction(s.connection(), answer, *_SETTING_CALLS)
 
 
 def _event(row: RecoveryEventRow) -> RecoveryEvent:
@@ -570,6 +588,8 @@ class SqlKillRepository:
             )
             if res.rowcount:  # type: ignore[attr-defined]
                 self._announce_substitutes(s, agent_id)
+                # A retried DeregisterSubstitute gets this answer, and never removes one registered again.
+                remember_in_transaction(s.connection(), None, "DeregisterSubstitute")
             return bool(res.rowcount)  # type: ignore[attr-defined]
 
     def remove_agent_substitutes(self, agent_id: str) -> int:

@@ -219,5 +219,12 @@ class SqlBreakerRepository:
 
     def set_runtime_config(self, key: str, runtime: Mapping[str, Any], now: datetime) -> None:
         with self._tx() as conn:
-            conn.execute(update(B).where(col(B.key) == key).values(runtime_config=dict(runtime), update_time=now))
+            row = conn.execute(
+                update(B)
+                .where(col(B.key) == key)
+                .values(runtime_config=dict(runtime), update_time=now)
+                .returning(*_COLS)
+            ).first()
             self._announce(conn, key)
+            if row is not None:  # a retried SetBreakerConfig gets this answer (the breaker as stored here)
+                remember_in_transaction(conn, _breaker(row), "SetBreakerConfig")

@@ -256,7 +256,10 @@ class SqlBudgetLedger:
             signals = evaluate(None, g)
             self._flags(conn, None, None, row, g)
             self.changes.bump(conn, TOPIC, GLOBAL_KEY)
-        return Change(None, g, tuple(signals))
+            change = Change(None, g, tuple(signals))
+            # A retried SetGlobalBudget gets this answer and never sets the total again over a newer one.
+            remember_in_transaction(conn, change, "SetGlobalBudget")
+        return change
 
     # ---- allocations and consumption ------------------------------------------------------------
 

@@ -71,6 +71,13 @@ class SqlAgentRepository:
             self.changes.bump(s.connection(), AGENTS_TOPIC, agent_id)
 
     def upsert(self, agent: Agent) -> tuple[Agent, bool]:
+        stored, created, _ = self.register(agent)
+        return stored, created
+
+    def register(self, agent: Agent, release: Containment | None = None) -> tuple[Agent, bool, Containment | None]:
+        """Create or change the record; `release` (an ACTIVE standing): lift a QUARANTINED standing of the id
+        in the same transaction (returned, None when there was none). A RegisterAgent call being served writes
+        its idempotency record here too: a retry gets the first answer and changes nothing."""
         now = datetime.now(UTC)
         with Session(self.engine) as s, s.begin():
             # Created (or found) and locked first: two sidecars registering one id at once both succeed,
@@ -99,7 +106,15 @@ class SqlAgentRepository:
             s.flush()
             self._announce(s, agent.agent_id)
             bump_counter(s, RECORDS_COUNTER)
-            return _agent(row), created
+            lifted = None
+            if release is not None:
+                standing = s.get(ContainmentRow, agent.agent_id, with_for_update=True, populate_existing=True)
+                if standing is not None and standing.standing == Standing.QUARANTINED.value:
+                    lifted = _containment(standing)
+                    put_standing(s, release, self.changes)
+            stored = _agent(row)
+            remember_in_transaction(s.connection(), (stored, created), "RegisterAgent")
+            return stored, created, lifted
 
     def delete(self, agent_id: str) -> bool:
         with Session(self.engine) as s, s.begin():
@@ -107,6 +122,9 @@ class SqlAgentRepository:
             if result.rowcount:  # type: ignore[attr-defined]
                 self._announce(s, agent_id)
                 bump_counter(s, RECORDS_COUNTER)
+                # A retried DeregisterAgent gets this answer (not NOT_FOUND), and never removes a record
+                # registered again since.
+                remember_in_transaction(s.connection(), None, "DeregisterAgent")
             return bool(result.rowcount)  # type: ignore[attr-defined]
 
     def get(self, agent_id: str) -> Agent | None:
@@ -135,6 +153,9 @@ class SqlAgentRepository:
             row, _ = _lock_containment(s, c.agent_id, c.update_time or datetime.now(UTC))
             before = _containment(row) if row.standing != Standing.ACTIVE.value else None
             put_standing(s, c, self.changes)
+            if before is not None and c.standing is Standing.ACTIVE:
+                # A retried ReinstateAgent gets this answer (the standing it lifted), never lifts a new one.
+                remember_in_transaction(s.connection(), before, "ReinstateAgent")
             return before
 
     def containment_version(self) -> int:
