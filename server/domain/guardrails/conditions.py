@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -70,26 +71,61 @@ _POSITION = re.compile(r"<input>:(\d+):(\d+): ")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 
 
-# `glob(action, "<literal>")`, outside string literals, is evaluated as RE2 `matches()` instead of a call back into
-# Python: cel-expr-python 0.1.3 does not free what it allocates for a call into a Python function (about 200 bytes
-# a call, measured), so a hot condition would grow the process for ever. The action is canonical (NFKC) at the
-# edge, so the pattern folded the same way and matched ignoring case answers what `_glob` would.
+# `glob(action, "<literal>")` never calls back into Python from CEL: cel-expr-python 0.1.3 does not free what it
+# allocates for a call into a Python function (about 200 bytes a call, measured), so a hot condition would grow the
+# process for ever. Such a glob depends on the call's action alone, so a condition with a few of them is compiled
+# once per combination of their answers, with `true`/`false` in their place, and each call evaluates the variant its
+# action selects, the globs answered in Python as `action_list` matches (`_glob`). That also spares the ~5 µs RE2
+# `matches()` costs on every evaluation (cel-cpp compiles its pattern each time). Beyond MAX_SPECIALISED_GLOBS
+# patterns, or where `action` may be a comprehension's variable, the globs are evaluated as RE2 `matches()` instead:
+# the action is canonical (NFKC) at the edge, so the pattern folded the same way and matched ignoring case answers
+# what `_glob` would.
+MAX_SPECIALISED_GLOBS = 3  # distinct patterns: 2**3 compiled variants at most per condition
 _STRING_LITERAL = re.compile(
     r'(?s)[rR]?(?:"""(?:.*?)"""' + r"|'''(?:.*?)'''" + r'|"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*')"
 )
+_NOT_CODE = re.compile(_STRING_LITERAL.pattern + r"|//[^\n]*")  # string literals and comments
 _ACTION_GLOB = re.compile(r"""(?<![\w.])glob\s*\(\s*action\s*,\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\)""")
+_ACTION = re.compile(r"(?<![\w.])action(?!\w)")
 
 
-def _native_globs(source: str) -> str:
-    literals = [m.span() for m in _STRING_LITERAL.finditer(source)]
+def _action_globs(source: str) -> list[re.Match[str]]:
+    """The `glob(action, "<literal>")` calls written as code (not inside a string literal or a comment)."""
+    spans = [m.span() for m in _NOT_CODE.finditer(source)]
+    return [m for m in _ACTION_GLOB.finditer(source) if not any(a <= m.start() < b for a, b in spans)]
 
+
+def _action_may_be_rebound(source: str, globs: list[re.Match[str]]) -> bool:
+    """Whether `action` appears, outside the globs, where a macro names its variable (`list.exists(action, …)`,
+    `all(k, action, …)`): a glob there reads that variable, not the call's action. Conservative: any other `action`
+    followed by a comma counts (in a list literal too; such a condition is then evaluated the slower way)."""
+    spans = [m.span() for m in _NOT_CODE.finditer(source)]
+    code = _NOT_CODE.sub(lambda m: " " * len(m.group(0)), source)  # a comment cannot hide the comma
+    for m in _ACTION.finditer(source):
+        inside = any(a <= m.start() < b for a, b in spans) or any(g.start() <= m.start() < g.end() for g in globs)
+        if not inside and code[m.end() :].lstrip().startswith(","):
+            return True
+    return False
+
+
+def _native_globs(source: str, globs: list[re.Match[str]]) -> str:
     def native(m: re.Match[str]) -> str:
-        if any(a <= m.start() < b for a, b in literals):
-            return m.group(0)
         regex = _glob_regex(m.group(1)[1:-1])
         return 'action.matches("' + regex.replace("\\", "\\\\").replace('"', '\\"') + '")'
 
-    return _ACTION_GLOB.sub(native, source)
+    return _replace(source, globs, native)
+
+
+def _answered_globs(source: str, globs: list[re.Match[str]], answers: dict[str, bool]) -> str:
+    return _replace(source, globs, lambda m: "true" if answers[m.group(1)[1:-1]] else "false")
+
+
+def _replace(source: str, matches: list[re.Match[str]], by: Callable[[re.Match[str]], str]) -> str:
+    out, pos = [], 0
+    for m in matches:
+        out += [source[pos : m.start()], by(m)]
+        pos = m.end()
+    return "".join([*out, source[pos:]])
 
 
 def _glob_regex(pattern: str) -> str:
@@ -122,7 +158,7 @@ class ConditionError(Exception):
 class Condition:
     """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
 
-    __slots__ = ("_expr", "source", "where")
+    __slots__ = ("_expr", "_globs", "_variants", "source", "where")
 
     def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
         if not isinstance(source, str) or not source.strip():
@@ -136,19 +172,30 @@ class Condition:
         self.source = source
         self.where = where
         try:
-            with _COMPILE_LOCK:
-                self._expr = _ENV.compile(source)
+            self._expr = _compile(source)
         except Exception as exc:  # cel-cpp raises RuntimeError with an INVALID_ARGUMENT status text
             raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
         kind = self._expr.return_type()
-        evaluated = _native_globs(source)
-        if evaluated != source:  # checked as written (errors name its columns), evaluated without Python calls
-            with _COMPILE_LOCK:
-                self._expr = _ENV.compile(evaluated)
         if boolean and kind != _T.BOOL and kind != _T.DYN:
             raise InvalidArgument(
                 f"{where}: line 1, column 1: the expression gives a {kind.name()}, not a bool", field=field
             )
+        # Checked as written (errors name its columns); evaluated without calls into Python (see _ACTION_GLOB).
+        self._globs: tuple[GlobSet, ...] = ()
+        self._variants: tuple[Any, ...] = ()
+        globs = _action_globs(source)
+        if not globs:
+            return
+        patterns = list(dict.fromkeys(m.group(1)[1:-1] for m in globs))
+        if len(patterns) <= MAX_SPECIALISED_GLOBS and not _action_may_be_rebound(source, globs):
+            # Variant i answers pattern j's glob with bit j of i.
+            self._variants = tuple(
+                _compile(_answered_globs(source, globs, {p: bool(i >> j & 1) for j, p in enumerate(patterns)}))
+                for i in range(2 ** len(patterns))
+            )
+            self._globs = tuple(_globs(p) for p in patterns)
+        else:
+            self._expr = _compile(_native_globs(source, globs))
 
     def holds(self, scope: Scope) -> bool:
         """Does it hold for the call? The same expression text (on several guardrails) is evaluated once per call."""
@@ -172,10 +219,22 @@ class Condition:
 
     def _eval(self, scope: Scope) -> Any:
         activation = scope.activation()
+        expr = self._expr
+        if self._globs:  # the variant for this action's answers to the condition's globs
+            action, selected = scope.action, 0
+            for bit, glob in enumerate(self._globs):
+                if glob.matches(action):
+                    selected |= 1 << bit
+            expr = self._variants[selected]
         try:
-            return self._expr.eval(activation)
+            return expr.eval(activation)
         except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
             raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
+
+
+def _compile(source: str) -> Any:
+    with _COMPILE_LOCK:
+        return _ENV.compile(source)
 
 
 def _compile_message(text: str) -> str:
@@ -197,9 +256,10 @@ class Scope:
     pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
     collector (that cost a CheckAction more than its five conditions did)."""
 
-    __slots__ = ("_activation", "_values", "results")
+    __slots__ = ("_activation", "_values", "action", "results")
 
     def __init__(self, call: ActionCall) -> None:
+        self.action = call.action
         self._values = (
             call.action,
             call.agent_id,
