@@ -24,6 +24,7 @@ from server.domain.values import format_number
 
 if TYPE_CHECKING:
     from server.domain.guardrails.base import ActionCall
+    from server.domain.guardrails.condition_groups import ConditionGroup
 
 # Documented limits (docs/concepts/conditions.md): an expression longer than MAX_LENGTH characters is refused
 # at load; cel-cpp refuses one nested deeper than 32 levels (its parser's recursion limit) at load too.
@@ -35,38 +36,38 @@ _T = cel.Type
 
 
 @functools.lru_cache(maxsize=1024)
-def _globs(pattern: str) -> GlobSet:
+def glob_set(pattern: str) -> GlobSet:
     return GlobSet((pattern,))
 
 
 def _glob(value: str, pattern: str) -> bool:
     """`glob(action, "files.*")`: as `action_list` matches (NFKC, ignoring case), so a rule and a deny list agree."""
-    return _globs(pattern).matches(value)
+    return glob_set(pattern).matches(value)
 
 
-_ENV = cel.NewEnv(
-    variables={
-        "action": _T.STRING,
-        "agent": _T.Map(_T.STRING, _T.DYN),
-        "context": _T.Map(_T.STRING, _T.DYN),
-        "now": _T.TIMESTAMP,
-    },
-    functions=[
-        cel.FunctionDecl(
-            "glob",
-            [
-                cel.Overload(
-                    "glob_string_string",
-                    _T.BOOL,
-                    [_T.STRING, _T.STRING],
-                    impl=lambda value, pattern: _glob(value, pattern),
-                )
-            ],
-        )
-    ],
-)
+VARIABLES = {
+    "action": _T.STRING,
+    "agent": _T.Map(_T.STRING, _T.DYN),
+    "context": _T.Map(_T.STRING, _T.DYN),
+    "now": _T.TIMESTAMP,
+}
+
+
+def new_env(variables: dict[str, Any]) -> Any:
+    """A CEL environment with Outrider's functions (`glob`) and these variables."""
+    glob = cel.Overload(
+        "glob_string_string", _T.BOOL, [_T.STRING, _T.STRING], impl=lambda value, pattern: _glob(value, pattern)
+    )
+    return cel.NewEnv(variables=variables, functions=[cel.FunctionDecl("glob", [glob])])
+
+
+_ENV = new_env(VARIABLES)
+# Where `glob(action, "<literal>")` calls are given as their answers, by index, computed in Python once per call: not
+# a name a condition can use (conditions are checked in `_ENV`), only what their rewritten forms are compiled in.
+ACTION_GLOBS = "action_globs__"
+EVAL_ENV = new_env({**VARIABLES, ACTION_GLOBS: _T.List(_T.BOOL)})
 # The environment is shared; compiling happens at load, rarely, and is kept to one thread at a time.
-_COMPILE_LOCK = threading.Lock()
+COMPILE_LOCK = threading.Lock()
 _POSITION = re.compile(r"<input>:(\d+):(\d+): ")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 
@@ -77,9 +78,10 @@ _STATUS = re.compile(r"^[A-Z_]+: ")
 # once per combination of their answers, with `true`/`false` in their place, and each call evaluates the variant its
 # action selects, the globs answered in Python as `action_list` matches (`_glob`). That also spares the ~5 µs RE2
 # `matches()` costs on every evaluation (cel-cpp compiles its pattern each time). Beyond MAX_SPECIALISED_GLOBS
-# patterns, or where `action` may be a comprehension's variable, the globs are evaluated as RE2 `matches()` instead:
-# the action is canonical (NFKC) at the edge, so the pattern folded the same way and matched ignoring case answers
-# what `_glob` would.
+# patterns, the answers are given to CEL as a variable (ACTION_GLOBS), at the price of an activation of the
+# condition's own. Where `action` may be a comprehension's variable, the globs are evaluated as RE2 `matches()`:
+# the pattern folded as action names compare and matched ignoring case (which differs from `_glob` only for
+# characters whose case folding changes their length, such as ß).
 MAX_SPECIALISED_GLOBS = 3  # distinct patterns: 2**3 compiled variants at most per condition
 _STRING_LITERAL = re.compile(
     r'(?s)[rR]?(?:"""(?:.*?)"""' + r"|'''(?:.*?)'''" + r'|"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*')"
@@ -89,13 +91,13 @@ _ACTION_GLOB = re.compile(r"""(?<![\w.])glob\s*\(\s*action\s*,\s*("[^"\\\n]*"|'[
 _ACTION = re.compile(r"(?<![\w.])action(?!\w)")
 
 
-def _action_globs(source: str) -> list[re.Match[str]]:
+def action_globs(source: str) -> list[re.Match[str]]:
     """The `glob(action, "<literal>")` calls written as code (not inside a string literal or a comment)."""
     spans = [m.span() for m in _NOT_CODE.finditer(source)]
     return [m for m in _ACTION_GLOB.finditer(source) if not any(a <= m.start() < b for a, b in spans)]
 
 
-def _action_may_be_rebound(source: str, globs: list[re.Match[str]]) -> bool:
+def action_may_be_rebound(source: str, globs: list[re.Match[str]]) -> bool:
     """Whether `action` appears, outside the globs, where a macro names its variable (`list.exists(action, …)`,
     `all(k, action, …)`): a glob there reads that variable, not the call's action. Conservative: any other `action`
     followed by a comma counts (in a list literal too; such a condition is then evaluated the slower way)."""
@@ -108,19 +110,31 @@ def _action_may_be_rebound(source: str, globs: list[re.Match[str]]) -> bool:
     return False
 
 
-def _native_globs(source: str, globs: list[re.Match[str]]) -> str:
+def native_globs(source: str, globs: list[re.Match[str]]) -> str:
     def native(m: re.Match[str]) -> str:
         regex = _glob_regex(m.group(1)[1:-1])
         return 'action.matches("' + regex.replace("\\", "\\\\").replace('"', '\\"') + '")'
 
-    return _replace(source, globs, native)
+    return replace_spans(source, globs, native)
 
 
 def _answered_globs(source: str, globs: list[re.Match[str]], answers: dict[str, bool]) -> str:
-    return _replace(source, globs, lambda m: "true" if answers[m.group(1)[1:-1]] else "false")
+    return replace_spans(source, globs, lambda m: "true" if answers[m.group(1)[1:-1]] else "false")
 
 
-def _replace(source: str, matches: list[re.Match[str]], by: Callable[[re.Match[str]], str]) -> str:
+def indexed_globs(source: str, globs: list[re.Match[str]], patterns: list[str]) -> str:
+    """The globs as `action_globs__[i]`, i the pattern's index in `patterns` (a new pattern is appended to it)."""
+
+    def indexed(m: re.Match[str]) -> str:
+        pattern = m.group(1)[1:-1]
+        if pattern not in patterns:
+            patterns.append(pattern)
+        return f"{ACTION_GLOBS}[{patterns.index(pattern)}]"
+
+    return replace_spans(source, globs, indexed)
+
+
+def replace_spans(source: str, matches: list[re.Match[str]], by: Callable[[re.Match[str]], str]) -> str:
     out, pos = [], 0
     for m in matches:
         out += [source[pos : m.start()], by(m)]
@@ -158,7 +172,7 @@ class ConditionError(Exception):
 class Condition:
     """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
 
-    __slots__ = ("_expr", "_globs", "_variants", "source", "where")
+    __slots__ = ("_expr", "_globs", "_variants", "group", "source", "where")
 
     def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
         if not isinstance(source, str) or not source.strip():
@@ -171,6 +185,8 @@ class Condition:
             )
         self.source = source
         self.where = where
+        # The running chain's conditions evaluated with this one (condition_groups.py; None: evaluated alone).
+        self.group: ConditionGroup | None = None
         try:
             self._expr = _compile(source)
         except Exception as exc:  # cel-cpp raises RuntimeError with an INVALID_ARGUMENT status text
@@ -183,25 +199,36 @@ class Condition:
         # Checked as written (errors name its columns); evaluated without calls into Python (see _ACTION_GLOB).
         self._globs: tuple[GlobSet, ...] = ()
         self._variants: tuple[Any, ...] = ()
-        globs = _action_globs(source)
+        globs = action_globs(source)
         if not globs:
             return
         patterns = list(dict.fromkeys(m.group(1)[1:-1] for m in globs))
-        if len(patterns) <= MAX_SPECIALISED_GLOBS and not _action_may_be_rebound(source, globs):
+        if action_may_be_rebound(source, globs):
+            self._expr = _compile(native_globs(source, globs))
+            return
+        if len(patterns) <= MAX_SPECIALISED_GLOBS:
             # Variant i answers pattern j's glob with bit j of i.
             self._variants = tuple(
                 _compile(_answered_globs(source, globs, {p: bool(i >> j & 1) for j, p in enumerate(patterns)}))
                 for i in range(2 ** len(patterns))
             )
-            self._globs = tuple(_globs(p) for p in patterns)
         else:
-            self._expr = _compile(_native_globs(source, globs))
+            patterns = []
+            self._expr = _compile(indexed_globs(source, globs, patterns), EVAL_ENV)
+        self._globs = tuple(glob_set(p) for p in patterns)
 
     def holds(self, scope: Scope) -> bool:
         """Does it hold for the call? The same expression text (on several guardrails) is evaluated once per call."""
         known = scope.results.get(self.source)
         if known is not None:
             return known
+        group = self.group
+        if group is not None and group not in scope.groups:  # the first of the group this call meets answers all
+            scope.groups.append(group)
+            group.answer(scope)
+            known = scope.results.get(self.source)
+            if known is not None:
+                return known
         result = self._eval(scope)
         value = result.value()
         if type(value) is not bool:  # an error (its value is the message) or another type
@@ -218,23 +245,28 @@ class Condition:
         return result.plain_value()
 
     def _eval(self, scope: Scope) -> Any:
-        activation = scope.activation()
         expr = self._expr
-        if self._globs:  # the variant for this action's answers to the condition's globs
-            action, selected = scope.action, 0
-            for bit, glob in enumerate(self._globs):
+        globs = self._globs
+        try:
+            if not globs:
+                return expr.eval(scope.activation())
+            action = scope.action
+            if not self._variants:  # many globs: their answers as a variable, in an activation of its own
+                variables = scope.variables()
+                variables[ACTION_GLOBS] = [glob.matches(action) for glob in globs]
+                return expr.eval(data=variables)
+            selected = 0  # the variant for this action's answers to the condition's globs
+            for bit, glob in enumerate(globs):
                 if glob.matches(action):
                     selected |= 1 << bit
-            expr = self._variants[selected]
-        try:
-            return expr.eval(activation)
+            return self._variants[selected].eval(scope.activation())
         except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
             raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
 
 
-def _compile(source: str) -> Any:
-    with _COMPILE_LOCK:
-        return _ENV.compile(source)
+def _compile(source: str, env: Any = _ENV) -> Any:
+    with COMPILE_LOCK:
+        return env.compile(source)
 
 
 def _compile_message(text: str) -> str:
@@ -256,7 +288,7 @@ class Scope:
     pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
     collector (that cost a CheckAction more than its five conditions did)."""
 
-    __slots__ = ("_activation", "_values", "action", "results")
+    __slots__ = ("_activation", "_values", "action", "groups", "results")
 
     def __init__(self, call: ActionCall) -> None:
         self.action = call.action
@@ -271,6 +303,7 @@ class Scope:
         )
         self._activation: Any = None
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
+        self.groups: list[ConditionGroup] = []  # the condition groups evaluated for this call
 
     def variables(self) -> dict[str, Any]:
         action, agent_id, group, labels, capabilities, context, time = self._values
