@@ -69,7 +69,8 @@ class ConditionGroup:
         with self._lock:
             if self._expr is None and not self._broken:
                 try:
-                    self._expr, self._globs = _compile_group(self.sources)
+                    expr, self._globs = _compile_group(self.sources)
+                    self._expr = expr  # last: `answer` reads it without the lock
                 except Exception:  # too large or too deep once joined: its conditions are evaluated alone
                     self._broken = True
             return self._expr
