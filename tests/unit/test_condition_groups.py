@@ -160,3 +160,12 @@ def test_an_expression_at_the_nesting_limit_is_answered_alone_when_its_group_wou
     assert gate(order[0], call) is None and gate(order[1], call) is None
     group = cond(order[0]).group
     assert group is not None and group._broken  # one level deeper inside the group's list: never used
+
+
+@pytest.mark.parametrize("context", [{"n": 2**80}, {"n": 1, 3: "an int key"}, {"n": float("nan")}, {"n": b"\xff"}])
+def test_values_cel_cannot_hold_give_each_grouped_guardrail_the_error_it_gives_alone(context: dict[Any, Any]) -> None:
+    when = ["context.n > 1", "true", 'action == "a"', "size(context) > 0"]
+    grouped, alone = running_order(chain(when)), chain(when)
+    for with_group, without in zip(grouped, alone, strict=True):
+        expected = gate(without, ActionCall("agent-1", "a", context))
+        assert gate(with_group, ActionCall("agent-1", "a", context)) == expected, cond(with_group).source
