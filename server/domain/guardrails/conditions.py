@@ -203,18 +203,21 @@ class Condition:
         if not globs:
             return
         patterns = list(dict.fromkeys(m.group(1)[1:-1] for m in globs))
-        if action_may_be_rebound(source, globs):
-            self._expr = _compile(native_globs(source, globs))
-            return
-        if len(patterns) <= MAX_SPECIALISED_GLOBS:
-            # Variant i answers pattern j's glob with bit j of i.
-            self._variants = tuple(
-                _compile(_answered_globs(source, globs, {p: bool(i >> j & 1) for j, p in enumerate(patterns)}))
-                for i in range(2 ** len(patterns))
-            )
-        else:
-            patterns = []
-            self._expr = _compile(indexed_globs(source, globs, patterns), EVAL_ENV)
+        try:
+            if action_may_be_rebound(source, globs):
+                self._expr = _compile(native_globs(source, globs))
+                return
+            if len(patterns) <= MAX_SPECIALISED_GLOBS:
+                # Variant i answers pattern j's glob with bit j of i.
+                self._variants = tuple(
+                    _compile(_answered_globs(source, globs, {p: bool(i >> j & 1) for j, p in enumerate(patterns)}))
+                    for i in range(2 ** len(patterns))
+                )
+            else:
+                patterns = []
+                self._expr = _compile(indexed_globs(source, globs, patterns), EVAL_ENV)
+        except Exception as exc:  # a rewrite the checked text allows always compiles; if not, say so at load
+            raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
         self._globs = tuple(glob_set(p) for p in patterns)
 
     def holds(self, scope: Scope) -> bool:
