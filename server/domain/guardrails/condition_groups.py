@@ -5,10 +5,11 @@ context converted again for each activation).
 
 Grouping changes how fast a condition is answered, never what it answers: CEL is pure, a call's values are fixed for
 its walk, and answers are kept by expression text (Scope.results), so answering a condition early, or one whose
-guardrail the walk never reaches, answers what evaluating it there would have. A group whose evaluation does not give
-a bool for every condition (one of them cannot be evaluated for this call, say) keeps the bools it got and leaves
-the rest to be evaluated alone, as without groups, each with its own error; a group that does not compile is never
-used. At most GROUP_SIZE expressions per group bound the work an early block makes useless.
+guardrail the walk never reaches, answers what evaluating it there would have. A group whose evaluation fails for a
+call (one of its conditions cannot be evaluated, say: CEL's list is then an error) answers nothing, and an answer that
+is not a bool is not kept: those conditions are evaluated alone, as without groups, each giving its own answer or
+error. A group that does not compile (too deep once joined) is never used. At most GROUP_SIZE expressions per group
+bound the work an early block makes useless, and the extra evaluation a failing group costs.
 """
 
 from __future__ import annotations
