@@ -1,5 +1,8 @@
 """`make bench`: what `when:` costs over gRPC: the bench's five-guardrail chain, and the same chain with a CEL
-condition on every guardrail, served by two sidecars side by side and loaded in turns in one run.
+condition on every guardrail, served by two sidecars side by side and loaded in turns in one run; and the same two
+chains in one process, without gRPC (`CheckActionService.check_action` through the production composition root,
+thread CPU time per call, alternating rounds, the best round of each), which says what the conditions cost the
+sidecar's CPU without the noise of a shared machine's transport.
 
 Each condition holds for the bench's call (so every guardrail still runs) and reads the context, the agent and the
 action, as a team's conditions do; the two sidecars are otherwise identical (`bench/sidecar.py`: the production
@@ -15,6 +18,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as `python bench/conditions.py`: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -23,8 +27,12 @@ import grpc
 
 from bench._proc import Child
 from bench.checkaction import (
+    ACTION,
     AGENT,
     CHECK_METHOD,
+    CONTEXT,
+    GROUP,
+    LAST_GUARDRAIL,
     POLICY,
     Run,
     Settings,
@@ -40,6 +48,8 @@ from bench.report import replace_section
 
 TITLE = "Conditions (`when:`) over gRPC"
 TARGET = 0.90  # throughput with a condition on every guardrail, as a share of the plain chain's
+IN_PROCESS_ROUNDS = 6
+IN_PROCESS_CALLS = 2000
 
 # One condition per guardrail, in chain order; each holds for the bench's call.
 WHEN = (
@@ -63,6 +73,42 @@ def with_conditions(policy: str) -> str:
         out.append(line)
     assert i == len(WHEN), f"expected {len(WHEN)} guardrails in the bench policy, found {i}"
     return "\n".join(out) + "\n"
+
+
+def in_process(rounds: int, calls: int) -> dict[str, float]:
+    """µs of CPU per CheckAction for each chain, in one process: `rounds` alternating rounds, the best of each."""
+    from server.bootstrap import build_services
+    from server.config import load_config
+
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="outrider-bench-cel-inproc-") as tmp:
+        stacks = {}
+        try:
+            for name, policy in (("plain", POLICY), ("when", with_conditions(POLICY))):
+                path = Path(tmp) / f"{name}.yaml"
+                path.write_text(policy + "telemetry: {enabled: false}\n")
+                overrides = {"data_dir": Path(tmp) / f"data-{name}", "console_enabled": False}
+                services = build_services(load_config(str(path), overrides, env={}))
+                stacks[name] = services
+                services.agents.register(AGENT, GROUP, [], {})
+
+            async def run(checks: Any, n: int) -> float:
+                started = time.thread_time()
+                for _ in range(n):
+                    checked = await checks.check_action(AGENT, ACTION, CONTEXT, {}, "")
+                assert checked.verdict.allowed and checked.verdict.guardrail == LAST_GUARDRAIL, checked.verdict
+                return (time.thread_time() - started) / n * 1e6
+
+            for round_ in range(rounds + 1):
+                for name, services in stacks.items():
+                    us = asyncio.run(run(services.checks, calls))
+                    services.decisions.flush(60)  # the writer's work stays out of the next round
+                    if round_:  # the first is a warm-up
+                        best[name] = min(us, best.get(name, us))
+        finally:
+            for services in stacks.values():
+                services.close()
+    return best
 
 
 async def alternate(
@@ -90,7 +136,20 @@ def main() -> None:
     p.add_argument("--out", type=Path, help="write the section into this Markdown file (docs/benchmarks.md)")
     p.add_argument("--duration", type=float, default=Settings.duration, help="seconds per run")
     p.add_argument("--rounds", type=int, default=4, help="runs per sidecar and concurrency")
+    p.add_argument("--in-process-only", action="store_true", help="only the in-process measure, printed")
+    p.add_argument("--in-process-rounds", type=int, default=IN_PROCESS_ROUNDS)
+    p.add_argument("--in-process-calls", type=int, default=IN_PROCESS_CALLS, help="calls per round")
     args = p.parse_args()
+    inproc = in_process(args.in_process_rounds, args.in_process_calls)
+    inproc_rows = [
+        "| in process | plain chain | `when` on every guardrail | difference | plain / `when` |",
+        "|---|---:|---:|---:|---:|",
+        f"| CPU per CheckAction | {inproc['plain']:.1f} µs | {inproc['when']:.1f} µs "
+        f"| {inproc['when'] - inproc['plain']:+.1f} µs | {inproc['plain'] / inproc['when']:.2f} |",
+    ]
+    print("\n".join(inproc_rows))
+    if args.in_process_only:
+        return
     s = Settings(duration=args.duration, rounds=args.rounds)
     request = request_bytes()
     load_before = load_average()
@@ -142,7 +201,12 @@ def main() -> None:
         f"{load_before} at the start, {load_average()} at the end. Two sidecars (the bench's five-guardrail chain; "
         "the same chain with a CEL `when:` on every guardrail, each holding for the call so every guardrail still "
         f"runs) loaded in turns, {s.rounds} runs of {s.duration:g} s each per concurrency, one `grpc.aio` channel.\n\n"
-        "The conditions:\n\n" + "\n".join(f"- `{w}`" for w in WHEN) + "\n\n" + "\n".join(rows) + "\n"
+        "The conditions:\n\n" + "\n".join(f"- `{w}`" for w in WHEN) + "\n\n" + "\n".join(rows) + "\n\n"
+        "The same two chains in one process, without gRPC (`check_action` through the production composition root, "
+        f"decision log and metrics on, tracing off): CPU time of the calling thread per call, best of "
+        f"{args.in_process_rounds} alternating rounds of {args.in_process_calls:,} calls.\n\n"
+        + "\n".join(inproc_rows)
+        + "\n"
     )
     print(body)
     if args.out:

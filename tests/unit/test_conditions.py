@@ -408,8 +408,8 @@ def test_lint_reports_conditions_that_can_never_apply_to_any_action_the_policy_m
 def test_glob_on_the_action_answers_as_action_lists_match_without_calling_python(
     action: str, pattern: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`glob(action, "...")` runs as RE2 in CEL: a call into a Python function leaks ~200 bytes in the CEL binding
-    (cel-expr-python 0.1.3), so the hot form never makes one, and answers as action_list's globs do."""
+    """`glob(action, "...")` never calls from CEL into Python (such a call leaks ~200 bytes in the CEL binding,
+    cel-expr-python 0.1.3): it is answered once per call, and answers as action_list's globs do."""
     from server.domain.guardrails import conditions
     from server.domain.guardrails.patterns import GlobSet
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.domain.guardrails.base import ActionCall, Guardrail, GuardrailResult, Severity
+from server.domain.guardrails.condition_groups import group_conditions
 from server.domain.guardrails.conditions import ConditionError, scope_of
 
 
@@ -51,6 +52,14 @@ class Verdict:
 def evaluation_order(chain: Sequence[Guardrail]) -> tuple[Guardrail, ...]:
     """Trust roots first (in their relative order), then the rest in chain order."""
     return tuple(g for g in chain if g.runs_first) + tuple(g for g in chain if not g.runs_first)
+
+
+def running_order(chain: Sequence[Guardrail]) -> tuple[Guardrail, ...]:
+    """`evaluation_order` for a chain that is about to run: its conditions grouped to be evaluated together
+    (condition_groups.py), which changes how fast they are answered, never what they answer."""
+    order = evaluation_order(chain)
+    group_conditions([g.condition for g in order if g.condition is not None])
+    return order
 
 
 def gate(guardrail: Guardrail, call: ActionCall) -> GuardrailResult | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,7 @@ from server.domain.values import format_number
 
 if TYPE_CHECKING:
     from server.domain.guardrails.base import ActionCall
+    from server.domain.guardrails.condition_groups import ConditionGroup
 
 # Documented limits (docs/concepts/conditions.md): an expression longer than MAX_LENGTH characters is refused
 # at load; cel-cpp refuses one nested deeper than 32 levels (its parser's recursion limit) at load too.
@@ -34,62 +36,110 @@ _T = cel.Type
 
 
 @functools.lru_cache(maxsize=1024)
-def _globs(pattern: str) -> GlobSet:
+def glob_set(pattern: str) -> GlobSet:
     return GlobSet((pattern,))
 
 
 def _glob(value: str, pattern: str) -> bool:
     """`glob(action, "files.*")`: as `action_list` matches (NFKC, ignoring case), so a rule and a deny list agree."""
-    return _globs(pattern).matches(value)
+    return glob_set(pattern).matches(value)
 
 
-_ENV = cel.NewEnv(
-    variables={
-        "action": _T.STRING,
-        "agent": _T.Map(_T.STRING, _T.DYN),
-        "context": _T.Map(_T.STRING, _T.DYN),
-        "now": _T.TIMESTAMP,
-    },
-    functions=[
-        cel.FunctionDecl(
-            "glob",
-            [
-                cel.Overload(
-                    "glob_string_string",
-                    _T.BOOL,
-                    [_T.STRING, _T.STRING],
-                    impl=lambda value, pattern: _glob(value, pattern),
-                )
-            ],
-        )
-    ],
-)
+VARIABLES = {
+    "action": _T.STRING,
+    "agent": _T.Map(_T.STRING, _T.DYN),
+    "context": _T.Map(_T.STRING, _T.DYN),
+    "now": _T.TIMESTAMP,
+}
+
+
+def new_env(variables: dict[str, Any]) -> Any:
+    """A CEL environment with Outrider's functions (`glob`) and these variables."""
+    glob = cel.Overload(
+        "glob_string_string", _T.BOOL, [_T.STRING, _T.STRING], impl=lambda value, pattern: _glob(value, pattern)
+    )
+    return cel.NewEnv(variables=variables, functions=[cel.FunctionDecl("glob", [glob])])
+
+
+_ENV = new_env(VARIABLES)
+# Where `glob(action, "<literal>")` calls are given as their answers, by index, computed in Python once per call: not
+# a name a condition can use (conditions are checked in `_ENV`), only what their rewritten forms are compiled in.
+ACTION_GLOBS = "action_globs__"
+EVAL_ENV = new_env({**VARIABLES, ACTION_GLOBS: _T.List(_T.BOOL)})
 # The environment is shared; compiling happens at load, rarely, and is kept to one thread at a time.
-_COMPILE_LOCK = threading.Lock()
+COMPILE_LOCK = threading.Lock()
 _POSITION = re.compile(r"<input>:(\d+):(\d+): ")
 _STATUS = re.compile(r"^[A-Z_]+: ")
 
 
-# `glob(action, "<literal>")`, outside string literals, is evaluated as RE2 `matches()` instead of a call back into
-# Python: cel-expr-python 0.1.3 does not free what it allocates for a call into a Python function (about 200 bytes
-# a call, measured), so a hot condition would grow the process for ever. The action is canonical (NFKC) at the
-# edge, so the pattern folded the same way and matched ignoring case answers what `_glob` would.
+# `glob(action, "<literal>")` never calls back into Python from CEL: cel-expr-python 0.1.3 does not free what it
+# allocates for a call into a Python function (about 200 bytes a call, measured), so a hot condition would grow the
+# process for ever. Such a glob depends on the call's action alone, so a condition with a few of them is compiled
+# once per combination of their answers, with `true`/`false` in their place, and each call evaluates the variant its
+# action selects, the globs answered in Python as `action_list` matches (`_glob`). That also spares the ~5 µs RE2
+# `matches()` costs on every evaluation (cel-cpp compiles its pattern each time). Beyond MAX_SPECIALISED_GLOBS
+# patterns, the answers are given to CEL as a variable (ACTION_GLOBS), at the price of an activation of the
+# condition's own. Where `action` may be a comprehension's variable, the globs are evaluated as RE2 `matches()`:
+# the pattern folded as action names compare and matched ignoring case (which differs from `_glob` only for
+# characters whose case folding changes their length, such as ß).
+MAX_SPECIALISED_GLOBS = 3  # distinct patterns: 2**3 compiled variants at most per condition
 _STRING_LITERAL = re.compile(
     r'(?s)[rR]?(?:"""(?:.*?)"""' + r"|'''(?:.*?)'''" + r'|"(?:\\.|[^"\\])*"' + r"|'(?:\\.|[^'\\])*')"
 )
+_NOT_CODE = re.compile(_STRING_LITERAL.pattern + r"|//[^\n]*")  # string literals and comments
 _ACTION_GLOB = re.compile(r"""(?<![\w.])glob\s*\(\s*action\s*,\s*("[^"\\\n]*"|'[^'\\\n]*')\s*\)""")
+_ACTION = re.compile(r"(?<![\w.])action(?!\w)")
 
 
-def _native_globs(source: str) -> str:
-    literals = [m.span() for m in _STRING_LITERAL.finditer(source)]
+def action_globs(source: str) -> list[re.Match[str]]:
+    """The `glob(action, "<literal>")` calls written as code (not inside a string literal or a comment)."""
+    spans = [m.span() for m in _NOT_CODE.finditer(source)]
+    return [m for m in _ACTION_GLOB.finditer(source) if not any(a <= m.start() < b for a, b in spans)]
 
+
+def action_may_be_rebound(source: str, globs: list[re.Match[str]]) -> bool:
+    """Whether `action` appears, outside the globs, where a macro names its variable (`list.exists(action, …)`,
+    `all(k, action, …)`): a glob there reads that variable, not the call's action. Conservative: any other `action`
+    followed by a comma counts (in a list literal too; such a condition is then evaluated the slower way)."""
+    spans = [m.span() for m in _NOT_CODE.finditer(source)]
+    code = _NOT_CODE.sub(lambda m: " " * len(m.group(0)), source)  # a comment cannot hide the comma
+    for m in _ACTION.finditer(source):
+        inside = any(a <= m.start() < b for a, b in spans) or any(g.start() <= m.start() < g.end() for g in globs)
+        if not inside and code[m.end() :].lstrip().startswith(","):
+            return True
+    return False
+
+
+def native_globs(source: str, globs: list[re.Match[str]]) -> str:
     def native(m: re.Match[str]) -> str:
-        if any(a <= m.start() < b for a, b in literals):
-            return m.group(0)
         regex = _glob_regex(m.group(1)[1:-1])
         return 'action.matches("' + regex.replace("\\", "\\\\").replace('"', '\\"') + '")'
 
-    return _ACTION_GLOB.sub(native, source)
+    return replace_spans(source, globs, native)
+
+
+def _answered_globs(source: str, globs: list[re.Match[str]], answers: dict[str, bool]) -> str:
+    return replace_spans(source, globs, lambda m: "true" if answers[m.group(1)[1:-1]] else "false")
+
+
+def indexed_globs(source: str, globs: list[re.Match[str]], patterns: list[str]) -> str:
+    """The globs as `action_globs__[i]`, i the pattern's index in `patterns` (a new pattern is appended to it)."""
+
+    def indexed(m: re.Match[str]) -> str:
+        pattern = m.group(1)[1:-1]
+        if pattern not in patterns:
+            patterns.append(pattern)
+        return f"{ACTION_GLOBS}[{patterns.index(pattern)}]"
+
+    return replace_spans(source, globs, indexed)
+
+
+def replace_spans(source: str, matches: list[re.Match[str]], by: Callable[[re.Match[str]], str]) -> str:
+    out, pos = [], 0
+    for m in matches:
+        out += [source[pos : m.start()], by(m)]
+        pos = m.end()
+    return "".join([*out, source[pos:]])
 
 
 def _glob_regex(pattern: str) -> str:
@@ -122,7 +172,7 @@ class ConditionError(Exception):
 class Condition:
     """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
 
-    __slots__ = ("_expr", "source", "where")
+    __slots__ = ("_expr", "_globs", "_variants", "group", "source", "where")
 
     def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
         if not isinstance(source, str) or not source.strip():
@@ -135,26 +185,53 @@ class Condition:
             )
         self.source = source
         self.where = where
+        # The running chain's conditions evaluated with this one (condition_groups.py; None: evaluated alone).
+        self.group: ConditionGroup | None = None
         try:
-            with _COMPILE_LOCK:
-                self._expr = _ENV.compile(source)
+            self._expr = _compile(source)
         except Exception as exc:  # cel-cpp raises RuntimeError with an INVALID_ARGUMENT status text
             raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
         kind = self._expr.return_type()
-        evaluated = _native_globs(source)
-        if evaluated != source:  # checked as written (errors name its columns), evaluated without Python calls
-            with _COMPILE_LOCK:
-                self._expr = _ENV.compile(evaluated)
         if boolean and kind != _T.BOOL and kind != _T.DYN:
             raise InvalidArgument(
                 f"{where}: line 1, column 1: the expression gives a {kind.name()}, not a bool", field=field
             )
+        # Checked as written (errors name its columns); evaluated without calls into Python (see _ACTION_GLOB).
+        self._globs: tuple[GlobSet, ...] = ()
+        self._variants: tuple[Any, ...] = ()
+        globs = action_globs(source)
+        if not globs:
+            return
+        patterns = list(dict.fromkeys(m.group(1)[1:-1] for m in globs))
+        try:
+            if action_may_be_rebound(source, globs):
+                self._expr = _compile(native_globs(source, globs))
+                return
+            if len(patterns) <= MAX_SPECIALISED_GLOBS:
+                # Variant i answers pattern j's glob with bit j of i.
+                self._variants = tuple(
+                    _compile(_answered_globs(source, globs, {p: bool(i >> j & 1) for j, p in enumerate(patterns)}))
+                    for i in range(2 ** len(patterns))
+                )
+            else:
+                patterns = []
+                self._expr = _compile(indexed_globs(source, globs, patterns), EVAL_ENV)
+        except Exception as exc:  # a rewrite the checked text allows always compiles; if not, say so at load
+            raise InvalidArgument(f"{where}: {_compile_message(str(exc))}", field=field) from None
+        self._globs = tuple(glob_set(p) for p in patterns)
 
     def holds(self, scope: Scope) -> bool:
         """Does it hold for the call? The same expression text (on several guardrails) is evaluated once per call."""
         known = scope.results.get(self.source)
         if known is not None:
             return known
+        group = self.group
+        if group is not None and group not in scope.groups:  # the first of the group this call meets answers all
+            scope.groups.append(group)
+            group.answer(scope)
+            known = scope.results.get(self.source)
+            if known is not None:
+                return known
         result = self._eval(scope)
         value = result.value()
         if type(value) is not bool:  # an error (its value is the message) or another type
@@ -171,11 +248,28 @@ class Condition:
         return result.plain_value()
 
     def _eval(self, scope: Scope) -> Any:
-        activation = scope.activation()
+        expr = self._expr
+        globs = self._globs
         try:
-            return self._expr.eval(activation)
+            if not globs:
+                return expr.eval(scope.activation())
+            action = scope.action
+            if not self._variants:  # many globs: their answers as a variable, in an activation of its own
+                variables = scope.variables()
+                variables[ACTION_GLOBS] = [glob.matches(action) for glob in globs]
+                return expr.eval(data=variables)
+            selected = 0  # the variant for this action's answers to the condition's globs
+            for bit, glob in enumerate(globs):
+                if glob.matches(action):
+                    selected |= 1 << bit
+            return self._variants[selected].eval(scope.activation())
         except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
             raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
+
+
+def _compile(source: str, env: Any = _ENV) -> Any:
+    with COMPILE_LOCK:
+        return env.compile(source)
 
 
 def _compile_message(text: str) -> str:
@@ -197,9 +291,10 @@ class Scope:
     pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
     collector (that cost a CheckAction more than its five conditions did)."""
 
-    __slots__ = ("_activation", "_values", "results")
+    __slots__ = ("_activation", "_values", "action", "groups", "results")
 
     def __init__(self, call: ActionCall) -> None:
+        self.action = call.action
         self._values = (
             call.action,
             call.agent_id,
@@ -211,6 +306,7 @@ class Scope:
         )
         self._activation: Any = None
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
+        self.groups: list[ConditionGroup] = []  # the condition groups evaluated for this call
 
     def variables(self) -> dict[str, Any]:
         action, agent_id, group, labels, capabilities, context, time = self._values

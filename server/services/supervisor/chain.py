@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from server.domain.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound, OutriderError
-from server.domain.guardrails import Guardrail, GuardrailSpec, build_guardrail, evaluation_order
+from server.domain.guardrails import Guardrail, GuardrailSpec, build_guardrail, evaluation_order, running_order
 from server.domain.guardrails.deps import GuardrailDeps
 from server.domain.guardrails.hitl import DEFAULT_NAME as DEFAULT_HITL_NAME
 from server.domain.guardrails.hitl import Hitl
@@ -83,7 +83,7 @@ class ChainStore:
                 return True
         with self._lock:
             self._stored = build_specs(specs, self.load_plugin, deps=self.guardrail_deps)
-            self._order = evaluation_order(self._stored)
+            self._order = running_order(self._stored)
         log.info("guardrail chain loaded from storage", extra={"guardrails": len(specs)})
         return False
 
@@ -131,7 +131,7 @@ class ChainStore:
         path = self.policy.path if self.policy else ""
         self._version = self.repo.replace([g.spec for g in chain], policy_digest, path)
         self._stored = chain
-        self._order = evaluation_order(chain)
+        self._order = running_order(chain)
 
     def refresh(self) -> bool:
         """Pick up a chain changed by another process (a separate console, another sidecar on the same
@@ -146,7 +146,7 @@ class ChainStore:
             if self._version != seen:
                 # This process stored a change while we read: it is newer than what we read; keep it.
                 return False
-            self._stored, self._order, self._version = chain, evaluation_order(chain), version
+            self._stored, self._order, self._version = chain, running_order(chain), version
         log.info("guardrail chain reloaded from storage", extra={"guardrails": len(chain), "version": version})
         return True
 
@@ -185,7 +185,7 @@ class ChainStore:
                 [g.spec for g in chain], self._version, answer(chain) if answer is not None else None
             )
             if version is not None:
-                self._stored, self._order, self._version = chain, evaluation_order(chain), version
+                self._stored, self._order, self._version = chain, running_order(chain), version
                 return chain
             self._reread()
         raise Aborted("the guardrail chain kept changing on other sidecars; retry the change", reason="CHAIN_CONFLICT")
@@ -195,7 +195,7 @@ class ChainStore:
         version = self.repo.version()
         specs, _ = self.repo.load()
         self._stored = self._rebuild(specs)
-        self._order, self._version = evaluation_order(self._stored), version
+        self._order, self._version = running_order(self._stored), version
 
     def _follow(self) -> None:
         self.refresh()
