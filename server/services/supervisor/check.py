@@ -411,7 +411,7 @@ class CheckActionService:
         for permit_id in permit_ids:
             self.release_permit(permit_id)
 
-    async def _ask(
+    async def ask_human(
         self,
         hitl: Hitl,
         call: ActionCall,
@@ -421,6 +421,8 @@ class CheckActionService:
         approved_edits: set[str],
         run: ChainRun,
     ) -> Asked:
+        """A `hitl` guardrail's turn in the walk: an approval request made (or re-attached by `request_id`), and
+        waited for when `wait`; an edit the reviewer already approved passes without a second request."""
         digest = approval_digest(call.action, call.context)
         if digest in approved_edits and not hitl.policy.edits_require_approval:
             return Asked(result=GuardrailResult.allow("Approved as edited by the reviewer"))
@@ -500,12 +502,12 @@ class _Checking:
         self, hitl: Hitl, call: ActionCall, run: ChainRun, token: Span | None
     ) -> tuple[GuardrailResult | None, bool]:
         if token is None:  # untraced: no span, and no context manager held by every waiting call
-            asked = await self.service._ask(
+            asked = await self.service.ask_human(
                 hitl, call, self.request_id, self.trace_id, self.wait, self.approved_edits, run
             )
         else:
             with obs.approval_wait(self.service.tracer, token):
-                asked = await self.service._ask(
+                asked = await self.service.ask_human(
                     hitl, call, self.request_id, self.trace_id, self.wait, self.approved_edits, run
                 )
         out = self.out
