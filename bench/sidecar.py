@@ -6,20 +6,24 @@ are issued in-process, as `outrider tokens` would), then answers commands from s
 `stats`, `drain` (wait until the decision log has written everything queued), `profile start`,
 `profile stop FILE`, `tracemalloc start`, `tracemalloc dump FILE` (a snapshot, after a garbage collection),
 `trace start` (tracemalloc on, a baseline snapshot), `trace diff` (the Python allocations grown since the
-baseline, by source line) and `quit` (stops the sidecar, which drains the decision
-log, and reports the final decision-log figures).
+baseline, by source line), `sql start` (time every SQL statement), `sql stats` (the statements that took the
+most time since the last `sql stats`: count, mean and total), `types` (the live objects the garbage collector
+tracks, and the types whose count grew most since the last `types`) and `quit` (stops the sidecar, which
+drains the decision log, and reports the final decision-log figures).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import cProfile
 import gc
 import logging
 import os
 import sys
 import threading
+import time
 import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
@@ -130,6 +134,79 @@ def _trace_diff(baseline: tracemalloc.Snapshot, top: int = 25) -> dict[str, Any]
     return {"grown_kb": round(grown / 1024, 1), "top": lines, "all": every, **self_usage()}
 
 
+class SqlTimes:
+    """Time spent per SQL statement text on every engine of the process (a diagnostic: a statement whose
+    mean time grows as the soak runs reads a table that grows without an index)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._times: dict[str, list[float]] = {}  # statement -> [count, seconds]
+        self._started = threading.local()
+
+    def start(self) -> None:
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        event.listen(Engine, "before_cursor_execute", self._before)
+        event.listen(Engine, "after_cursor_execute", self._after)
+
+    def _before(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        self._started.t = time.perf_counter()
+
+    def _after(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        spent = time.perf_counter() - getattr(self._started, "t", time.perf_counter())
+        key = " ".join(statement.split())[:300]
+        with self._lock:
+            entry = self._times.setdefault(key, [0, 0.0])
+            entry[0] += 1
+            entry[1] += spent
+
+    def take(self, top: int = 12) -> dict[str, Any]:
+        with self._lock:
+            times, self._times = self._times, {}
+        rows = sorted(times.items(), key=lambda kv: -kv[1][1])[:top]
+        return {
+            "sql": [
+                {"count": int(n), "mean_ms": round(t / n * 1000, 3), "total_s": round(t, 2), "statement": stmt}
+                for stmt, (n, t) in rows
+            ]
+        }
+
+
+class TypeCounts:
+    """Live objects by type name, and which types grew since the last look (a diagnostic for what a long run
+    accumulates: a structure that grows shows as a type whose count only goes up)."""
+
+    def __init__(self) -> None:
+        self._last: collections.Counter[str] = collections.Counter()
+        # The cyclic collector's pauses per generation since the last look: a growing heap makes the
+        # full collections (generation 2) longer, and they stop every thread.
+        self._gc = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+        self._gc_started = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            entry = self._gc[info["generation"]]
+            entry[0] += 1
+            entry[1] += time.perf_counter() - self._gc_started
+
+    def take(self, top: int = 12) -> dict[str, Any]:
+        pauses = {g: (int(n), round(t * 1000, 1)) for g, (n, t) in self._gc.items()}
+        gc.collect()
+        self._gc = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+        now = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        grew = sorted(((n - self._last.get(t, 0), t) for t, n in now.items()), reverse=True)[:top]
+        self._last = now
+        return {
+            "objects": sum(now.values()),
+            "gc": {f"gen{g}": {"collections": n, "ms": ms} for g, (n, ms) in pauses.items()},
+            "grew": [{"type": t, "by": d, "now": now[t]} for d, t in grew if d > 0],
+        }
+
+
 def _stdin_lines(loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str]) -> None:
     for line in sys.stdin:
         loop.call_soon_threadsafe(lines.put_nowait, line.strip())
@@ -164,6 +241,8 @@ async def serve(
     threading.Thread(target=_stdin_lines, args=(asyncio.get_running_loop(), lines), daemon=True).start()
     profiler: cProfile.Profile | None = None
     baseline: tracemalloc.Snapshot | None = None
+    sql = SqlTimes()
+    types = TypeCounts()
     while True:
         command, _, arg = (await lines.get()).partition(" ")
         if command == "stats":
@@ -194,6 +273,13 @@ async def serve(
             emit({"tracing": True})
         elif command == "trace" and arg == "diff" and baseline is not None:
             emit(_trace_diff(baseline))
+        elif command == "sql" and arg == "start":
+            sql.start()
+            emit({"sql": True})
+        elif command == "sql" and arg == "stats":
+            emit(sql.take())
+        elif command == "types":
+            emit(types.take())
         elif command == "quit":
             await sidecar.stop(1.0)
             emit({"event": "stopped", **_stats(sidecar)})

@@ -19,6 +19,12 @@ minute, errors, and the decision log's lag as a time (the age of its oldest queu
 minutes) < 5 %, a least-squares RSS slope
 over the last half under 0.1 MB/min, 0 errors, decision-log lag under 2 s, fds and tasks flat.
 
+With `--db-stats` it also prints, each minute, the row count of every table of the SQLite database that
+holds more than a few rows and the size of its WAL file (what grows in storage as the soak runs), and the SQL
+statements the sidecar spent most time on in that minute (count, mean time): a statement whose mean time
+grows as its table grows lacks an index; and the live Python objects of the sidecar, with the types whose
+count grew most in that minute.
+
 With `--tracemalloc` the sidecar traces its allocations from the start (slower: the knee is lower) and the
 report lists the allocation sites that grew most between minute 5 (minute 1 in a run shorter than 10 minutes)
 and the end.
@@ -32,6 +38,7 @@ import argparse
 import asyncio
 import os
 import random
+import sqlite3
 import sys
 import tempfile
 import time
@@ -115,6 +122,7 @@ class Minute:
     threads: int = 0
     kills_terminated: int = 0
     offered: float = 0.0  # the rate sent (operations per second)
+    cpu_s: float = 0.0  # the sidecar's CPU seconds (user + system) spent in this minute
 
     def sample(self, stats: dict[str, Any]) -> None:
         self.lag_max = max(self.lag_max, int(stats["queued"]))
@@ -314,9 +322,12 @@ class Soak:
             rate *= 1.25
         return best, steps
 
-    async def run(self, rate: float, minutes: int, snapshots: Path | None = None) -> list[Minute]:
+    async def run(
+        self, rate: float, minutes: int, snapshots: Path | None = None, db: Path | None = None
+    ) -> list[Minute]:
         out: list[Minute] = []
         first = 5 if minutes >= 10 else 1
+        cpu = float((await asyncio.to_thread(self.child.ask, "stats"))["cpu_s"])
         for index in range(minutes):
             minute = Minute(index + 1)
             killer = asyncio.create_task(self.kill_one(minute))
@@ -326,6 +337,7 @@ class Soak:
             stats = await asyncio.to_thread(self.child.ask, "stats")
             minute.sample(stats)
             minute.rss_mb = stats["rss_kb"] / 1024
+            minute.cpu_s, cpu = float(stats["cpu_s"]) - cpu, float(stats["cpu_s"])
             minute.fds, minute.tasks, minute.threads = stats["fds"], stats["tasks"], stats["threads"]
             out.append(minute)
             if snapshots is not None and minute.index in (first, minutes):
@@ -334,10 +346,22 @@ class Soak:
             print(
                 f"minute {minute.index}: {sum(minute.ops.values()):,} ops, CheckAction p50 "
                 f"{pct(minute.check_ms, 0.5):.1f} ms p99 {pct(minute.check_ms, 0.99):.1f} ms, RSS "
-                f"{minute.rss_mb:.1f} MB, fds {minute.fds}, tasks {minute.tasks}, threads {minute.threads}, log "
+                f"{minute.rss_mb:.1f} MB, sidecar CPU {minute.cpu_s / max(1, sum(minute.ops.values())) * 1e3:.2f} "
+                f"ms/op, fds {minute.fds}, tasks {minute.tasks}, threads {minute.threads}, log "
                 f"lag max {minute.lag_s_max:.2f} s ({minute.lag_max} queued), errors {minute.errors}",
                 flush=True,
             )
+            if db is not None:
+                print(f"minute {minute.index} storage: {await asyncio.to_thread(db_stats, db)}", flush=True)
+                for row in (await asyncio.to_thread(self.child.ask, "sql stats"))["sql"]:
+                    print(
+                        f"  {row['total_s']:7.2f} s {row['count']:8,} x {row['mean_ms']:8.3f} ms  {row['statement']}",
+                        flush=True,
+                    )
+                types = await asyncio.to_thread(self.child.ask, "types", 120)
+                grew = ", ".join(f"{g['type']} +{g['by']:,} ({g['now']:,})" for g in types["grew"])
+                pauses = ", ".join(f"{g} {v['collections']} x = {v['ms']:.0f} ms" for g, v in types["gc"].items())
+                print(f"  objects {types['objects']:,}; gc {pauses}; grew: {grew}", flush=True)
         await asyncio.gather(*self.tasks, return_exceptions=True)
         return out
 
@@ -349,17 +373,23 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         await s.sg.Allocate(spb.AllocateRequest(agent_id=AGENT, tokens=10**14), metadata=s.omd, timeout=30)
         if args.tracemalloc:
             await asyncio.to_thread(child.ask, "tracemalloc start")
+        if args.db_stats:
+            await asyncio.to_thread(child.ask, "sql start")
+            await asyncio.to_thread(child.ask, "types", 120)
         await s.capacity(2.0)  # warm
         # CheckAction alone, closed loop: where the ramp of the (heavier) mix starts, at a quarter of it.
         check_only = await s.capacity(args.capacity_seconds)
         await asyncio.to_thread(child.ask, "drain", 120)
-        knee, steps = await s.knee(check_only / 4, args.step_seconds)
+        if args.rate:  # a given rate: no ramp (diagnostic runs on a busy machine)
+            knee, steps = args.rate / args.load, []
+        else:
+            knee, steps = await s.knee(check_only / 4, args.step_seconds)
         below = knee == 0
         if below:
             knee = steps[0].offered  # even the first step failed: run at 85 % of it, and say so
         rate = knee * args.load
         s.kills = s.kills_terminated = 0
-        minutes = await s.run(rate, args.minutes, args.snapshots)
+        minutes = await s.run(rate, args.minutes, args.snapshots, args.db if args.db_stats else None)
         return {
             "check_only": check_only,
             "knee": knee,
@@ -375,6 +405,20 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         }
     finally:
         await s.channel.close()
+
+
+def db_stats(db: Path, floor: int = 20) -> str:
+    """The SQLite WAL's size and the row count of every table holding more than `floor` rows (read-only)."""
+    wal = db.with_name(db.name + "-wal")
+    size = wal.stat().st_size / 2**20 if wal.exists() else 0.0
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        counts = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    finally:
+        conn.close()
+    rows = ", ".join(f"{t} {n:,}" for t, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n > floor)
+    return f"WAL {size:.1f} MB; rows: {rows}"
 
 
 def growth_sites(folder: Path, top: int = 10) -> list[str]:
@@ -512,10 +556,17 @@ def main() -> None:
     p.add_argument(
         "--tracemalloc", action="store_true", help="trace the sidecar's allocations; report the sites that grew"
     )
+    p.add_argument(
+        "--db-stats",
+        action="store_true",
+        help="print each minute the tables' row counts, the WAL's size and the slowest SQL statements",
+    )
+    p.add_argument("--rate", type=float, default=0.0, help="send this many ops/s: no ramp (diagnostics)")
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         args.snapshots = Path(tmp) if args.tracemalloc else None
+        args.db = Path(tmp) / "outrider.db"
         cfg = Path(tmp) / "outrider.yaml"
         cfg.write_text(POLICY)
         victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]
