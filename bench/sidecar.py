@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import collections
 import cProfile
+import ctypes
 import gc
 import logging
 import os
@@ -34,7 +35,7 @@ import grpc
 from bench._proc import emit, self_usage
 from server.config import load_config
 from server.logs import setup_logging
-from server.sidecar import Sidecar, build_server
+from server.sidecar import Sidecar, build_server, freeze_startup_heap
 
 ECHO_SERVICE = "outrider.bench.Echo"
 ECHO_METHOD = f"/{ECHO_SERVICE}/Echo"
@@ -173,6 +174,27 @@ class SqlTimes:
         }
 
 
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
+    ] + [("keepcost", ctypes.c_size_t)]
+
+
+def malloc_usage() -> dict[str, float]:
+    """glibc's heap in MB: bytes malloc'd and in use (C code: SQLite, grpc, ... and large Python objects), bytes
+    free but kept in its arenas (fragmentation), bytes in mmapped chunks; and Python's pymalloc blocks."""
+    out: dict[str, float] = {"py_blocks": sys.getallocatedblocks()}
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallinfo2.restype = _MallInfo2
+        info = libc.mallinfo2()
+    except (OSError, AttributeError):
+        return out
+    mb = 1024 * 1024
+    return {**out, "in_use_mb": info.uordblks / mb, "free_mb": info.fordblks / mb, "mmap_mb": info.hblkhd / mb}
+
+
 class TypeCounts:
     """Live objects by type name, and which types grew since the last look (a diagnostic for what a long run
     accumulates: a structure that grows shows as a type whose count only goes up)."""
@@ -202,6 +224,7 @@ class TypeCounts:
         self._last = now
         return {
             "objects": sum(now.values()),
+            "malloc": malloc_usage(),
             "gc": {f"gen{g}": {"collections": n, "ms": ms} for g, (n, ms) in pauses.items()},
             "grew": [{"type": t, "by": d, "now": now[t]} for d, t in grew if d > 0],
         }
@@ -226,6 +249,7 @@ async def serve(
     _serve_echo_like_any_rpc()
     sidecar = await build_server(config, extra_handlers=[echo_handler()], with_console=console)
     tokens = await asyncio.to_thread(_issue_tokens, sidecar, agent_id, others or [])
+    freeze_startup_heap()  # as `outrider serve` does
     extra: dict[str, Any] = {}
     if console:
         password = "bench-password-" + os.urandom(6).hex()

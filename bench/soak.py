@@ -25,6 +25,9 @@ statements the sidecar spent most time on in that minute (count, mean time): a s
 grows as its table grows lacks an index; and the live Python objects of the sidecar, with the types whose
 count grew most in that minute.
 
+With `--profile` it profiles the sidecar's event loop (cProfile) in the first and the last minute and prints
+the functions whose own time per operation grew most between them.
+
 With `--tracemalloc` the sidecar traces its allocations from the start (slower: the knee is lower) and the
 report lists the allocation sites that grew most between minute 5 (minute 1 in a run shorter than 10 minutes)
 and the end.
@@ -323,18 +326,29 @@ class Soak:
         return best, steps
 
     async def run(
-        self, rate: float, minutes: int, snapshots: Path | None = None, db: Path | None = None
+        self,
+        rate: float,
+        minutes: int,
+        snapshots: Path | None = None,
+        db: Path | None = None,
+        profiles: Path | None = None,
     ) -> list[Minute]:
         out: list[Minute] = []
         first = 5 if minutes >= 10 else 1
         cpu = float((await asyncio.to_thread(self.child.ask, "stats"))["cpu_s"])
         for index in range(minutes):
             minute = Minute(index + 1)
+            profiled = profiles is not None and minute.index in (1, minutes)
+            if profiled:
+                await asyncio.to_thread(self.child.ask, "profile start")
             killer = asyncio.create_task(self.kill_one(minute))
             self.tasks.add(killer)
             killer.add_done_callback(self.tasks.discard)
             await self.drive(rate, 60, minute)
             stats = await asyncio.to_thread(self.child.ask, "stats")
+            if profiled:
+                assert profiles is not None
+                await asyncio.to_thread(self.child.ask, f"profile stop {profiles / f'minute-{minute.index}'}", 120)
             minute.sample(stats)
             minute.rss_mb = stats["rss_kb"] / 1024
             minute.cpu_s, cpu = float(stats["cpu_s"]) - cpu, float(stats["cpu_s"])
@@ -361,7 +375,8 @@ class Soak:
                 types = await asyncio.to_thread(self.child.ask, "types", 120)
                 grew = ", ".join(f"{g['type']} +{g['by']:,} ({g['now']:,})" for g in types["grew"])
                 pauses = ", ".join(f"{g} {v['collections']} x = {v['ms']:.0f} ms" for g, v in types["gc"].items())
-                print(f"  objects {types['objects']:,}; gc {pauses}; grew: {grew}", flush=True)
+                heap = ", ".join(f"{k} {v:,.1f}" for k, v in types["malloc"].items())
+                print(f"  objects {types['objects']:,}; heap {heap}; gc {pauses}; grew: {grew}", flush=True)
         await asyncio.gather(*self.tasks, return_exceptions=True)
         return out
 
@@ -389,7 +404,10 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
             knee = steps[0].offered  # even the first step failed: run at 85 % of it, and say so
         rate = knee * args.load
         s.kills = s.kills_terminated = 0
-        minutes = await s.run(rate, args.minutes, args.snapshots, args.db if args.db_stats else None)
+        minutes = await s.run(rate, args.minutes, args.snapshots, args.db if args.db_stats else None, args.profiles)
+        if args.profiles is not None and len(minutes) > 1:
+            print("event loop functions whose time per operation grew most (cProfile, first to last minute):")
+            print("\n".join(profile_growth(args.profiles, minutes[0], minutes[-1])), flush=True)
         return {
             "check_only": check_only,
             "knee": knee,
@@ -419,6 +437,31 @@ def db_stats(db: Path, floor: int = 20) -> str:
         conn.close()
     rows = ", ".join(f"{t} {n:,}" for t, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n > floor)
     return f"WAL {size:.1f} MB; rows: {rows}"
+
+
+def profile_growth(folder: Path, first: Minute, last: Minute, top: int = 15) -> list[str]:
+    """The functions of the event loop thread whose own time per operation grew most from the first minute to
+    the last (cProfile): what a call pays more for as the sidecar runs."""
+    import pstats
+
+    def per_op(m: Minute) -> dict[str, tuple[float, float]]:
+        ops = max(1, sum(m.ops.values()))
+        raw: dict[Any, Any] = pstats.Stats(str(folder / f"minute-{m.index}")).stats  # type: ignore[attr-defined]
+        return {
+            f"{os.path.relpath(f, ROOT) if f.startswith(str(ROOT)) else f}:{line}({name})": (
+                tt / ops * 1e6,
+                nc / ops,
+            )
+            for (f, line, name), (_cc, nc, tt, _ct, _callers) in raw.items()
+        }
+
+    a, b = per_op(first), per_op(last)
+    grown = sorted(((b[k][0] - a.get(k, (0.0, 0.0))[0], k) for k in b), reverse=True)[:top]
+    return [
+        f"{d:+8.1f} us/op ({a.get(k, (0.0, 0.0))[0]:7.1f} -> {b[k][0]:7.1f}; calls/op {a.get(k, (0.0, 0.0))[1]:.2f} "
+        f"-> {b[k][1]:.2f})  {k}"
+        for d, k in grown
+    ]
 
 
 def growth_sites(folder: Path, top: int = 10) -> list[str]:
@@ -561,12 +604,18 @@ def main() -> None:
         action="store_true",
         help="print each minute the tables' row counts, the WAL's size and the slowest SQL statements",
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="cProfile the sidecar's event loop in the first and the last minute; print what grew per operation",
+    )
     p.add_argument("--rate", type=float, default=0.0, help="send this many ops/s: no ramp (diagnostics)")
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         args.snapshots = Path(tmp) if args.tracemalloc else None
         args.db = Path(tmp) / "outrider.db"
+        args.profiles = Path(tmp) if args.profile else None
         cfg = Path(tmp) / "outrider.yaml"
         cfg.write_text(POLICY)
         victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]
