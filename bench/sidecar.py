@@ -7,9 +7,10 @@ are issued in-process, as `outrider tokens` would), then answers commands from s
 `profile stop FILE`, `tracemalloc start`, `tracemalloc dump FILE` (a snapshot, after a garbage collection),
 `trace start` (tracemalloc on, a baseline snapshot), `trace diff` (the Python allocations grown since the
 baseline, by source line), `sql start` (time every SQL statement), `sql stats` (the statements that took the
-most time since the last `sql stats`: count, mean and total), `types` (the live objects the garbage collector
-tracks, and the types whose count grew most since the last `types`) and `quit` (stops the sidecar, which
-drains the decision log, and reports the final decision-log figures).
+most time since the last `sql stats`: count, mean and total), `sql statements` (every statement text run
+since `sql start`, with its count), `types` (the live objects the garbage collector tracks, the types whose
+count grew most since the last `types`, the collector's pauses and glibc's heap) and `quit` (stops the
+sidecar, which drains the decision log, and reports the final decision-log figures).
 """
 
 from __future__ import annotations
@@ -142,6 +143,7 @@ class SqlTimes:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._times: dict[str, list[float]] = {}  # statement -> [count, seconds]
+        self._seen: dict[str, int] = {}  # every statement text since `start`, with its count
         self._started = threading.local()
 
     def start(self) -> None:
@@ -156,11 +158,18 @@ class SqlTimes:
 
     def _after(self, conn: Any, cursor: Any, statement: str, *args: Any) -> None:
         spent = time.perf_counter() - getattr(self._started, "t", time.perf_counter())
-        key = " ".join(statement.split())[:300]
+        text = " ".join(statement.split())
+        key = text[:300]
         with self._lock:
             entry = self._times.setdefault(key, [0, 0.0])
             entry[0] += 1
             entry[1] += spent
+            self._seen[text] = self._seen.get(text, 0) + 1
+
+    def statements(self) -> dict[str, Any]:
+        """Every statement text run since `start`, with how often (for EXPLAIN QUERY PLAN)."""
+        with self._lock:
+            return {"statements": [{"statement": s, "count": n} for s, n in self._seen.items()]}
 
     def take(self, top: int = 12) -> dict[str, Any]:
         with self._lock:
@@ -302,6 +311,8 @@ async def serve(
             emit({"sql": True})
         elif command == "sql" and arg == "stats":
             emit(sql.take())
+        elif command == "sql" and arg == "statements":
+            emit(sql.statements())
         elif command == "types":
             emit(types.take())
         elif command == "quit":

@@ -23,7 +23,7 @@ With `--db-stats` it also prints, each minute, the row count of every table of t
 holds more than a few rows and the size of its WAL file (what grows in storage as the soak runs), and the SQL
 statements the sidecar spent most time on in that minute (count, mean time): a statement whose mean time
 grows as its table grows lacks an index; and the live Python objects of the sidecar, with the types whose
-count grew most in that minute.
+count grew most in that minute. At the end it lists the statements run whose query plan scans a table.
 
 With `--profile` it profiles the sidecar's event loop (cProfile) in the first and the last minute and prints
 the functions whose own time per operation grew most between them.
@@ -378,6 +378,11 @@ class Soak:
                 heap = ", ".join(f"{k} {v:,.1f}" for k, v in types["malloc"].items())
                 print(f"  objects {types['objects']:,}; heap {heap}; gc {pauses}; grew: {grew}", flush=True)
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if db is not None:
+            statements = (await asyncio.to_thread(self.child.ask, "sql statements", 60))["statements"]
+            print("statements that scan a table (SQLite EXPLAIN QUERY PLAN):", flush=True)
+            for line in await asyncio.to_thread(full_scans, db, statements):
+                print(f"  {line}", flush=True)
         return out
 
 
@@ -423,6 +428,28 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         }
     finally:
         await s.channel.close()
+
+
+def full_scans(db: Path, statements: list[dict[str, Any]]) -> list[str]:
+    """The statements the sidecar ran whose SQLite plan scans a table (no index), most frequent first: on a
+    table that grows, each such call costs more as the sidecar runs."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    found = []
+    try:
+        for row in statements:
+            text = row["statement"]
+            if text.split(" ", 1)[0].upper() not in ("SELECT", "UPDATE", "DELETE", "WITH"):
+                continue
+            try:
+                plan = conn.execute(f"EXPLAIN QUERY PLAN {text}", [None] * text.count("?")).fetchall()
+            except sqlite3.Error:
+                continue
+            scans = [str(p[-1]) for p in plan if str(p[-1]).startswith("SCAN ") and "USING" not in str(p[-1])]
+            if scans:
+                found.append((int(row["count"]), f"{row['count']:,} x {'; '.join(scans)}: {text[:200]}"))
+    finally:
+        conn.close()
+    return [line for _, line in sorted(found, reverse=True)]
 
 
 def db_stats(db: Path, floor: int = 20) -> str:
