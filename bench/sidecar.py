@@ -192,7 +192,8 @@ class _MallInfo2(ctypes.Structure):
 
 def malloc_usage() -> dict[str, float]:
     """glibc's heap in MB: bytes malloc'd and in use (C code: SQLite, grpc, ... and large Python objects), bytes
-    free but kept in its arenas (fragmentation), bytes in mmapped chunks; and Python's pymalloc blocks."""
+    free but kept in its arenas (fragmentation), bytes in mmapped chunks; SQLite's share; and Python's pymalloc
+    blocks."""
     out: dict[str, float] = {"py_blocks": sys.getallocatedblocks()}
     try:
         libc = ctypes.CDLL("libc.so.6")
@@ -201,7 +202,14 @@ def malloc_usage() -> dict[str, float]:
     except (OSError, AttributeError):
         return out
     mb = 1024 * 1024
-    return {**out, "in_use_mb": info.uordblks / mb, "free_mb": info.fordblks / mb, "mmap_mb": info.hblkhd / mb}
+    out |= {"in_use_mb": info.uordblks / mb, "free_mb": info.fordblks / mb, "mmap_mb": info.hblkhd / mb}
+    try:  # SQLite's own allocations (page caches of every connection, statement caches): part of in_use
+        sqlite = ctypes.CDLL("libsqlite3.so.0")
+        sqlite.sqlite3_memory_used.restype = ctypes.c_int64
+        out["sqlite_mb"] = sqlite.sqlite3_memory_used() / mb
+    except (OSError, AttributeError):
+        pass
+    return out
 
 
 class TypeCounts:
