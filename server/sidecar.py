@@ -251,10 +251,10 @@ async def build_server(
 
 def freeze_startup_heap() -> int:
     """Move every object alive once the sidecar serves (modules, classes, functions, the services: about
-    120,000) out of the cyclic garbage collector's reach; returns how many it froze. A full collection walks
+    170,000) out of the cyclic garbage collector's reach; returns how many it froze. A full collection walks
     every tracked object and stops every thread while it does: with them it took 100-400 ms, several times a
-    minute under load, which was most of CheckAction's p99 and grew with the live heap. They live as long as
-    the process, so the collector has nothing to find among them. For the process that serves (`outrider
+    minute under the soak's load (a pause in every call in flight), and longer as the live heap grew. They
+    live as long as the process, so the collector has nothing to find among them. For the process that serves (`outrider
     serve`), once: objects frozen are never collected."""
     gc.collect()
     gc.freeze()
