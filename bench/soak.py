@@ -556,11 +556,16 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end (2 cores; other work on the machine makes "
             "the latencies and the knee noisy).",
             "",
-            f"Capacity of the mix, measured first in the same run by a ramp ({args.step_seconds:g} s steps, +25 % "
-            f"each, from a quarter of the {result['check_only']:,.0f} CheckActions per second that CheckAction "
-            f"alone reaches closed loop): the knee is **{result['knee']:,.0f} operations per second**, the last "
-            "step with nothing skipped at the in-flight cap, no errors, 95 % of its operations done, its p99 "
-            "within 5x the lowest step's (or under 50 ms) and the decision log under 1 s behind.",
+            (
+                f"No ramp: the rate was given (`--rate {args.rate:g}`), not measured."
+                if args.rate
+                else f"Capacity of the mix, measured first in the same run by a ramp ({args.step_seconds:g} s steps, "
+                f"+25 % each, from a quarter of the {result['check_only']:,.0f} CheckActions per second that "
+                f"CheckAction alone reaches closed loop): the knee is **{result['knee']:,.0f} operations per "
+                "second**, the last step with nothing skipped at the in-flight cap, no errors, 95 % of its "
+                "operations done, its p99 within 5x the lowest step's (or under 50 ms) and the decision log under "
+                "1 s behind."
+            ),
             "",
             *(
                 ["**Even the first step failed (a busy machine?): the run used its rate as the knee.**", ""]
