@@ -400,8 +400,9 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         # CheckAction alone, closed loop: where the ramp of the (heavier) mix starts, at a quarter of it.
         check_only = await s.capacity(args.capacity_seconds)
         await asyncio.to_thread(child.ask, "drain", 120)
+        steps: list[Minute] = []
         if args.rate:  # a given rate: no ramp (diagnostic runs on a busy machine)
-            knee, steps = args.rate / args.load, []
+            knee = args.rate / args.load
         else:
             knee, steps = await s.knee(check_only / 4, args.step_seconds)
         below = knee == 0
