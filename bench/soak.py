@@ -19,6 +19,15 @@ minute, errors, and the decision log's lag as a time (the age of its oldest queu
 minutes) < 5 %, a least-squares RSS slope
 over the last half under 0.1 MB/min, 0 errors, decision-log lag under 2 s, fds and tasks flat.
 
+With `--db-stats` it also prints, each minute, the row count of every table of the SQLite database that
+holds more than a few rows and the size of its WAL file (what grows in storage as the soak runs), and the SQL
+statements the sidecar spent most time on in that minute (count, mean time): a statement whose mean time
+grows as its table grows lacks an index; and the live Python objects of the sidecar, with the types whose
+count grew most in that minute. At the end it lists the statements run whose query plan scans a table.
+
+With `--profile` it profiles the sidecar's event loop (cProfile) in the first and the last minute and prints
+the functions whose own time per operation grew most between them.
+
 With `--tracemalloc` the sidecar traces its allocations from the start (slower: the knee is lower) and the
 report lists the allocation sites that grew most between minute 5 (minute 1 in a run shorter than 10 minutes)
 and the end.
@@ -32,6 +41,7 @@ import argparse
 import asyncio
 import os
 import random
+import sqlite3
 import sys
 import tempfile
 import time
@@ -115,6 +125,7 @@ class Minute:
     threads: int = 0
     kills_terminated: int = 0
     offered: float = 0.0  # the rate sent (operations per second)
+    cpu_s: float = 0.0  # the sidecar's CPU seconds (user + system) spent in this minute
 
     def sample(self, stats: dict[str, Any]) -> None:
         self.lag_max = max(self.lag_max, int(stats["queued"]))
@@ -314,18 +325,33 @@ class Soak:
             rate *= 1.25
         return best, steps
 
-    async def run(self, rate: float, minutes: int, snapshots: Path | None = None) -> list[Minute]:
+    async def run(
+        self,
+        rate: float,
+        minutes: int,
+        snapshots: Path | None = None,
+        db: Path | None = None,
+        profiles: Path | None = None,
+    ) -> list[Minute]:
         out: list[Minute] = []
         first = 5 if minutes >= 10 else 1
+        cpu = float((await asyncio.to_thread(self.child.ask, "stats"))["cpu_s"])
         for index in range(minutes):
             minute = Minute(index + 1)
+            profiled = profiles is not None and minute.index in (1, minutes)
+            if profiled:
+                await asyncio.to_thread(self.child.ask, "profile start")
             killer = asyncio.create_task(self.kill_one(minute))
             self.tasks.add(killer)
             killer.add_done_callback(self.tasks.discard)
             await self.drive(rate, 60, minute)
             stats = await asyncio.to_thread(self.child.ask, "stats")
+            if profiled:
+                assert profiles is not None
+                await asyncio.to_thread(self.child.ask, f"profile stop {profiles / f'minute-{minute.index}'}", 120)
             minute.sample(stats)
             minute.rss_mb = stats["rss_kb"] / 1024
+            minute.cpu_s, cpu = float(stats["cpu_s"]) - cpu, float(stats["cpu_s"])
             minute.fds, minute.tasks, minute.threads = stats["fds"], stats["tasks"], stats["threads"]
             out.append(minute)
             if snapshots is not None and minute.index in (first, minutes):
@@ -334,11 +360,29 @@ class Soak:
             print(
                 f"minute {minute.index}: {sum(minute.ops.values()):,} ops, CheckAction p50 "
                 f"{pct(minute.check_ms, 0.5):.1f} ms p99 {pct(minute.check_ms, 0.99):.1f} ms, RSS "
-                f"{minute.rss_mb:.1f} MB, fds {minute.fds}, tasks {minute.tasks}, threads {minute.threads}, log "
+                f"{minute.rss_mb:.1f} MB, sidecar CPU {minute.cpu_s / max(1, sum(minute.ops.values())) * 1e3:.2f} "
+                f"ms/op, fds {minute.fds}, tasks {minute.tasks}, threads {minute.threads}, log "
                 f"lag max {minute.lag_s_max:.2f} s ({minute.lag_max} queued), errors {minute.errors}",
                 flush=True,
             )
+            if db is not None:
+                print(f"minute {minute.index} storage: {await asyncio.to_thread(db_stats, db)}", flush=True)
+                for row in (await asyncio.to_thread(self.child.ask, "sql stats"))["sql"]:
+                    print(
+                        f"  {row['total_s']:7.2f} s {row['count']:8,} x {row['mean_ms']:8.3f} ms  {row['statement']}",
+                        flush=True,
+                    )
+                types = await asyncio.to_thread(self.child.ask, "types", 120)
+                grew = ", ".join(f"{g['type']} +{g['by']:,} ({g['now']:,})" for g in types["grew"])
+                pauses = ", ".join(f"{g} {v['collections']} x = {v['ms']:.0f} ms" for g, v in types["gc"].items())
+                heap = ", ".join(f"{k} {v:,.1f}" for k, v in types["malloc"].items())
+                print(f"  objects {types['objects']:,}; heap {heap}; gc {pauses}; grew: {grew}", flush=True)
         await asyncio.gather(*self.tasks, return_exceptions=True)
+        if db is not None:
+            statements = (await asyncio.to_thread(self.child.ask, "sql statements", 60))["statements"]
+            print("statements that scan a table (SQLite EXPLAIN QUERY PLAN):", flush=True)
+            for line in await asyncio.to_thread(full_scans, db, statements):
+                print(f"  {line}", flush=True)
         return out
 
 
@@ -349,17 +393,27 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         await s.sg.Allocate(spb.AllocateRequest(agent_id=AGENT, tokens=10**14), metadata=s.omd, timeout=30)
         if args.tracemalloc:
             await asyncio.to_thread(child.ask, "tracemalloc start")
+        if args.db_stats:
+            await asyncio.to_thread(child.ask, "sql start")
+            await asyncio.to_thread(child.ask, "types", 120)
         await s.capacity(2.0)  # warm
         # CheckAction alone, closed loop: where the ramp of the (heavier) mix starts, at a quarter of it.
         check_only = await s.capacity(args.capacity_seconds)
         await asyncio.to_thread(child.ask, "drain", 120)
-        knee, steps = await s.knee(check_only / 4, args.step_seconds)
+        steps: list[Minute] = []
+        if args.rate:  # a given rate: no ramp (diagnostic runs on a busy machine)
+            knee = args.rate / args.load
+        else:
+            knee, steps = await s.knee(check_only / 4, args.step_seconds)
         below = knee == 0
         if below:
             knee = steps[0].offered  # even the first step failed: run at 85 % of it, and say so
         rate = knee * args.load
         s.kills = s.kills_terminated = 0
-        minutes = await s.run(rate, args.minutes, args.snapshots)
+        minutes = await s.run(rate, args.minutes, args.snapshots, args.db if args.db_stats else None, args.profiles)
+        if args.profiles is not None and len(minutes) > 1:
+            print("event loop functions whose time per operation grew most (cProfile, first to last minute):")
+            print("\n".join(profile_growth(args.profiles, minutes[0], minutes[-1])), flush=True)
         return {
             "check_only": check_only,
             "knee": knee,
@@ -375,6 +429,68 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         }
     finally:
         await s.channel.close()
+
+
+def full_scans(db: Path, statements: list[dict[str, Any]]) -> list[str]:
+    """The statements the sidecar ran whose SQLite plan scans a table (no index), most frequent first: on a
+    table that grows, each such call costs more as the sidecar runs."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    found = []
+    try:
+        for row in statements:
+            text = row["statement"]
+            if text.split(" ", 1)[0].upper() not in ("SELECT", "UPDATE", "DELETE", "WITH"):
+                continue
+            try:
+                plan = conn.execute(f"EXPLAIN QUERY PLAN {text}", [None] * text.count("?")).fetchall()
+            except sqlite3.Error:
+                continue
+            scans = [str(p[-1]) for p in plan if str(p[-1]).startswith("SCAN ") and "USING" not in str(p[-1])]
+            ordered = "ORDER BY" in text and "LIMIT" in text and not any("TEMP B-TREE" in str(p[-1]) for p in plan)
+            if scans and not ordered:  # (a scan in rowid order that stops at its LIMIT reads a few rows)
+                found.append((int(row["count"]), f"{row['count']:,} x {'; '.join(scans)}: {text[:200]}"))
+    finally:
+        conn.close()
+    return [line for _, line in sorted(found, reverse=True)]
+
+
+def db_stats(db: Path, floor: int = 20) -> str:
+    """The SQLite WAL's size and the row count of every table holding more than `floor` rows (read-only)."""
+    wal = db.with_name(db.name + "-wal")
+    size = wal.stat().st_size / 2**20 if wal.exists() else 0.0
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        counts = {t: conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    finally:
+        conn.close()
+    rows = ", ".join(f"{t} {n:,}" for t, n in sorted(counts.items(), key=lambda kv: -kv[1]) if n > floor)
+    return f"WAL {size:.1f} MB; rows: {rows}"
+
+
+def profile_growth(folder: Path, first: Minute, last: Minute, top: int = 15) -> list[str]:
+    """The functions of the event loop thread whose own time per operation grew most from the first minute to
+    the last (cProfile): what a call pays more for as the sidecar runs."""
+    import pstats
+
+    def per_op(m: Minute) -> dict[str, tuple[float, float]]:
+        ops = max(1, sum(m.ops.values()))
+        raw: dict[Any, Any] = pstats.Stats(str(folder / f"minute-{m.index}")).stats  # type: ignore[attr-defined]
+        return {
+            f"{os.path.relpath(f, ROOT) if f.startswith(str(ROOT)) else f}:{line}({name})": (
+                tt / ops * 1e6,
+                nc / ops,
+            )
+            for (f, line, name), (_cc, nc, tt, _ct, _callers) in raw.items()
+        }
+
+    a, b = per_op(first), per_op(last)
+    grown = sorted(((b[k][0] - a.get(k, (0.0, 0.0))[0], k) for k in b), reverse=True)[:top]
+    return [
+        f"{d:+8.1f} us/op ({a.get(k, (0.0, 0.0))[0]:7.1f} -> {b[k][0]:7.1f}; calls/op {a.get(k, (0.0, 0.0))[1]:.2f} "
+        f"-> {b[k][1]:.2f})  {k}"
+        for d, k in grown
+    ]
 
 
 def growth_sites(folder: Path, top: int = 10) -> list[str]:
@@ -441,11 +557,16 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end (2 cores; other work on the machine makes "
             "the latencies and the knee noisy).",
             "",
-            f"Capacity of the mix, measured first in the same run by a ramp ({args.step_seconds:g} s steps, +25 % "
-            f"each, from a quarter of the {result['check_only']:,.0f} CheckActions per second that CheckAction "
-            f"alone reaches closed loop): the knee is **{result['knee']:,.0f} operations per second**, the last "
-            "step with nothing skipped at the in-flight cap, no errors, 95 % of its operations done, its p99 "
-            "within 5x the lowest step's (or under 50 ms) and the decision log under 1 s behind.",
+            (
+                f"No ramp: the rate was given (`--rate {args.rate:g}`), not measured."
+                if args.rate
+                else f"Capacity of the mix, measured first in the same run by a ramp ({args.step_seconds:g} s steps, "
+                f"+25 % each, from a quarter of the {result['check_only']:,.0f} CheckActions per second that "
+                f"CheckAction alone reaches closed loop): the knee is **{result['knee']:,.0f} operations per "
+                "second**, the last step with nothing skipped at the in-flight cap, no errors, 95 % of its "
+                "operations done, its p99 within 5x the lowest step's (or under 50 ms) and the decision log under "
+                "1 s behind."
+            ),
             "",
             *(
                 ["**Even the first step failed (a busy machine?): the run used its rate as the knee.**", ""]
@@ -512,10 +633,23 @@ def main() -> None:
     p.add_argument(
         "--tracemalloc", action="store_true", help="trace the sidecar's allocations; report the sites that grew"
     )
+    p.add_argument(
+        "--db-stats",
+        action="store_true",
+        help="print each minute the tables' row counts, the WAL's size and the slowest SQL statements",
+    )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="cProfile the sidecar's event loop in the first and the last minute; print what grew per operation",
+    )
+    p.add_argument("--rate", type=float, default=0.0, help="send this many ops/s: no ramp (diagnostics)")
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         args.snapshots = Path(tmp) if args.tracemalloc else None
+        args.db = Path(tmp) / "outrider.db"
+        args.profiles = Path(tmp) if args.profile else None
         cfg = Path(tmp) / "outrider.yaml"
         cfg.write_text(POLICY)
         victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]

@@ -363,7 +363,7 @@ async def _serve(config: Config, port_file: str | None) -> int:
     from server.cli.workers import write_port_file
     from server.config import ConfigError
     from server.domain.errors import OutriderError
-    from server.sidecar import build_server
+    from server.sidecar import build_server, freeze_startup_heap
 
     log = logging.getLogger("outrider")
     if busy := _port_in_use(config):
@@ -382,6 +382,7 @@ async def _serve(config: Config, port_file: str | None) -> int:
         print(f"outrider: cannot start: {exc}", file=sys.stderr)
         return 2
     sidecar.services.telemetry.install_global()  # one sidecar per process: plugins' own spans join its traces
+    freeze_startup_heap()  # after start-up, before the traffic: full collections skip what lives forever
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()

@@ -4,6 +4,7 @@ console and scheduler beside it, over the services the composition root (server/
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -248,6 +249,18 @@ async def build_server(
     sidecar._closers.insert(0, lambda: _cancel_soon(loop, watch))  # closers run in threads
     log.info("sidecar serving", extra={"listen": sidecar.target, "database": _safe_url(config.database_url())})
     return sidecar
+
+
+def freeze_startup_heap() -> int:
+    """Move every object alive once the sidecar serves (modules, classes, functions, the services: about
+    170,000) out of the cyclic garbage collector's reach; returns how many it froze. A full collection walks
+    every tracked object and stops every thread while it does: with them it took 100-400 ms, several times a
+    minute under the soak's load (a pause in every call in flight), and longer as the live heap grew. They
+    live as long as the process, so the collector has nothing to find among them. For the process that serves (`outrider
+    serve`), once: objects frozen are never collected."""
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 def _cancel_soon(loop: asyncio.AbstractEventLoop, task: asyncio.Task[None]) -> None:

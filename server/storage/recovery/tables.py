@@ -100,6 +100,14 @@ class KillRow(SQLModel, table=True):
             sqlite_where=text("complete_time IS NULL"),
             postgresql_where=text("complete_time IS NULL"),
         ),
+        # The running kills in order, for the take-over job's read every heartbeat (migration 0140): the
+        # history of completed kills is never read by it.
+        Index(
+            "ix_recovery_kills_running",
+            "seq",
+            sqlite_where=text("complete_time IS NULL"),
+            postgresql_where=text("complete_time IS NULL"),
+        ),
     )
 
     seq: int | None = _seq()

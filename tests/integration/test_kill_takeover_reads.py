@@ -1,0 +1,78 @@
+"""The kill take-over job (every sidecar, every heartbeat) reads the running kills only, through an index, not
+the whole kill history, which is never pruned and grows with every kill (issue 31), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine, event
+
+from server.domain.recovery.kill import KillReason, KillResult
+from server.storage.db import create_db_engine, migrate
+from server.storage.recovery.repository import SqlKillRepository
+
+T0 = datetime(2026, 12, 5, tzinfo=UTC)
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    engine = create_db_engine(db_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def kill(i: int, complete: bool) -> KillResult:
+    return KillResult(
+        f"kill_{i}",
+        f"takeover-agent-{i}",
+        f"s-{i}",
+        KillReason.MANUAL,
+        (),
+        T0 + timedelta(seconds=i),
+        requested_by="operator:ops",
+        complete_time=T0 + timedelta(seconds=i + 1) if complete else None,
+    )
+
+
+def test_the_take_over_claims_only_the_running_kills_of_other_owners(engine: Engine) -> None:
+    gone = SqlKillRepository(engine, owner="sc-gone")
+    for i in range(50):
+        assert gone.insert(kill(i, complete=i not in (7, 31)))
+    mine = SqlKillRepository(engine, owner="sc-here")
+    assert mine.insert(kill(99, complete=False))  # this sidecar's own running kill is not an orphan
+
+    claimed = mine.claim_orphaned(T0 + timedelta(days=1))
+
+    assert [k.kill_id for k in claimed] == ["kill_7", "kill_31"]
+    assert mine.claim_orphaned(T0 + timedelta(days=1)) == []  # claimed: owned by this sidecar now
+
+
+def test_the_take_over_read_searches_the_running_kills_index(engine: Engine) -> None:
+    if engine.dialect.name != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's")
+    gone = SqlKillRepository(engine, owner="sc-gone")
+    for i in range(200):
+        gone.insert(kill(i, complete=i != 150))
+    statements: list[str] = []
+
+    def capture(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM recovery_kills" in statement:
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        claimed = SqlKillRepository(engine, owner="sc-here").claim_orphaned(T0 + timedelta(days=1))
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    assert [k.kill_id for k in claimed] == ["kill_150"]
+    assert statements
+    with engine.connect() as conn:
+        for sql in statements:
+            plan = " ".join(
+                str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("x",) * sql.count("?"))
+            )
+            assert "USING INDEX ix_recovery_kills_running" in plan, plan
+            assert "TEMP B-TREE" not in plan, plan  # already in seq order: no sort of the running kills
