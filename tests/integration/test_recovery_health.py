@@ -44,11 +44,10 @@ def test_ping_healthy_timed_out_and_not_connected(s: RunningSidecar, clock: Fake
         hung.wait_command(PING)
         good.wait_command(PING)
 
-        def gone_failed() -> bool:  # stamped before the clock moves, so its cooldown starts now
-            events = s.recovery.ListRecoveryEvents(
-                rpb.ListRecoveryEventsRequest(types=[r.RECOVERY_EVENT_TYPE_HEALTH_CHECK_FAILED])
-            ).events
-            return any(e.health_status.agent_id == "gone" for e in events)
+        def gone_failed() -> bool:  # its recovery attempt stored before the clock moves: its cooldown starts now
+            # (the failure's event comes first: a stalled host may store the attempt after the advance)
+            status = s.recovery.GetAgentRecoveryStatus(rpb.GetAgentRecoveryStatusRequest(agent_id="gone")).status
+            return status.retry_count == 1
 
         deadline = time.monotonic() + 30
         while not gone_failed() and time.monotonic() < deadline:

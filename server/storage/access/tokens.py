@@ -16,7 +16,6 @@ from server.services.ports import Page
 from server.storage.access.credential_tables import RevokedCertificateRow, TokenRow
 from server.storage.columns import utc
 from server.storage.fleet.changes import ChangeLog
-from server.storage.idempotency import remember_in_transaction
 from server.storage.rows import bump_counter
 from server.storage.shared_tables import CounterRow
 
@@ -74,7 +73,10 @@ class SqlTokenRepository:
                 s.add(row)
                 self._bump(s)
                 self._announce(s, token_id)
-                # A retried RevokeToken gets this answer (not ALREADY_REVOKED).
+                # A retried RevokeToken gets this answer (not ALREADY_REVOKED). (Imported here: `tokens issue`
+                # loads no table it does not use; tests/unit/test_cli_startup.py.)
+                from server.storage.idempotency import remember_in_transaction
+
                 remember_in_transaction(s.connection(), replace(before, revoke_time=when), "RevokeToken")
             return before
 
@@ -98,6 +100,8 @@ class SqlTokenRepository:
             self._bump(s)
             self._announce(s, fingerprint)
             # A retried RevokeCertificate gets this answer (not ALREADY_REVOKED).
+            from server.storage.idempotency import remember_in_transaction
+
             remember_in_transaction(s.connection(), (fingerprint, when), "RevokeCertificate")
             return True
 
