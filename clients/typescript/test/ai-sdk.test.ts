@@ -18,6 +18,7 @@ import { z } from "zod";
 
 import { OutriderGuard, UnguardableToolError } from "../src/ai-sdk.js";
 import { ApprovalState, OutriderClient, newRequestId, type Approval, type Decision } from "../src/index.js";
+import { until } from "./waiting.js";
 
 type LanguageModelV3CallOptions = MockLanguageModelV3["doGenerateCalls"][number];
 type LanguageModelV3GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
@@ -36,16 +37,6 @@ let dir = "";
 let sidecar: ChildProcess | undefined;
 let agent: OutriderClient;
 let operator: OutriderClient;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 before(async () => {
   assert.ok(existsSync(outrider), `no ${outrider}: run \`make venv\` first (or set OUTRIDER_BIN)`);

@@ -17,6 +17,7 @@ import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 
 import { ApprovalState, OutriderClient, newRequestId } from "../src/index.js";
+import { until } from "./waiting.js";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url)); // from dist/test/
 const pkg = join(root, "clients/typescript");
@@ -28,16 +29,6 @@ let dir = "";
 let sidecar: ChildProcess | undefined;
 let address = "";
 let reviewer: OutriderClient;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 before(async () => {
   assert.ok(existsSync(outrider), `no ${outrider}: run \`make venv\` first (or set OUTRIDER_BIN)`);
