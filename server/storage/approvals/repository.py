@@ -174,18 +174,8 @@ class SqlApprovalRepository:
         """Write `approval` only if nobody changed the row since `expected_version` was read; the
         notifications the change causes are written with it, or not at all."""
         with Session(self.engine) as s, s.begin():
-            result = s.execute(
-                update(ApprovalRow)
-                .where(col(ApprovalRow.approval_id) == approval.approval_id)
-                .where(col(ApprovalRow.version) == expected_version)
-                .values(**_values(approval))
-            )
-            if not result.rowcount:  # type: ignore[attr-defined]
+            if not self._write_if(s, approval, expected_version, outbox):
                 return False
-            add_to_outbox(s, outbox)
-            _bump(s)
-            _bump(s, _UPDATES)
-            self._announce(s, approval.approval_id)
             # DecideApproval/CancelApproval: a retry of a decision whose answer was lost gets this answer
             # (not ALREADY_DECIDED, not a second vote).
             remember_in_transaction(s.connection(), approval, "DecideApproval", "CancelApproval")
@@ -244,21 +234,34 @@ class SqlApprovalRepository:
         marked abandoned at `cutoff` or before: one statement, so a waiter that re-attached meanwhile (its
         clear committed first) wins, and of N sidecars running the job at once exactly one cancels."""
         with Session(self.engine) as s, s.begin():
-            result = s.execute(
-                update(ApprovalRow)
-                .where(col(ApprovalRow.approval_id) == approval.approval_id)
-                .where(col(ApprovalRow.version) == expected_version)
-                .where(col(ApprovalRow.state) == ApprovalState.PENDING.name)
-                .where(col(ApprovalRow.abandoned_at) <= cutoff)
-                .values(**_values(approval))
+            return self._write_if(
+                s,
+                approval,
+                expected_version,
+                outbox,
+                col(ApprovalRow.state) == ApprovalState.PENDING.name,
+                col(ApprovalRow.abandoned_at) <= cutoff,
             )
-            if not result.rowcount:  # type: ignore[attr-defined]
-                return False
-            add_to_outbox(s, outbox)
-            _bump(s)
-            _bump(s, _UPDATES)
-            self._announce(s, approval.approval_id)
-            return True
+
+    def _write_if(
+        self, s: Session, approval: Approval, expected_version: int, outbox: Sequence[Notification], *also: Any
+    ) -> bool:
+        """The row written (at `expected_version`, and where `also` holds), with its notifications, counters and
+        announcement, in the caller's transaction; False: someone changed it first."""
+        result = s.execute(
+            update(ApprovalRow)
+            .where(col(ApprovalRow.approval_id) == approval.approval_id)
+            .where(col(ApprovalRow.version) == expected_version)
+            .where(*also)
+            .values(**_values(approval))
+        )
+        if not result.rowcount:  # type: ignore[attr-defined]
+            return False
+        add_to_outbox(s, outbox)
+        _bump(s)
+        _bump(s, _UPDATES)
+        self._announce(s, approval.approval_id)
+        return True
 
     def get(self, approval_id: str) -> Approval | None:
         with Session(self.engine) as s:
