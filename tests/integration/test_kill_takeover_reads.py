@@ -4,6 +4,7 @@ the whole kill history, which is never pruned and grows with every kill (issue 3
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -76,3 +77,21 @@ def test_the_take_over_read_searches_the_running_kills_index(engine: Engine) -> 
             )
             assert "USING INDEX ix_recovery_kills_running" in plan, plan
             assert "TEMP B-TREE" not in plan, plan  # already in seq order: no sort of the running kills
+
+
+def test_a_sidecar_whose_kill_was_taken_over_writes_nothing_of_it(engine: Engine) -> None:
+    """A sidecar resumed from a pause may run its kill on (its callback timeout passed) before its heartbeat
+    finds it was declared gone: its writes are refused, so the sidecar that took the kill over records the one
+    outcome (before, the late owner's completion overwrote it)."""
+    paused = SqlKillRepository(engine, owner="sc-paused")
+    running = kill(1, complete=False)
+    assert paused.insert(running)
+    assert paused.update(running)  # still its own
+    taker = SqlKillRepository(engine, owner="sc-taker")
+    [claimed] = taker.claim_orphaned(T0 + timedelta(days=1))
+    done = replace(claimed, complete_time=T0 + timedelta(minutes=1), detail="taken over")
+    assert not paused.update(replace(running, complete_time=T0, detail="late"))
+    assert taker.update(done)
+    assert not taker.update(done)  # complete: written once
+    stored = taker.get(running.kill_id)
+    assert stored is not None and stored.detail == "taken over"

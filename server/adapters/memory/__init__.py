@@ -681,11 +681,13 @@ class MemoryKills:
             )
         return True
 
-    def update(self, kill: KillResult) -> None:
+    def update(self, kill: KillResult) -> bool:
         for i, (seq, k) in enumerate(self.rows):
             if k.kill_id == kill.kill_id:
+                if k.complete_time is not None:
+                    return False
                 self.rows[i] = (seq, copy.deepcopy(kill))
-                return
+                return True
         raise KeyError(kill.kill_id)
 
     def get(self, kill_id: str) -> KillResult | None:

@@ -77,6 +77,10 @@ ReversibilityLookup = Callable[[str, Mapping[str, Any]], Sequence[CompensatingAc
 HookCounts = Literal["approvals", "leases"] | None
 
 
+class _TakenOver(Exception):
+    """The kill's row is another sidecar's now: it took the kill over while this one was away."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Hook:
     name: str
@@ -265,17 +269,32 @@ class KillService:
     @obs.traced("kill")
     async def _run(self, k: KillResult) -> KillResult:
         try:
+            return await self._run_owned(k)
+        except _TakenOver:
+            # Resumed from a pause, this sidecar's kill ran on before its heartbeat found it had been declared
+            # gone (give_up_taken_over): the sidecar that took the kill over records it, once.
+            log.warning(
+                "a kill taken over by another sidecar while this one was away: given up", extra={"kill_id": k.kill_id}
+            )
+            return await asyncio.to_thread(self.repo.get, k.kill_id) or k
+
+    async def _run_owned(self, k: KillResult) -> KillResult:
+        try:
             for i, h in enumerate(k.handoffs):
                 if h.status is HandoffStatus.PENDING:
                     k = await self._hand_off(k, i, interrupt_attempt(h, self.clock.utcnow()))
             k = await self._terminate(k)
             terminated, detail = k.terminated, k.detail
-        except asyncio.CancelledError:
-            raise  # shutting down: the stored intent is completed at the next start-up
+        except (asyncio.CancelledError, _TakenOver):
+            raise  # shutting down (the stored intent is completed at the next start-up), or not ours any more
         except Exception as exc:
             log.exception("kill failed before termination", extra={"kill_id": k.kill_id})
             terminated, detail = False, f"kill error: {exc or type(exc).__name__}"
         return await self._finish(k, terminated, detail)
+
+    async def _store(self, k: KillResult) -> None:
+        if not await asyncio.to_thread(self.repo.update, k):
+            raise _TakenOver(k.kill_id)
 
     async def _hand_off(self, k: KillResult, index: int, h: StepHandoff) -> KillResult:
         tried = {a.to_agent for a in h.attempts}
@@ -328,7 +347,7 @@ class KillService:
 
     async def _save_step(self, k: KillResult, index: int, h: StepHandoff) -> KillResult:
         k = with_handoff(k, index, h)
-        await asyncio.to_thread(self.repo.update, k)
+        await self._store(k)
         await self.events.emit(RecoveryEventType.HANDOFF, k.agent_id, h)
         return k
 
@@ -366,7 +385,7 @@ class KillService:
             k = record_termination(k, True, result.detail or "terminated")
         else:
             k = record_termination(k, False, failure_detail(result, "kill", k.callback_timeout))
-        await asyncio.to_thread(self.repo.update, k)
+        await self._store(k)
         return k
 
     async def _finish(self, k: KillResult, terminated: bool, detail: str) -> KillResult:
@@ -384,7 +403,7 @@ class KillService:
             if hook.counts:
                 counts[hook.counts] += n
         k = complete_kill(k, terminated, detail, counts["approvals"], counts["leases"], self.clock.utcnow())
-        await asyncio.to_thread(self.repo.update, k)
+        await self._store(k)
         await self.events.emit(RecoveryEventType.KILL, k.agent_id, k)
         await self.events.record(
             k.requested_by,

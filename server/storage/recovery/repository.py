@@ -501,15 +501,18 @@ class SqlKillRepository:
             raise
         return True
 
-    def update(self, kill: KillResult) -> None:
+    def update(self, kill: KillResult) -> bool:
         with Session(self.engine) as s, s.begin():
             row = s.execute(select(KillRow).where(col(KillRow.kill_id) == kill.kill_id).with_for_update()).scalar()
             if row is None:
                 raise KeyError(kill.kill_id)
-            completes = row.complete_time is None and kill.complete_time is not None
+            if row.owner_sidecar != self.owner or row.complete_time is not None:
+                return False  # taken over while this sidecar was away (and perhaps completed there): not ours
+            completes = kill.complete_time is not None
             s.add(_kill_row(row, kill))
             if completes and self.notices is not None:
                 add_to_outbox(s, self.notices(kill))
+            return True
 
     def get(self, kill_id: str) -> KillResult | None:
         with Session(self.engine) as s:
