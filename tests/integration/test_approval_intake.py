@@ -227,3 +227,31 @@ def test_a_consumption_whose_commit_answer_was_lost_is_delivered_to_the_resent_c
     assert other.mark_consumed(approval_id) is False  # another sidecar: it was used
     assert svc.mark_consumed(approval_id) is True  # the re-sent call here: the answer that was lost
     assert svc.mark_consumed(approval_id) is False  # delivered once
+
+
+def test_a_lost_consumption_is_found_though_a_retry_of_it_failed_too(engine: Engine) -> None:
+    """The call retries its consumption through the outage: the first attempt committed (answer lost), the
+    second failed outright. The re-sent call still gets the allowed answer: before, the second attempt's time
+    replaced the first's, and the agent was told its own approval "was already used" (found by the fault
+    suite's approval traffic through a 10 s PostgreSQL stop)."""
+    svc, _audit = service(engine)
+    [approval] = asyncio.run(burst(svc, [(call("consumer", 2), "consume-2")]))
+    approval_id = approval.approval_id  # type: ignore[attr-defined]
+    svc.decide(approval_id, Reviewer("rev", "approver"), True, "ok")
+    commit = svc.repo.mark_consumed
+
+    def committed_then_lost(approval_id: str, when: object) -> bool:
+        assert commit(approval_id, when)
+        raise StorageUnavailable()
+
+    def unreachable(approval_id: str, when: object) -> bool:
+        raise StorageUnavailable()
+
+    for attempt in (committed_then_lost, unreachable):
+        svc.repo.mark_consumed = attempt  # type: ignore[method-assign]
+        with pytest.raises(StorageUnavailable):
+            svc.mark_consumed(approval_id)
+        svc.clock.advance(0.05)  # type: ignore[attr-defined]  # the retry comes later: another time
+    svc.repo.mark_consumed = commit  # type: ignore[method-assign]
+    assert svc.mark_consumed(approval_id) is True
+    assert svc.mark_consumed(approval_id) is False  # delivered once

@@ -53,6 +53,7 @@ REASSERT_AT_MOST_EVERY = 15.0  # seconds between two clears of stale marks on th
 ATTEND_AT_MOST_EVERY = 1.0  # seconds between two ticks of `attend` and `cancel_abandoned`
 
 _MAX_UNANSWERED = 10_000  # consumptions whose answer was lost, remembered at most (oldest forgotten first)
+_MAX_ATTEMPTS_KEPT = 64  # of one approval's lost consumptions (a call retried through an outage): the newest
 
 
 class _Ask:
@@ -181,10 +182,11 @@ class ApprovalService:
         self._held: dict[str, int] = {}
         self._left: set[str] = set()
         self._reasserted = float("-inf")  # when `attend` last cleared marks on the requests waited on here
-        # Consumptions whose commit's answer was lost (storage went away during it): approval id -> the time
-        # that attempt wrote. A later call for the same approval that finds exactly that time stored gets the
-        # allowed answer the first never delivered (`mark_consumed`). Bounded; this process's only.
-        self._unanswered: dict[str, datetime] = {}
+        # Consumptions whose commit's answer was lost (storage went away during it): approval id -> the times
+        # those attempts wrote (a call retried through an outage may lose several; at most one committed). A
+        # later call for the same approval that finds one of them stored gets the allowed answer no call was
+        # given (`mark_consumed`). Bounded; this process's only.
+        self._unanswered: dict[str, list[datetime]] = {}
         self._seen_version = -1
         self._listeners: list[Callable[[], None]] = []
         # Group commit of new requests (`request_async`): asks queued on the event loop, written by one
@@ -727,15 +729,18 @@ class ApprovalService:
             won = self.repo.mark_consumed(approval_id, when)
         except Exception:
             with self._lock:
-                if len(self._unanswered) >= _MAX_UNANSWERED:
+                if approval_id not in self._unanswered and len(self._unanswered) >= _MAX_UNANSWERED:
                     self._unanswered.pop(next(iter(self._unanswered)))
-                self._unanswered[approval_id] = when
+                # Every attempt's time, not only the newest: a retry whose write failed too must not hide
+                # the earlier attempt that did commit (it was then "already used" for its own re-sent call).
+                self._unanswered.setdefault(approval_id, []).append(when)
+                del self._unanswered[approval_id][:-_MAX_ATTEMPTS_KEPT]
             raise
         if not won:
             with self._lock:
-                lost = self._unanswered.get(approval_id)
-            stored = self.repo.get(approval_id) if lost is not None else None
-            if lost is None or stored is None or stored.consume_time != lost:
+                lost = list(self._unanswered.get(approval_id, ()))
+            stored = self.repo.get(approval_id) if lost else None
+            if stored is None or stored.consume_time not in lost:
                 return False
             with self._lock:
                 if self._unanswered.pop(approval_id, None) is None:
