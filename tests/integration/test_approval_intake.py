@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -205,13 +206,9 @@ def test_a_change_just_before_a_waiter_registers_is_seen(engine: Engine) -> None
     asyncio.run(scenario())
 
 
-def test_a_consumption_whose_commit_answer_was_lost_is_delivered_to_the_resent_call(engine: Engine) -> None:
-    """Storage went away while the approved call consumed its approval: the write committed but the call failed
-    (the agent was told to retry). The re-sent call on this sidecar gets the allowed answer the first never
-    delivered; any other call, here or on another sidecar, is told it was used."""
-    svc, _audit = service(engine)
-    other, _ = service(engine)  # another sidecar on the same database
-    [approval] = asyncio.run(burst(svc, [(call("consumer", 1), "consume-1")]))
+def _approved_with_a_lossy_commit(svc: ApprovalService, i: int) -> tuple[str, Any, Any]:
+    """An approved request, the repository's real consumption write, and one whose commit answer is lost."""
+    [approval] = asyncio.run(burst(svc, [(call("consumer", i), f"consume-{i}")]))
     approval_id = approval.approval_id  # type: ignore[attr-defined]
     svc.decide(approval_id, Reviewer("rev", "approver"), True, "ok")
     commit = svc.repo.mark_consumed
@@ -220,6 +217,16 @@ def test_a_consumption_whose_commit_answer_was_lost_is_delivered_to_the_resent_c
         assert commit(approval_id, when)
         raise StorageUnavailable()
 
+    return approval_id, commit, committed_then_lost
+
+
+def test_a_consumption_whose_commit_answer_was_lost_is_delivered_to_the_resent_call(engine: Engine) -> None:
+    """Storage went away while the approved call consumed its approval: the write committed but the call failed
+    (the agent was told to retry). The re-sent call on this sidecar gets the allowed answer the first never
+    delivered; any other call, here or on another sidecar, is told it was used."""
+    svc, _audit = service(engine)
+    other, _ = service(engine)  # another sidecar on the same database
+    approval_id, commit, committed_then_lost = _approved_with_a_lossy_commit(svc, 1)
     svc.repo.mark_consumed = committed_then_lost  # type: ignore[method-assign]
     with pytest.raises(StorageUnavailable):
         svc.mark_consumed(approval_id)
@@ -235,14 +242,7 @@ def test_a_lost_consumption_is_found_though_a_retry_of_it_failed_too(engine: Eng
     replaced the first's, and the agent was told its own approval "was already used" (found by the fault
     suite's approval traffic through a 10 s PostgreSQL stop)."""
     svc, _audit = service(engine)
-    [approval] = asyncio.run(burst(svc, [(call("consumer", 2), "consume-2")]))
-    approval_id = approval.approval_id  # type: ignore[attr-defined]
-    svc.decide(approval_id, Reviewer("rev", "approver"), True, "ok")
-    commit = svc.repo.mark_consumed
-
-    def committed_then_lost(approval_id: str, when: object) -> bool:
-        assert commit(approval_id, when)
-        raise StorageUnavailable()
+    approval_id, commit, committed_then_lost = _approved_with_a_lossy_commit(svc, 2)
 
     def unreachable(approval_id: str, when: object) -> bool:
         raise StorageUnavailable()
