@@ -23,6 +23,7 @@ from server.domain.guardrails.conditions import (
     COMPILE_LOCK,
     EVAL_ENV,
     Condition,
+    Needs,
     Scope,
     action_globs,
     action_may_be_rebound,
@@ -38,10 +39,11 @@ GROUP_SIZE = 8  # distinct expressions per group
 class ConditionGroup:
     """Distinct condition texts answered by one evaluation; compiled when a call first needs it."""
 
-    __slots__ = ("_broken", "_expr", "_globs", "_lock", "sources")
+    __slots__ = ("_broken", "_expr", "_globs", "_lock", "needs", "sources")
 
     def __init__(self, sources: Sequence[str]) -> None:
         self.sources = tuple(sources)
+        self.needs = Needs.of(self.sources)
         self._expr: Any = None
         self._globs: tuple[GlobSet, ...] = ()
         self._broken = False
@@ -53,7 +55,7 @@ class ConditionGroup:
         if expr is None:
             return
         action = scope.action
-        variables = scope.variables()
+        variables = scope.variables(self.needs)
         variables[ACTION_GLOBS] = [glob.matches(action) for glob in self._globs]
         try:
             values = expr.eval(data=variables).plain_value()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -142,6 +142,49 @@ def replace_spans(source: str, matches: list[re.Match[str]], by: Callable[[re.Ma
     return "".join([*out, source[pos:]])
 
 
+_NAME = re.compile(r"(?<!\w)(action|agent|context|now)(?!\w)")
+_CONTEXT_KEY = re.compile(r"\s*\.\s*([A-Za-z_]\w*)(?!\w|\s*\()")
+
+
+class Needs:
+    """The variables some conditions read: a call's values are given to CEL only as far as they are read, so a
+    large context costs a condition the keys it names, not the whole context converted on every call.
+
+    Read from the text, conservatively (extra values are harmless; a missing one would not be): a variable is
+    read wherever its name appears as code (outside string literals and comments), and `context` is read key by
+    key only where every use of it is `context.<key>` (not a method or macro call on it, not an index, not a
+    comprehension variable named `context`); any other use gives the whole context. Equal needs are one object
+    (`of` interns them), so the conditions of a call that read the same variables share one activation."""
+
+    __slots__ = ("context_keys", "names")
+
+    def __init__(self, names: frozenset[str], context_keys: frozenset[str] | None) -> None:
+        self.names = names  # of VARIABLES
+        self.context_keys = context_keys  # None: the whole context
+
+    @classmethod
+    def of(cls, sources: Sequence[str]) -> Needs:
+        names: set[str] = set()
+        keys: set[str] | None = set()
+        for source in sources:
+            code = _NOT_CODE.sub(lambda m: " " * len(m.group(0)), source)
+            for m in _NAME.finditer(code):
+                names.add(m.group(1))
+                if m.group(1) != "context" or keys is None:
+                    continue
+                key = _CONTEXT_KEY.match(code, m.end())
+                if key is None:
+                    keys = None
+                else:
+                    keys.add(key.group(1))
+        return _interned(frozenset(names), frozenset(keys) if keys is not None else None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _interned(names: frozenset[str], context_keys: frozenset[str] | None) -> Needs:
+    return Needs(names, context_keys)
+
+
 def _glob_regex(pattern: str) -> str:
     """A shell glob (`*`, `?`, `[...]`, `[!...]`) as an anchored RE2 regex, folded as action names compare."""
     p, out, i = fold(pattern), ["(?is)^"], 0
@@ -172,7 +215,7 @@ class ConditionError(Exception):
 class Condition:
     """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
 
-    __slots__ = ("_expr", "_globs", "_variants", "group", "source", "where")
+    __slots__ = ("_expr", "_globs", "_variants", "group", "needs", "source", "where")
 
     def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
         if not isinstance(source, str) or not source.strip():
@@ -185,6 +228,7 @@ class Condition:
             )
         self.source = source
         self.where = where
+        self.needs = Needs.of((source,))
         # The running chain's conditions evaluated with this one (condition_groups.py; None: evaluated alone).
         self.group: ConditionGroup | None = None
         try:
@@ -252,17 +296,17 @@ class Condition:
         globs = self._globs
         try:
             if not globs:
-                return expr.eval(scope.activation())
+                return expr.eval(scope.activation(self.needs))
             action = scope.action
             if not self._variants:  # many globs: their answers as a variable, in an activation of its own
-                variables = scope.variables()
+                variables = scope.variables(self.needs)
                 variables[ACTION_GLOBS] = [glob.matches(action) for glob in globs]
                 return expr.eval(data=variables)
             selected = 0  # the variant for this action's answers to the condition's globs
             for bit, glob in enumerate(globs):
                 if glob.matches(action):
                     selected |= 1 << bit
-            return self._variants[selected].eval(scope.activation())
+            return self._variants[selected].eval(scope.activation(self.needs))
         except Exception as exc:  # CEL reports errors as values; anything raised is still the call's error, not ours
             raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
 
@@ -291,7 +335,7 @@ class Scope:
     pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
     collector (that cost a CheckAction more than its five conditions did)."""
 
-    __slots__ = ("_activation", "_values", "action", "groups", "results")
+    __slots__ = ("_activations", "_values", "action", "groups", "results")
 
     def __init__(self, call: ActionCall) -> None:
         self.action = call.action
@@ -304,31 +348,42 @@ class Scope:
             call.context,
             call.time,
         )
-        self._activation: Any = None
+        self._activations: dict[Needs, Any] = {}  # by the Needs of the conditions that share one
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
         self.groups: list[ConditionGroup] = []  # the condition groups evaluated for this call
 
-    def variables(self) -> dict[str, Any]:
+    def variables(self, needs: Needs) -> dict[str, Any]:
+        """The call's values that `needs` reads, as CEL is given them."""
         action, agent_id, group, labels, capabilities, context, time = self._values
-        return {
-            "action": action,
-            "agent": {
+        names = needs.names
+        out: dict[str, Any] = {}
+        if "action" in names:
+            out["action"] = action
+        if "agent" in names:
+            out["agent"] = {
                 "id": agent_id,
                 "group": group or "",
                 "labels": dict(labels),
                 "capabilities": list(capabilities),
-            },
-            "context": context if type(context) is dict else dict(context),
-            "now": _utc(time) if time is not None else datetime.now(UTC),
-        }
+            }
+        if "context" in names:
+            keys = needs.context_keys
+            if keys is None:
+                out["context"] = context if type(context) is dict else dict(context)
+            else:
+                out["context"] = {k: context[k] for k in keys if k in context}
+        if "now" in names:
+            out["now"] = _utc(time) if time is not None else datetime.now(UTC)
+        return out
 
-    def activation(self) -> Any:
-        if self._activation is None:
+    def activation(self, needs: Needs) -> Any:
+        held = self._activations.get(needs)
+        if held is None:
             try:
-                self._activation = _ENV.Activation(self.variables())
+                held = self._activations[needs] = _ENV.Activation(self.variables(needs))
             except Exception as exc:  # a value CEL cannot hold (a non-string map key, say)
                 raise ConditionError(f"the call's values cannot be given to CEL: {exc}") from None
-        return self._activation
+        return held
 
 
 def _utc(when: datetime) -> datetime:
