@@ -645,13 +645,22 @@ def main() -> None:
     )
     p.add_argument("--rate", type=float, default=0.0, help="send this many ops/s: no ramp (diagnostics)")
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
+    p.add_argument(
+        "--decision-rows",
+        type=int,
+        default=0,
+        help="decision_log.retention.max_rows for the sidecar (default: the sidecar's, 1,000,000): a small value "
+        "reaches, within minutes, the regime a long run reaches once the decision log is full and retention "
+        "deletes as fast as decisions are written",
+    )
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         args.snapshots = Path(tmp) if args.tracemalloc else None
         args.db = Path(tmp) / "outrider.db"
         args.profiles = Path(tmp) if args.profile else None
         cfg = Path(tmp) / "outrider.yaml"
-        cfg.write_text(POLICY)
+        retention = f"decision_log: {{retention: {{max_rows: {args.decision_rows}}}}}\n" if args.decision_rows else ""
+        cfg.write_text(POLICY + retention)
         victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]
         with Child("bench.sidecar", "--config", str(cfg), "--data-dir", tmp, "--agent", AGENT, *victims) as child:
             target = f"127.0.0.1:{child.ready['port']}"

@@ -193,6 +193,23 @@ def test_decisions_scan_oldest_first_and_prune(repos: Repos) -> None:
     assert [d.decision_id for d in left] == [rows[3].decision_id, rows[2].decision_id]
 
 
+def test_decisions_prune_in_batches_oldest_first(repos: Repos, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Retention deletes a few rows per transaction (the writer gets its turn between two); the result is the same
+    # as one transaction's: the oldest go first, the newest `keep_rows` stay.
+    from server.storage.supervisor import repository
+
+    monkeypatch.setattr(repository, "PRUNE_BATCH", 3)
+    monkeypatch.setattr(repository, "PRUNE_PAUSE", 0.0)
+    a = uid("a")
+    rows = [decision(a, i) for i in range(11)]
+    repos.decisions.insert_many(rows)
+    assert repos.decisions.prune(T0 + timedelta(seconds=4), None) == 4  # two full batches and one short
+    assert repos.decisions.prune(None, 3) == 4
+    assert repos.decisions.prune(None, 3) == 0
+    left = repos.decisions.list(DecisionFilter(agent_id=a), 20, "").items
+    assert [d.decision_id for d in left] == [r.decision_id for r in reversed(rows[8:])]
+
+
 # ---- approvals ---------------------------------------------------------------------------------------
 
 

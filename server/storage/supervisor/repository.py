@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -26,6 +27,9 @@ from server.storage.tables import CounterRow
 _CHAIN_CALLS = ("AddGuardrail", "RemoveGuardrail", "AddApprovalPattern", "RemoveApprovalPattern")
 _CHAIN_COUNTER = "guardrails"
 CONTAINMENT_COUNTER = "containment"
+# Decision log retention deletes at most this many rows per transaction, with a pause between two.
+PRUNE_BATCH = 5_000
+PRUNE_PAUSE = 0.05  # seconds
 RECORDS_COUNTER = "agents"  # agent records (group, labels, capabilities): the CLI's changes reach sidecars
 
 
@@ -343,14 +347,33 @@ class SqlDecisionRepository:
             return [(r.seq or 0, _decision(r)) for r in s.execute(stmt).scalars()]
 
     def prune(self, older_than: datetime | None, keep_rows: int | None) -> int:
+        """Delete the decisions older than `older_than` and all but the newest `keep_rows`, PRUNE_BATCH rows per
+        transaction: a full log prunes a minute of decisions at a time, and one transaction for all of them held
+        the database's write lock for seconds while the decision log's writer waited (on SQLite, the only
+        writer) and its queue grew."""
         removed = 0
-        with Session(self.engine) as s, s.begin():
-            if older_than is not None:
-                res = s.execute(delete(DecisionRow).where(col(DecisionRow.create_time) < older_than))
-                removed += res.rowcount  # type: ignore[attr-defined]
-            if keep_rows is not None:
-                newest = s.execute(select(func.max(DecisionRow.seq))).scalar()
-                if newest is not None:
-                    res = s.execute(delete(DecisionRow).where(col(DecisionRow.seq) <= newest - keep_rows))
-                    removed += res.rowcount  # type: ignore[attr-defined]
+        c = DecisionRow
+        if older_than is not None:
+            # Oldest first, as one transaction did: an interrupted prune leaves no hole in what is kept (the
+            # audit verifier reads a missing decision newer than a kept one as tampering).
+            old = select(col(c.seq)).where(col(c.create_time) < older_than).order_by(col(c.seq)).limit(PRUNE_BATCH)
+            removed += self._delete_batches(delete(c).where(col(c.seq).in_(old.scalar_subquery())))
+        if keep_rows is not None:
+            with Session(self.engine) as s:
+                newest = s.execute(select(func.max(c.seq))).scalar()
+            if newest is not None:
+                beyond = (
+                    select(col(c.seq)).where(col(c.seq) <= newest - keep_rows).order_by(col(c.seq)).limit(PRUNE_BATCH)
+                )
+                removed += self._delete_batches(delete(c).where(col(c.seq).in_(beyond.scalar_subquery())))
         return removed
+
+    def _delete_batches(self, statement: Any) -> int:
+        removed = 0
+        while True:
+            with Session(self.engine) as s, s.begin():
+                batch = int(s.execute(statement).rowcount)  # type: ignore[attr-defined]
+            removed += batch
+            if batch < PRUNE_BATCH:
+                return removed
+            time.sleep(PRUNE_PAUSE)  # the writer's turn
