@@ -79,7 +79,11 @@ class AllocationRow(SQLModel, table=True):
 
 class ReservationRow(SQLModel, table=True):
     __tablename__ = "safeguard_reservations"
-    __table_args__ = (Index("ix_safeguard_reservations_open", "state", "expire_time"),)
+    __table_args__ = (
+        Index("ix_safeguard_reservations_open", "state", "expire_time"),
+        # The ended ones by end time, for the expiry job's prune of those past retention (migration 0141).
+        Index("ix_safeguard_reservations_ended", "end_time"),
+    )
 
     reservation_id: str = Field(primary_key=True, max_length=32)
     agent_id: str = Field(index=True, max_length=128)

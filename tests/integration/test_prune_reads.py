@@ -1,0 +1,52 @@
+"""Retention jobs read what they delete through an index, not by scanning a table that grows with the traffic
+(issue 31's hour-long soak listed the statements whose plan scans a table; one is a prune, run in a write
+transaction every minute)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, event
+
+from server.storage.db import create_db_engine, migrate
+from server.storage.fleet.changes import ChangeLog
+from server.storage.safeguards.budgets import SqlBudgetLedger
+
+T0 = datetime(2026, 12, 5, tzinfo=UTC)
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = create_db_engine(f"sqlite:///{tmp_path / 'o.db'}")
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def _plans(engine: Engine, table: str, run: object) -> list[str]:
+    statements: list[str] = []
+
+    def capture(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if statement.lstrip().upper().startswith("DELETE") and f"FROM {table}" in statement:
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", capture)
+    try:
+        run()  # type: ignore[operator]
+    finally:
+        event.remove(engine, "before_cursor_execute", capture)
+    assert statements, f"no DELETE FROM {table} ran"
+    with engine.connect() as conn:
+        return [
+            " ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("x",) * sql.count("?")))
+            for sql in statements
+        ]
+
+
+def test_the_budget_expiry_prunes_ended_reservations_through_an_index(engine: Engine) -> None:
+    ledger = SqlBudgetLedger(engine, ChangeLog(engine, "sc-test"))
+    for plan in _plans(engine, "safeguard_reservations", lambda: ledger.expire(T0, timedelta(hours=1), None)):
+        assert "USING INDEX ix_safeguard_reservations_ended" in plan, plan
