@@ -14,6 +14,7 @@ from sqlalchemy import Engine, event
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.budgets import SqlBudgetLedger
+from server.storage.safeguards.leases import SqlLeaseRepository
 
 T0 = datetime(2026, 12, 5, tzinfo=UTC)
 
@@ -50,3 +51,9 @@ def test_the_budget_expiry_prunes_ended_reservations_through_an_index(engine: En
     ledger = SqlBudgetLedger(engine, ChangeLog(engine, "sc-test"))
     for plan in _plans(engine, "safeguard_reservations", lambda: ledger.expire(T0, timedelta(hours=1), None)):
         assert "USING INDEX ix_safeguard_reservations_ended" in plan, plan
+
+
+def test_the_lease_prune_finds_ended_leases_through_an_index(engine: Engine) -> None:
+    leases = SqlLeaseRepository(engine)
+    for plan in _plans(engine, "safeguard_leases", lambda: leases.prune_leases(T0)):
+        assert "USING INDEX ix_safeguard_leases_ended" in plan, plan

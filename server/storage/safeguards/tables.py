@@ -115,6 +115,7 @@ class LeaseRow(SQLModel, table=True):
     __table_args__ = (
         Index("ix_safeguard_leases_key", "key_scope", "key_id"),
         Index("ix_safeguard_leases_active", "key_scope", "key_id", "state"),  # 0071: a key's grants
+        Index("ix_safeguard_leases_ended", "end_time"),  # 0141: the prune of ended leases
     )
 
     lease_id: str = Field(primary_key=True, max_length=32)
