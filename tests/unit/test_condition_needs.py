@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 
 from server.domain.guardrails import ActionCall
 from server.domain.guardrails.condition_groups import ConditionGroup
-from server.domain.guardrails.conditions import Condition, ConditionError, Needs, Scope
-
-EVERYTHING = Needs.of(("action == '' || agent.id == '' || size(context) == 0 || now == now",))
+from server.domain.guardrails.conditions import EVERYTHING, Condition, ConditionError, Needs, Scope
 
 
 @pytest.mark.parametrize(
@@ -42,6 +40,7 @@ def test_what_a_condition_reads_is_read_from_its_text(source: str, names: set[st
 
 
 def test_equal_needs_are_one_object_and_a_group_reads_what_its_conditions_read() -> None:
+    assert Needs.of(("action == '' || agent.id == '' || size(context) == 0 || now == now",)) is EVERYTHING
     assert Needs.of(("context.a > 1",)) is Needs.of(("context.a < 5 && has(context.a)",))
     group = ConditionGroup(("context.a > 1", "agent.id == 'x'", 'glob(action, "f.*")'))
     assert group.needs.names == {"context", "agent", "action"}

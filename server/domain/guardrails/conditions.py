@@ -185,6 +185,9 @@ def _interned(names: frozenset[str], context_keys: frozenset[str] | None) -> Nee
     return Needs(names, context_keys)
 
 
+EVERYTHING = _interned(frozenset(VARIABLES), None)  # every variable, the whole context
+
+
 def _glob_regex(pattern: str) -> str:
     """A shell glob (`*`, `?`, `[...]`, `[!...]`) as an anchored RE2 regex, folded as action names compare."""
     p, out, i = fold(pattern), ["(?is)^"], 0
@@ -352,7 +355,7 @@ class Scope:
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
         self.groups: list[ConditionGroup] = []  # the condition groups evaluated for this call
 
-    def variables(self, needs: Needs) -> dict[str, Any]:
+    def variables(self, needs: Needs = EVERYTHING) -> dict[str, Any]:
         """The call's values that `needs` reads, as CEL is given them."""
         action, agent_id, group, labels, capabilities, context, time = self._values
         names = needs.names
@@ -376,7 +379,7 @@ class Scope:
             out["now"] = _utc(time) if time is not None else datetime.now(UTC)
         return out
 
-    def activation(self, needs: Needs) -> Any:
+    def activation(self, needs: Needs = EVERYTHING) -> Any:
         held = self._activations.get(needs)
         if held is None:
             try:
