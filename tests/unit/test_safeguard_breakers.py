@@ -306,6 +306,39 @@ class TestService:
         svc.report(svc.acquire("a1").permit.permit_id, F)  # type: ignore[union-attr]
         assert repo.rows[("breaker", "a1")].failure_count == 2
 
+    def test_get_waits_for_a_tick_that_is_writing_an_expired_probe(self) -> None:
+        # The scheduler's tick takes an expired probe and writes its failure (OPEN again); a GetBreaker meanwhile
+        # used to find nothing left to expire and read the stored breaker before that write: HALF_OPEN, one failure.
+        class SlowTransitions(MemorySafeguards):
+            def __init__(self) -> None:
+                super().__init__()
+                self.armed, self.entered, self.go = False, threading.Event(), threading.Event()
+
+            def transition(self, b: Breaker, expected_generation: int, remember: bool = False) -> bool:
+                if self.armed:
+                    self.entered.set()
+                    assert self.go.wait(60)
+                return super().transition(b, expected_generation, remember)
+
+        repo, clock = SlowTransitions(), FakeClock()
+        svc, _ = service(repo, clock, failure_threshold=1, permit_ttl=5, recovery_timeout=1)
+        svc.report(svc.acquire("a1").permit.permit_id, F)  # type: ignore[union-attr]
+        clock.advance(1)
+        assert svc.acquire("a1").state is HALF_OPEN  # the probe, never reported
+        clock.advance(5)
+        repo.armed = True
+        scheduler = threading.Thread(target=svc.tick)
+        scheduler.start()
+        assert repo.entered.wait(60)
+        got: list[Breaker] = []
+        reader = threading.Thread(target=lambda: got.append(svc.get("a1")))
+        reader.start()
+        reader.join(1.0)  # without the fix it answers here, from storage the tick has not written yet
+        repo.go.set()
+        scheduler.join(60)
+        reader.join(60)
+        assert (got[0].state, got[0].failure_count) == (OPEN, 2)
+
     def test_healthy_hot_path_writes_nothing(self) -> None:
         repo = MemorySafeguards()
         svc, _ = service(repo)

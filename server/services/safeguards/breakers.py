@@ -235,6 +235,9 @@ class BreakerService:
         self.audit = audit
         self.listeners = list(listeners)
         self._lock = threading.RLock()  # the cache and the permits; never held across storage I/O
+        # One tick at a time, storage work included: a GetBreaker's tick waits for the scheduler's tick that took
+        # the expired permits (or the due timers) to finish writing them, instead of reading the breaker before.
+        self._ticking = threading.RLock()
         self._write_lock = threading.Lock()  # one outcome batch in flight at a time (group commit)
         self._breakers: dict[str, Breaker] = {}
         self._per_owner: dict[str, int] = {}  # breakers cached per owner (the key up to its first ':')
@@ -463,13 +466,14 @@ class BreakerService:
     def tick(self) -> int:
         """The scheduler's job: expire permits, write pending outcomes and new keys, move OPEN breakers
         whose timeout passed to HALF_OPEN (one sidecar of the fleet wins each). Returns changes made."""
-        with self._lock:
-            probes = self._expire_due()
-        made = sum(self._settle_probe(p, Outcome.FAILURE, expired=True)[1] for p in probes)
-        made += self._flush()
-        for key in self._due_half_open():
-            made += self._advance(key)
-        return made
+        with self._ticking:
+            with self._lock:
+                probes = self._expire_due()
+            made = sum(self._settle_probe(p, Outcome.FAILURE, expired=True)[1] for p in probes)
+            made += self._flush()
+            for key in self._due_half_open():
+                made += self._advance(key)
+            return made
 
     def _advance(self, key: str) -> int:
         """OPEN → HALF_OPEN when due, compare-and-set; returns 1 when this process won it."""
