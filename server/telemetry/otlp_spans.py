@@ -32,9 +32,13 @@ _KIND = {
     SpanKind.PRODUCER: 4,
     SpanKind.CONSUMER: 5,
 }
+_KIND_FIELD = {kind: b"\x30" + _SMALL[n] for kind, n in _KIND.items()}
 # Span.flags (and Link.flags): the SDK sets "has is_remote" on every span, "is remote" for a remote parent.
 _HAS_IS_REMOTE = 0x100
 _IS_REMOTE = 0x200
+
+_LOCAL_PARENT = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE)  # Span.flags (field 16, fixed32)
+_REMOTE_PARENT = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE | _IS_REMOTE)
 
 # Attributes whose encoding is kept: (key, value) for str values, (key, type, value) for bool and int.
 # Cleared when full: unique values (decision ids) come and go, the repeated ones are re-encoded once.
@@ -177,60 +181,73 @@ def _trace_state(state: Any) -> bytes:
 
 
 def _span(s: ReadableSpan) -> bytes:
-    """A Span message's body, fields in number order (the order protobuf writes them)."""
-    ctx = s.context
+    """A Span message's body, fields in number order (the order protobuf writes them). Reads the
+    ReadableSpan's fields, not its properties: those copy the events and links and wrap the attributes."""
+    ctx = s._context
     assert ctx is not None
     out = [b"\x0a\x10", ctx.trace_id.to_bytes(16, "big"), b"\x12\x08", ctx.span_id.to_bytes(8, "big")]
     state = _trace_state(ctx.trace_state)
     if state:
         out.append(_field(b"\x1a", state))
-    parent = s.parent
+    parent = s._parent
     if parent is not None:
         out.append(b"\x22\x08")
         out.append(parent.span_id.to_bytes(8, "big"))
-    if s.name:
-        out.append(_field(b"\x2a", s.name.encode()))
-    out.append(b"\x30")
-    out.append(_SMALL[_KIND[s.kind]])
-    if s.start_time:
+    name = s._name
+    if name:
+        out.append(_field(b"\x2a", name.encode()))
+    out.append(_KIND_FIELD[s._kind])
+    if s._start_time:
         out.append(b"\x39")
-        out.append(_fixed64(s.start_time))
-    if s.end_time:
+        out.append(_fixed64(s._start_time))
+    if s._end_time:
         out.append(b"\x41")
-        out.append(_fixed64(s.end_time))
-    _attributes(b"\x4a", getattr(s, "_attributes", None) or s.attributes, out)
-    if s.dropped_attributes:
-        out.append(b"\x50" + _varint(s.dropped_attributes))
-    for e in s.events:
-        body = [b"\x09", _fixed64(e.timestamp)] if e.timestamp else []
-        if e.name:
-            body.append(_field(b"\x12", e.name.encode()))
-        _attributes(b"\x1a", e.attributes, body)
-        if e.dropped_attributes:
-            body.append(b"\x20" + _varint(e.dropped_attributes))
-        out.append(_field(b"\x5a", b"".join(body)))
-    if s.dropped_events:
-        out.append(b"\x60" + _varint(s.dropped_events))
-    for link in s.links:
-        lc = link.context
-        body = [b"\x0a\x10", lc.trace_id.to_bytes(16, "big"), b"\x12\x08", lc.span_id.to_bytes(8, "big")]
-        _attributes(b"\x22", link.attributes, body)
-        if link.dropped_attributes:
-            body.append(b"\x28" + _varint(link.dropped_attributes))
-        body.append(b"\x35" + _flags(lc))
-        out.append(_field(b"\x6a", b"".join(body)))
-    if s.dropped_links:
-        out.append(b"\x70" + _varint(s.dropped_links))
-    status = s.status
+        out.append(_fixed64(s._end_time))
+    attributes = s._attributes
+    if attributes:
+        _attributes(b"\x4a", attributes, out)
+        dropped = getattr(attributes, "dropped", 0)
+        if dropped:
+            out.append(b"\x50" + _varint(dropped))
+    events = s._events
+    if events:
+        for e in events:
+            body = [b"\x09", _fixed64(e.timestamp)] if e.timestamp else []
+            if e.name:
+                body.append(_field(b"\x12", e.name.encode()))
+            _attributes(b"\x1a", e.attributes, body)
+            if e.dropped_attributes:
+                body.append(b"\x20" + _varint(e.dropped_attributes))
+            out.append(_field(b"\x5a", b"".join(body)))
+        dropped = getattr(events, "dropped", 0)
+        if dropped:
+            out.append(b"\x60" + _varint(dropped))
+    links = s._links
+    if links:
+        for link in links:
+            lc = link.context
+            body = [b"\x0a\x10", lc.trace_id.to_bytes(16, "big"), b"\x12\x08", lc.span_id.to_bytes(8, "big")]
+            _attributes(b"\x22", link.attributes, body)
+            if link.dropped_attributes:
+                body.append(b"\x28" + _varint(link.dropped_attributes))
+            body.append(b"\x35" + _flags(lc))
+            out.append(_field(b"\x6a", b"".join(body)))
+        dropped = getattr(links, "dropped", 0)
+        if dropped:
+            out.append(b"\x70" + _varint(dropped))
+    status = s._status
     if status is not None:
-        body = []
-        if status.description:
-            body.append(_field(b"\x12", status.description.encode()))
         code = status.status_code.value
-        if code:
-            body.append(b"\x18" + _varint(code))
-        out.append(_field(b"\x7a", b"".join(body)))
-    out.append(b"\x85\x01" + _flags(parent))
+        if code or status.description:
+            body = []
+            if status.description:
+                body.append(_field(b"\x12", status.description.encode()))
+            if code:
+                body.append(b"\x18" + _varint(code))
+            out.append(_field(b"\x7a", b"".join(body)))
+        else:
+            out.append(b"\x7a\x00")
+    out.append(_LOCAL_PARENT if parent is None or not parent.is_remote else _REMOTE_PARENT)
     return b"".join(out)
 
 
