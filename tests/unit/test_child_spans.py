@@ -40,7 +40,9 @@ def _record_one(t: Telemetry, light: bool) -> ReadableSpan:
         child.add_event("budget.signal", {"outrider.signal": "SIGWARN"}, timestamp=5)
         child.set_status(Status(StatusCode.ERROR, "Guardrail error: boom"))
         child.set_status(StatusCode.UNSET)  # ignored, as by the SDK
-        child.end(end_time=child.start_time + 1000)  # type: ignore[attr-defined]
+        started = getattr(child, "start_time", None)
+        assert isinstance(started, int)
+        child.end(end_time=started + 1000)
         assert not child.is_recording()
         child.set_attribute("late", 1)  # after the end: ignored
     return next(s for s in _spans(t) if s.name == "guardrail cap")
