@@ -40,8 +40,8 @@ _IS_REMOTE = 0x200
 _LOCAL_PARENT = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE)  # Span.flags (field 16, fixed32)
 _REMOTE_PARENT = b"\x85\x01" + _fixed32(_HAS_IS_REMOTE | _IS_REMOTE)
 
-# Attributes whose encoding is kept: (key, value) for str values, (key, type, value) for bool and int.
-# Cleared when full: unique values (decision ids) come and go, the repeated ones are re-encoded once.
+# Attribute fields whose encoding is kept (see `_attributes`); cleared when full: unique values (decision
+# ids) come and go, the repeated ones are re-encoded once.
 _CACHE_MAX = 4096
 _CACHED_STRING_MAX = 256  # longer values (reasons quoting a context) are encoded every time
 _kv_cache: dict[Any, bytes] = {}
@@ -111,22 +111,23 @@ def _any_value(value: Any) -> bytes:
 
 def _key_value(key: str, value: Any) -> bytes:
     """A KeyValue message with its length prefix (the caller adds the field's tag)."""
-    t = value.__class__
-    if t is str:
-        if len(value) > _CACHED_STRING_MAX:
-            return _field(b"", _key(key) + _field(b"\x12", _field(b"\x0a", value.encode())))
-        ck: Any = (key, value)
-    elif t is bool or t is int:
-        ck = (key, t, value)
-    else:
-        return _field(b"", _key(key) + _field(b"\x12", _any_value(value)))
-    found = _kv_cache.get(ck)
+    return _field(b"", _key(key) + _field(b"\x12", _any_value(value)))
+
+
+def _double_prefix(tag: bytes, key: str) -> bytes:
+    """Everything of a field `tag` holding KeyValue(key, double) but the double's 8 bytes."""
+    found = _kv_cache.get((tag, key, float))
     if found is None:
-        found = _field(b"", _key(key) + _field(b"\x12", _any_value(value)))
-        if len(_kv_cache) >= _CACHE_MAX:
-            _kv_cache.clear()
-        _kv_cache[ck] = found
+        k = _key(key)
+        found = tag + _varint(len(k) + 11) + k + b"\x12\x09\x21"
+        _remember((tag, key, float), found)
     return found
+
+
+def _remember(cache_key: Any, encoded: bytes) -> None:
+    if len(_kv_cache) >= _CACHE_MAX:
+        _kv_cache.clear()
+    _kv_cache[cache_key] = encoded
 
 
 def _items(attributes: Any) -> Iterable[tuple[str, Any]]:
@@ -139,14 +140,34 @@ def _items(attributes: Any) -> Iterable[tuple[str, Any]]:
 
 
 def _attributes(tag: bytes, attributes: Any, out: list[bytes]) -> None:
+    """Each attribute as a field `tag` holding a KeyValue. A str, bool or int value's field is kept whole
+    (`(tag, key, value)`: the tag tells span from event attributes, the type tells True from 1); a
+    float's field differs in its last 8 bytes only."""
+    cache = _kv_cache
     for key, value in _items(attributes):
+        t = value.__class__
+        if t is float:
+            out.append(_double_prefix(tag, key) + _double(value))
+            continue
+        cache_key: Any = None
+        if t is str:
+            if len(value) <= _CACHED_STRING_MAX:
+                cache_key = (tag, key, value)
+        elif t is bool or t is int:
+            cache_key = (tag, key, t, value)
+        if cache_key is not None:
+            found = cache.get(cache_key)
+            if found is not None:
+                out.append(found)
+                continue
         try:
-            kv = _key_value(key, value)
+            encoded = tag + _key_value(key, value)
         except Exception as exc:  # as the SDK: an attribute that cannot be encoded is left out and logged
             log.exception("Failed to encode key %s: %s", key, exc)
             continue
-        out.append(tag)
-        out.append(kv)
+        if cache_key is not None:
+            _remember(cache_key, encoded)
+        out.append(encoded)
 
 
 def _scope(scope: Any) -> bytes:
