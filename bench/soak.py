@@ -15,7 +15,9 @@ queued decision older than 1 s at the end of the step); the knee is the last ste
 runs at `--load` (85 %) of the knee. Each minute it records the sidecar's RSS, open file descriptors,
 asyncio tasks and threads (the sidecar reports them), the p50/p99 of the plain CheckActions sent in that
 minute, errors, and the decision log's lag as a time (the age of its oldest queued decision, sampled every
-2 s) and as a queue length. Goals (issue 31): RSS growth after minute 5 (minute 1 in a run shorter than 10
+2 s) and as a queue length, and the sidecar's CPU per operation beside a yardstick: a fixed pure-Python loop timed in
+a fresh process (on a shared host the machine's own speed varies; a slowdown is the sidecar's only where the
+yardstick stays flat). Goals (issue 31): RSS growth after minute 5 (minute 1 in a run shorter than 10
 minutes) < 5 %, a least-squares RSS slope
 over the last half under 0.1 MB/min, 0 errors, decision-log lag under 2 s, fds and tasks flat.
 
@@ -42,6 +44,7 @@ import asyncio
 import os
 import random
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
@@ -106,6 +109,21 @@ def slope(points: list[tuple[float, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in points) / den if den else float("nan")
 
 
+# A fixed amount of pure-Python work, timed (process CPU) in a fresh process once a minute: the host's own speed. On a
+# VM whose host is shared, the same code can take more CPU time at one hour than at another without any steal being
+# reported; a soak's slowdown is the sidecar's only where this stays flat.
+_YARDSTICK = (
+    "import time\nt = time.process_time()\nx = 0\nfor i in range(2_000_000):\n    x += i * i % 7\n"
+    "print(time.process_time() - t)"
+)
+
+
+def yardstick() -> float:
+    """Milliseconds of CPU the fixed loop took (about 200 ms on a 2-core machine of 2026)."""
+    done = subprocess.run([sys.executable, "-c", _YARDSTICK], capture_output=True, text=True, check=True, timeout=120)
+    return float(done.stdout) * 1000
+
+
 @dataclass
 class Minute:
     """One span of traffic: a minute of the soak, or a step of the ramp."""
@@ -126,6 +144,7 @@ class Minute:
     kills_terminated: int = 0
     offered: float = 0.0  # the rate sent (operations per second)
     cpu_s: float = 0.0  # the sidecar's CPU seconds (user + system) spent in this minute
+    yardstick_ms: float = 0.0  # CPU a fixed loop took in a fresh process at the end of the minute (the host's speed)
 
     def sample(self, stats: dict[str, Any]) -> None:
         self.lag_max = max(self.lag_max, int(stats["queued"]))
@@ -353,6 +372,7 @@ class Soak:
             minute.rss_mb = stats["rss_kb"] / 1024
             minute.cpu_s, cpu = float(stats["cpu_s"]) - cpu, float(stats["cpu_s"])
             minute.fds, minute.tasks, minute.threads = stats["fds"], stats["tasks"], stats["threads"]
+            minute.yardstick_ms = await asyncio.to_thread(yardstick)
             out.append(minute)
             if snapshots is not None and minute.index in (first, minutes):
                 name = "first" if minute.index == first and minute.index != minutes else "last"
@@ -362,7 +382,8 @@ class Soak:
                 f"{pct(minute.check_ms, 0.5):.1f} ms p99 {pct(minute.check_ms, 0.99):.1f} ms, RSS "
                 f"{minute.rss_mb:.1f} MB, sidecar CPU {minute.cpu_s / max(1, sum(minute.ops.values())) * 1e3:.2f} "
                 f"ms/op, fds {minute.fds}, tasks {minute.tasks}, threads {minute.threads}, log "
-                f"lag max {minute.lag_s_max:.2f} s ({minute.lag_max} queued), errors {minute.errors}",
+                f"lag max {minute.lag_s_max:.2f} s ({minute.lag_max} queued), errors {minute.errors}, yardstick "
+                f"{minute.yardstick_ms:.0f} ms",
                 flush=True,
             )
             if db is not None:
@@ -524,7 +545,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
         f"| {m.rss_mb:.1f} MB | {m.fds} | {m.tasks_floor} / {m.tasks} | {m.threads} "
         f"| {m.lag_s_max:.2f} s ({m.lag_max}) | {m.skipped} | "
         + (", ".join(f"{k} {v}" for k, v in sorted(m.errors.items())) or "none")
-        + " |"
+        + f" | {m.cpu_s / max(1, sum(m.ops.values())) * 1e3:.2f} ms | {m.yardstick_ms:.0f} ms |"
         for m in minutes
     ]
     ramp = [
@@ -542,6 +563,7 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
     rss_slope = slope([(m.index, m.rss_mb) for m in half]) if len(half) >= 3 else float("nan")
     fd_range = (min(m.fds for m in minutes), max(m.fds for m in minutes)) if minutes else (0, 0)
     task_range = (min(m.tasks_floor for m in minutes), max(m.tasks_floor for m in minutes)) if minutes else (0, 0)
+    sticks = [m.yardstick_ms for m in minutes] or [0.0]
     errors = sum(sum(m.errors.values()) for m in minutes)
     lag = max((m.lag_s_max for m in minutes), default=float("nan"))
     p99s = [pct(m.check_ms, 0.99) for m in minutes[1:]] or [float("nan")]
@@ -587,8 +609,9 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             "",
             "| minute | operations | CheckAction p50 | p99 | RSS | open fds "
             "| asyncio tasks (fewest sampled / at the end) | threads "
-            "| decision-log lag (oldest queued, max; queued) | skipped (in-flight cap) | errors |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+            "| decision-log lag (oldest queued, max; queued) | skipped (in-flight cap) | errors "
+            "| sidecar CPU per operation | yardstick (the host's speed) |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
             *rows,
             "",
             f"- RSS growth after minute {base.index if base else 0} (to minute {last.index if last else 0}): "
@@ -600,6 +623,8 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"- Open fds {fd_range[0]}-{fd_range[1]}; asyncio tasks at the quietest sample of each minute "
             f"{task_range[0]}-{task_range[1]}; "
             f"CheckAction p99 after minute 1: {min(p99s):.1f} to {max(p99s):.1f} ms.",
+            f"- Yardstick (a fixed pure-Python loop in a fresh process, CPU ms, each minute): {min(sticks):.0f} to "
+            f"{max(sticks):.0f} ms; where it rose, the host was slower, not only the sidecar.",
             *(
                 [
                     f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}): the sidecar did "
