@@ -8,11 +8,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 
 from server.domain.recovery.kill import KillReason, KillResult
 from server.storage.db import create_db_engine, migrate
 from server.storage.recovery.repository import SqlKillRepository
+from tests.integration.query_plans import query_plans
 
 T0 = datetime(2026, 12, 5, tzinfo=UTC)
 
@@ -57,26 +58,15 @@ def test_the_take_over_read_searches_the_running_kills_index(engine: Engine) -> 
     gone = SqlKillRepository(engine, owner="sc-gone")
     for i in range(200):
         gone.insert(kill(i, complete=i != 150))
-    statements: list[str] = []
-
-    def capture(conn: object, cursor: object, statement: str, *args: object) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and "FROM recovery_kills" in statement:
-            statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", capture)
-    try:
-        claimed = SqlKillRepository(engine, owner="sc-here").claim_orphaned(T0 + timedelta(days=1))
-    finally:
-        event.remove(engine, "before_cursor_execute", capture)
+    claimed, plans = query_plans(
+        engine,
+        lambda sql: sql.upper().startswith("SELECT") and "FROM recovery_kills" in sql,
+        lambda: SqlKillRepository(engine, owner="sc-here").claim_orphaned(T0 + timedelta(days=1)),
+    )
     assert [k.kill_id for k in claimed] == ["kill_150"]
-    assert statements
-    with engine.connect() as conn:
-        for sql in statements:
-            plan = " ".join(
-                str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("x",) * sql.count("?"))
-            )
-            assert "USING INDEX ix_recovery_kills_running" in plan, plan
-            assert "TEMP B-TREE" not in plan, plan  # already in seq order: no sort of the running kills
+    for plan in plans:
+        assert "USING INDEX ix_recovery_kills_running" in plan, plan
+        assert "TEMP B-TREE" not in plan, plan  # already in seq order: no sort of the running kills
 
 
 def test_a_sidecar_whose_kill_was_taken_over_writes_nothing_of_it(engine: Engine) -> None:

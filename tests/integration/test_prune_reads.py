@@ -4,17 +4,18 @@ transaction every minute)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.budgets import SqlBudgetLedger
 from server.storage.safeguards.leases import SqlLeaseRepository
+from tests.integration.query_plans import query_plans
 
 T0 = datetime(2026, 12, 5, tzinfo=UTC)
 
@@ -27,29 +28,15 @@ def engine(tmp_path: Path) -> Iterator[Engine]:
     engine.dispose()
 
 
-def _plans(engine: Engine, table: str, run: object) -> list[str]:
-    statements: list[str] = []
-
-    def capture(conn: object, cursor: object, statement: str, *args: object) -> None:
-        if statement.lstrip().upper().startswith("DELETE") and f"FROM {table}" in statement:
-            statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", capture)
-    try:
-        run()  # type: ignore[operator]
-    finally:
-        event.remove(engine, "before_cursor_execute", capture)
-    assert statements, f"no DELETE FROM {table} ran"
-    with engine.connect() as conn:
-        return [
-            " ".join(str(row[-1]) for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql, ("x",) * sql.count("?")))
-            for sql in statements
-        ]
+def _plans(engine: Engine, table: str, run: Callable[[], object]) -> list[str]:
+    return query_plans(engine, lambda sql: sql.upper().startswith("DELETE") and f"FROM {table}" in sql, run)[1]
 
 
 def test_the_budget_expiry_prunes_ended_reservations_through_an_index(engine: Engine) -> None:
     ledger = SqlBudgetLedger(engine, ChangeLog(engine, "sc-test"))
-    for plan in _plans(engine, "safeguard_reservations", lambda: ledger.expire(T0, timedelta(hours=1), None)):
+    for plan in _plans(
+        engine, "safeguard_reservations", lambda: ledger.expire(T0, timedelta(hours=1), lambda _agent, _budget: [])
+    ):
         assert "USING INDEX ix_safeguard_reservations_ended" in plan, plan
 
 
