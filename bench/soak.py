@@ -11,7 +11,9 @@ client's `AsyncAgent`, which acknowledges the KILL, so the kill completes with `
 First a ramp to the knee: the same mix in short steps (`--step-seconds`), each 25 % faster than the last,
 until a step misses its rate (operations skipped at the in-flight cap, errors, fewer than 95 % done), its
 CheckAction p99 blows up (over 5x the lowest of the steps so far, and over 50 ms) or the decision log lags (its oldest
-queued decision older than 1 s at the end of the step); the knee is the last step that passed. Then the mix
+queued decision older than 1 s at the end of the step); the knee is the last step that passed. A step is short
+and starts from empty queues, so the knee is then confirmed (`--confirm-seconds`, 60 by default): the soak's rate
+held for that long with a kill, the knee lowered by 10 % while it does not hold (see `Soak.confirm`). Then the mix
 runs at `--load` (85 %) of the knee. Each minute it records the sidecar's RSS, open file descriptors,
 asyncio tasks and threads (the sidecar reports them), the p50/p99 of the plain CheckActions sent in that
 minute, errors, and the decision log's lag as a time (the age of its oldest queued decision, sampled every
@@ -86,6 +88,12 @@ guardrails:
 # Shares of the mixed traffic (operations, not calls: a breaker pair is two calls).
 MIX = {"check": 0.80, "breaker": 0.08, "consume": 0.08, "approval": 0.04}
 MAX_INFLIGHT = 256  # open-loop sender: operations beyond this many in flight are skipped (and counted)
+CONFIRM_TRIES = 4  # spans at the soak's rate, each 10 % lower than the last, before the run (Soak.confirm)
+
+
+def victim_of(index: int) -> str:
+    """The agent a minute (or a confirmation span) kills: one per span, each with its own token."""
+    return f"soak-victim-{index}"
 
 
 def pct(values: list[float], q: float) -> float:
@@ -238,7 +246,7 @@ class Soak:
 
     async def kill_one(self, minute: Minute) -> None:
         """Kill a real attached agent (it acknowledges the KILL), then reinstate it."""
-        victim = f"soak-victim-{minute.index}"
+        victim = victim_of(minute.index)
         acked = asyncio.Event()
 
         async def on_kill(_command: Any) -> None:
@@ -344,6 +352,35 @@ class Soak:
             rate *= 1.25
         return best, steps
 
+    async def confirm(self, knee: float, load: float, seconds: float, first_index: int) -> tuple[float, list[Minute]]:
+        """Hold the soak's rate (`load` x the knee) for `seconds`, with a kill, as a minute of the soak would; while
+        it does not hold (anything skipped at the in-flight cap, errors, fewer than 95 % done, the decision log
+        ever 1 s behind), lower the knee by 10 % and hold again, at most CONFIRM_TRIES times. A ramp step is short
+        and starts from empty queues: it misses what only a longer span brings (a kill, the scheduler's jobs, a
+        backlog that grows by a few decisions a second), so a knee from the ramp alone can be an overload."""
+        spans: list[Minute] = []
+        for attempt in range(CONFIRM_TRIES):
+            span = Minute(first_index + attempt)
+            span.offered = knee * load
+            killer = asyncio.create_task(self.kill_one(span))
+            await self.drive(span.offered, seconds, span)
+            span.sample(await asyncio.to_thread(self.child.ask, "stats"))
+            await killer
+            await self.settle()
+            spans.append(span)
+            done = sum(span.ops.values())
+            held = not span.skipped and not span.errors and done >= 0.95 * span.sent and span.lag_s_max < 1.0
+            print(
+                f"confirm {span.offered:,.0f} ops/s for {seconds:g} s: {done:,} of {span.sent:,} done, p99 "
+                f"{pct(span.check_ms, 0.99):.1f} ms, skipped {span.skipped}, log lag max {span.lag_s_max:.2f} s, "
+                f"errors {span.errors} -> {'held' if held else 'lower the knee by 10 %'}",
+                flush=True,
+            )
+            if held:
+                return knee, spans
+            knee *= 0.9
+        return knee, spans
+
     async def run(
         self,
         rate: float,
@@ -429,6 +466,9 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         below = knee == 0
         if below:
             knee = steps[0].offered  # even the first step failed: run at 85 % of it, and say so
+        ramp_knee, confirmed = knee, []
+        if not args.rate and args.confirm_seconds > 0:
+            knee, confirmed = await s.confirm(knee, args.load, args.confirm_seconds, args.minutes + 1)
         rate = knee * args.load
         s.kills = s.kills_terminated = 0
         minutes = await s.run(rate, args.minutes, args.snapshots, args.db if args.db_stats else None, args.profiles)
@@ -438,6 +478,8 @@ async def soak(target: str, tokens: dict[str, Any], child: Child, args: argparse
         return {
             "check_only": check_only,
             "knee": knee,
+            "ramp_knee": ramp_knee,
+            "confirmed": confirmed,
             "below": below,
             "steps": steps,
             "rate": rate,
@@ -599,6 +641,27 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             "| ---: | ---: | ---: | ---: | ---: | --- |",
             *ramp,
             "",
+            *(
+                [
+                    f"The ramp's knee ({result['ramp_knee']:,.0f} ops/s) was then confirmed: its {args.load:.0%} held "
+                    f"for {args.confirm_seconds:g} s with a kill, as a minute of the soak runs (nothing skipped, no "
+                    "errors, 95 % done, the decision log never 1 s behind), the knee lowered by 10 % after each span "
+                    f"that did not hold; the knee used is **{result['knee']:,.0f} operations per second**.",
+                    "",
+                    "| held at ops/s | done | CheckAction p99 | skipped | decision-log lag | errors |",
+                    "| ---: | ---: | ---: | ---: | ---: | --- |",
+                    *(
+                        f"| {c.offered:,.0f} | {sum(c.ops.values()):,} of {c.sent:,} | {pct(c.check_ms, 0.99):.1f} ms "
+                        f"| {c.skipped} | {c.lag_s_max:.2f} s | "
+                        + (", ".join(f"{k} {v}" for k, v in sorted(c.errors.items())) or "none")
+                        + " |"
+                        for c in result["confirmed"]
+                    ),
+                    "",
+                ]
+                if result["confirmed"]
+                else []
+            ),
             f"Then, open loop, {result['rate']:,.0f} operations per second ({args.load:.0%} of the knee): "
             + ", ".join(f"{int(v * 100)} % {k}" for k, v in MIX.items())
             + f", and one Kill (+ ReinstateAgent) per minute of a real attached agent that acknowledges it: "
@@ -671,6 +734,12 @@ def main() -> None:
     p.add_argument("--rate", type=float, default=0.0, help="send this many ops/s: no ramp (diagnostics)")
     p.add_argument("--step-seconds", type=float, default=8.0, help="length of each step of the ramp")
     p.add_argument(
+        "--confirm-seconds",
+        type=float,
+        default=60.0,
+        help="after the ramp, hold the soak's rate this long (lowering the knee 10 %% while it does not hold); 0: no",
+    )
+    p.add_argument(
         "--decision-rows",
         type=int,
         default=0,
@@ -686,7 +755,7 @@ def main() -> None:
         cfg = Path(tmp) / "outrider.yaml"
         retention = f"decision_log: {{retention: {{max_rows: {args.decision_rows}}}}}\n" if args.decision_rows else ""
         cfg.write_text(POLICY + retention)
-        victims = [a for i in range(args.minutes) for a in ("--other-agent", f"soak-victim-{i + 1}")]
+        victims = [a for i in range(args.minutes + CONFIRM_TRIES) for a in ("--other-agent", victim_of(i + 1))]
         with Child("bench.sidecar", "--config", str(cfg), "--data-dir", tmp, "--agent", AGENT, *victims) as child:
             target = f"127.0.0.1:{child.ready['port']}"
             result = asyncio.run(soak(target, child.ready, child, args))
