@@ -8,6 +8,11 @@ slot and tokens only grow. Waiters are rows ordered by `seq` (FIFO across sideca
 is conditional on `state = ACTIVE`: the reaper never overwrites RELEASED or REVOKED, and a release never
 overwrites EXPIRED. Each lease that ends announces its key (`ChangeLog.bump(conn, "leases", key)`) so
 waiters on other sidecars try again at once.
+
+A release (or a waiter leaving the queue) given a `HandOver` grants the freed slot, in its own transaction
+and under the same key lock, to the next waiters in `seq` order that wait in this process: their rows are
+deleted and their leases inserted with the ids `lease_for(waiter_id)`, so a waiter whose row vanished finds
+its grant. The first waiter that waits elsewhere stops the hand-over: FIFO holds fleet-wide.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from server.domain import pages as pagination
 from server.domain.errors import FailedPrecondition, InvalidArgument, Unavailable
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope
 from server.services.ports import Page
-from server.services.safeguards.leases import TOPIC
+from server.services.safeguards.leases import TOPIC, HandOver, Waiter, lease_for
 from server.storage.fleet.changes import ChangeLog
 from server.storage.group_commit import GroupCommit
 from server.storage.idempotency import remember_in_transaction
@@ -70,6 +75,10 @@ def _lease(r: Row[Any]) -> Lease:
 
 def _of_key(key: IsolationKey) -> tuple[object, object]:
     return col(L.key_scope) == int(key.scope), col(L.key_id) == key.id
+
+
+Grants = list[tuple[Waiter, Lease]]
+Unserved = list[IsolationKey]
 
 
 class SqlLeaseRepository:
@@ -162,6 +171,10 @@ class SqlLeaseRepository:
         mine = None
         if waiter_id:
             mine = conn.execute(select(col(W.seq), col(W.killed)).where(col(W.waiter_id) == waiter_id)).first()
+            if mine is None:  # a hand-over may have granted it: its row went with the grant
+                handed = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_for(waiter_id))).first()
+                if handed is not None:
+                    return _lease(handed), ""
             if mine is not None and mine.killed:
                 conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
                 return FailedPrecondition(
@@ -205,27 +218,84 @@ class SqlLeaseRepository:
             0.0,
             request_id=request_id,
         )
-        conn.execute(
-            insert(L).values(
-                lease_id=lease.lease_id,
-                key_scope=int(key.scope),
-                key_id=key.id,
-                agent_id=agent_id,
-                fencing_token=token,
-                state=_ACTIVE,
-                ttl=ttl,
-                request_id=request_id,
-                acquire_time=now,
-                expire_time=lease.expire_time,
-                end_time=None,
-            )
-        )
+        self._insert_lease(conn, lease)
         if waiter_id:
             conn.execute(delete(W).where(col(W.waiter_id) == waiter_id))
         return lease, ""
 
-    def leave_queue(self, waiter_id: str) -> None:
-        self._group.run(lambda conn: conn.execute(delete(W).where(col(W.waiter_id) == waiter_id)))
+    def leave_queue(self, waiter_id: str, hand_over: HandOver | None = None) -> None:
+        grants, unserved = self._group.run(lambda conn: self._leave_queue(conn, waiter_id, hand_over))
+        if hand_over is not None:
+            hand_over.committed(grants, unserved)
+
+    def _leave_queue(self, conn: Connection, waiter_id: str, hand_over: HandOver | None) -> tuple[Grants, Unserved]:
+        gone = conn.execute(delete(W).where(col(W.waiter_id) == waiter_id).returning(col(W.key))).first()
+        if gone is None or hand_over is None:
+            return [], []
+        return self._hand_over(conn, IsolationKey.parse(str(gone.key)), hand_over)
+
+    def _hand_over(self, conn: Connection, key: IsolationKey, h: HandOver) -> tuple[Grants, Unserved]:
+        """Grant the key's free slots to its next waiters (FIFO) while they wait in this process (see the
+        module docstring); the key is returned as unserved when a live waiter within the free slots was not."""
+        lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
+        token = conn.execute(lock.with_for_update() if self._pg else lock).scalar()
+        if token is None:
+            return [], []
+        now = h.now
+        self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+        conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < h.stale_before))
+        queue = select(col(W.waiter_id)).where(col(W.key) == key.text, col(W.killed).is_(False)).order_by(col(W.seq))
+        limit = h.limit(key)
+        if limit is not None:
+            active = conn.execute(
+                select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
+            ).scalar_one()
+            free = limit - int(active)
+            if free <= 0:
+                return [], []
+            queue = queue.limit(free)
+        grants: Grants = []
+        unserved = False
+        for (waiter_id,) in conn.execute(queue).all():
+            w = h.waiter(str(waiter_id))
+            if w is None or w.key != key:
+                unserved = True  # it waits on another sidecar (or is just queueing here): it tries itself
+                continue
+            token += 1
+            lease = Lease(
+                lease_for(w.waiter_id),
+                key,
+                w.agent_id,
+                token,
+                w.ttl,
+                now,
+                now + timedelta(seconds=w.ttl),
+                0.0,
+                request_id=w.request_id,
+            )
+            self._insert_lease(conn, lease)
+            grants.append((w, lease))
+        if grants:
+            conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token))
+            conn.execute(delete(W).where(col(W.waiter_id).in_([w.waiter_id for w, _ in grants])))
+        return grants, [key] if unserved else []
+
+    def _insert_lease(self, conn: Connection, lease: Lease) -> None:
+        conn.execute(
+            insert(L).values(
+                lease_id=lease.lease_id,
+                key_scope=int(lease.key.scope),
+                key_id=lease.key.id,
+                agent_id=lease.agent_id,
+                fencing_token=lease.fencing_token,
+                state=_ACTIVE,
+                ttl=lease.ttl,
+                request_id=lease.request_id,
+                acquire_time=lease.acquire_time,
+                expire_time=lease.expire_time,
+                end_time=None,
+            )
+        )
 
     def waiters(self, key: IsolationKey) -> int:
         with self.engine.connect() as conn:
@@ -253,15 +323,31 @@ class SqlLeaseRepository:
             remember_in_transaction(conn, _lease(row), "RenewLease")
         return _lease(row) if row is not None else None
 
-    def release(self, lease_id: str, now: datetime) -> Lease | None:
-        return self._group.run(lambda conn: self._release(conn, lease_id, now))
+    def release(self, lease_id: str, now: datetime, hand_over: HandOver | None = None) -> Lease | None:
+        lease, grants, unserved = self._group.run(lambda conn: self._release(conn, lease_id, now, hand_over))
+        if hand_over is not None:
+            hand_over.committed(grants, unserved)
+        return lease
 
-    def _release(self, conn: Connection, lease_id: str, now: datetime) -> Lease | None:
-        self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
-        row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
-        if row is not None:
-            remember_in_transaction(conn, _lease(row), "ReleaseLease")  # a retried ReleaseLease gets this answer
-        return _lease(row) if row is not None else None
+    def _release(
+        self, conn: Connection, lease_id: str, now: datetime, hand_over: HandOver | None
+    ) -> tuple[Lease | None, Grants, Unserved]:
+        if hand_over is not None and self._pg:
+            # The key's row first, as a grant takes it: then the lease row (no lock-order deadlock).
+            of = conn.execute(select(col(L.key_scope), col(L.key_id)).where(col(L.lease_id) == lease_id)).first()
+            if of is not None:
+                text = IsolationKey(Scope(of.key_scope), of.key_id).text
+                conn.execute(select(col(K.fencing_token)).where(col(K.key) == text).with_for_update())
+        ended = self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
+        lease = ended[0] if ended else None
+        if lease is None:
+            row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
+            lease = _lease(row) if row is not None else None
+        if lease is not None:
+            remember_in_transaction(conn, lease, "ReleaseLease")  # a retried ReleaseLease gets this answer
+        if ended and hand_over is not None:
+            return (lease, *self._hand_over(conn, ended[0].key, hand_over))
+        return lease, [], []
 
     def reap(self, now: datetime) -> list[Lease]:
         with self._tx() as conn:
