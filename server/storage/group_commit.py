@@ -9,12 +9,18 @@ as values; anything it raises fails the shared transaction (storage failing, or 
 record already stored), and then the pieces run again one by one. When a shared transaction
 fails (a deadlock between two sidecars' batches, say), nothing of it was committed, and each piece is run
 again in a transaction of its own, so one caller's failure is never another's.
+
+With a `linger`, the caller that takes the write lock waits up to that long for as many pieces as the last
+batch had before it commits: callers answered by one commit tend to come back together (a lease holder
+answered with its grant releases it a round trip later), and without the wait the first of them to come
+back would commit alone, splitting the group in two for good.
 """
 
 from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Generic, TypeVar
@@ -40,25 +46,39 @@ class _Work(Generic[T]):
 class GroupCommit:
     """`run(fn)` from any thread: `fn(conn)` in a transaction it may share with the other callers of the moment."""
 
-    def __init__(self, transaction: Callable[[], AbstractContextManager[Connection]], max_batch: int = 64) -> None:
+    def __init__(
+        self,
+        transaction: Callable[[], AbstractContextManager[Connection]],
+        max_batch: int = 64,
+        linger: float = 0.0,
+    ) -> None:
         self._transaction = transaction  # a new transaction (committed on a clean exit)
         self._max_batch = max_batch
+        self._linger = linger
         self._write_lock = threading.Lock()
         self._queue_lock = threading.Lock()
+        self._arrived = threading.Condition(self._queue_lock)
         self._queue: list[_Work[object]] = []
+        self._expect = 1  # the last batch's size: as many pieces are awaited (at most `linger`) before a commit
         self.batches = 0  # transactions run for more than one caller (for tests and metrics)
 
     def run(self, fn: Callable[[Connection], T]) -> T:
         work: _Work[T] = _Work(fn)
         with self._queue_lock:
             self._queue.append(work)  # type: ignore[arg-type]
+            self._arrived.notify()
         while not work.done:
             with self._write_lock:
                 if work.done:
                     break  # a batch run by another caller covered it
                 with self._queue_lock:
+                    if self._linger > 0 and len(self._queue) < self._expect:
+                        deadline = time.monotonic() + self._linger
+                        while len(self._queue) < self._expect and (left := deadline - time.monotonic()) > 0:
+                            self._arrived.wait(left)
                     batch, self._queue = self._queue[: self._max_batch], self._queue[self._max_batch :]
                 if batch:
+                    self._expect = len(batch)
                     self._commit(batch)
         if work.error is not None:
             raise work.error

@@ -288,16 +288,18 @@ class GiveUpAsHanded(MemorySafeguards):
 
     interrupt: Any = None
 
-    def release(self, lease_id: str, now: datetime, hand_over: HandOver | None = None) -> Lease | None:
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
         if hand_over is None or self.interrupt is None:
-            return super().release(lease_id, now, hand_over)
+            return super().release(lease_id, now, hand_over, holder)
         interrupt, self.interrupt = self.interrupt, None
 
         def committed(grants: Sequence[tuple[Waiter, Lease]], unserved: Sequence[IsolationKey]) -> None:
             interrupt()
             hand_over.committed(grants, unserved)
 
-        return super().release(lease_id, now, HandOver(**{**hand_over.__dict__, "committed": committed}))
+        return super().release(lease_id, now, HandOver(**{**hand_over.__dict__, "committed": committed}), holder)
 
 
 def test_a_waiter_that_gives_up_as_the_slot_reaches_it_gives_it_back() -> None:

@@ -133,3 +133,35 @@ def test_each_piece_runs_in_its_own_callers_context() -> None:
         t.join(10)
     assert seen == {"first": "first", "b": "b", "c": "c", "d": "d"}
     assert group.batches == 1
+
+
+def test_with_a_linger_the_lock_holder_waits_for_as_many_pieces_as_the_last_batch_had() -> None:
+    """Callers one commit answered come back together; the first back waits for the others (bounded by the
+    linger: 30 s here, so only a wait that never ends could stall the test)."""
+    store = Store()
+    group = GroupCommit(store.transaction, linger=30.0)  # type: ignore[arg-type]
+    store.gate.clear()
+    first = threading.Thread(target=group.run, args=(write("a"),))
+    first.start()
+    while not group._write_lock.locked():
+        pass
+    threads = [threading.Thread(target=group.run, args=(write(r),)) for r in "bcd"]
+    for t in threads:
+        t.start()
+    while len(group._queue) < 3:
+        pass
+    store.gate.set()
+    first.join(10)
+    for t in threads:
+        t.join(10)
+    assert store.commits == 2 and group.batches == 1  # a alone, then b, c and d: the group is three
+    late = [threading.Thread(target=group.run, args=(write(r),)) for r in "efg"]
+    late[0].start()
+    while len(group._queue) < 1 or not group._write_lock.locked():
+        pass  # e holds the lock and waits for two more
+    for t in late[1:]:
+        t.start()
+    for t in late:
+        t.join(10)
+    assert store.commits == 3 and group.batches == 2  # e, f and g in one transaction
+    assert sorted(store.rows) == list("abcdefg")

@@ -274,10 +274,14 @@ class MemorySafeguards:
                 self._end(lambda x: x.lease_id == lease_id, LeaseState.EXPIRED, now)
             return copy.deepcopy(le)
 
-    def release(self, lease_id: str, now: datetime, hand_over: HandOver | None = None) -> Lease | None:
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
         with self._lock:
             self._write()
-            ended = self._end(lambda le: le.lease_id == lease_id, LeaseState.RELEASED, now)
+            ended = self._end(
+                lambda le: le.lease_id == lease_id and holder in (None, le.agent_id), LeaseState.RELEASED, now
+            )
             handed = self._hand_over(ended[0].key, hand_over) if ended and hand_over else ([], [])
             found: Lease | None = self.rows.get(("lease", lease_id))
             answer = copy.deepcopy(found) if found is not None else None

@@ -128,9 +128,12 @@ class LeaseRepository(Protocol):
         """Extend an ACTIVE lease not past its expiry (a lapsed one is expired now); the lease after it."""
         ...
 
-    def release(self, lease_id: str, now: datetime, hand_over: HandOver | None = None) -> Lease | None:
-        """ACTIVE → RELEASED (only ACTIVE: an ended lease keeps its state); the lease after it. With
-        `hand_over`, the slot a release frees goes to the next waiters here in the same transaction."""
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
+        """ACTIVE → RELEASED (only ACTIVE: an ended lease keeps its state; with `holder`, only the holder's
+        lease: another agent's is answered unchanged); the lease after it. With `hand_over`, the slot a
+        release frees goes to the next waiters here in the same transaction."""
         ...
 
     def reap(self, now: datetime) -> list[Lease]:
@@ -264,8 +267,8 @@ class LeaseService:
             if deliver:
                 with contextlib.suppress(RuntimeError):  # the loop is closed: the sidecar is stopping
                     w.loop.call_soon_threadsafe(w.event.set)
-            elif w.taken != lease.lease_id:
-                self._give_back(lease)
+            elif w.taken != lease.lease_id:  # on a thread of its own: not in this call's context (its guard)
+                threading.Thread(target=self._give_back, args=(lease,), daemon=True).start()
         for key in unserved:
             self._wake(key.text)
 
@@ -431,10 +434,15 @@ class LeaseService:
     def release(self, lease_id: str, caller: str | None = None) -> Lease:
         """Give the slot back (idempotent: the lease in its final state). The slot goes to the next waiter
         in the same transaction when it waits here; others are woken to try."""
-        lease = self._lease(lease_id, caller)
-        if lease.state is not LeaseState.ACTIVE:
-            return lease
-        after = self.repo.release(lease_id, self.clock.utcnow(), self._hand_over()) or lease
+        if not lease_id:
+            raise InvalidArgument("lease_id is required", field="lease_id")
+        after = self.repo.release(lease_id, self.clock.utcnow(), self._hand_over(), caller)
+        if after is None:
+            raise NotFound(f"no lease has id {lease_id!r}", field="lease_id")
+        if caller is not None and after.agent_id != caller:
+            raise PermissionDenied(
+                f"agent credential {caller!r} may only use its own leases", reason="NOT_YOUR_AGENT", field="lease_id"
+            )
         self._ended([after], wake=False)  # the hand-over woke whom it did not serve
         return after
 

@@ -55,6 +55,8 @@ _COLS = (
     col(L.end_time),
 )
 _ACTIVE = int(LeaseState.ACTIVE)
+# How long a commit waits for the callers the last one answered to come back (server/storage/group_commit.py).
+LINGER = 0.002
 
 
 def _lease(r: Row[Any]) -> Lease:
@@ -88,12 +90,16 @@ class SqlLeaseRepository:
         self._pg = engine.dialect.name == "postgresql"
         self._insert = pg_insert if self._pg else sqlite_insert
         # Grants, releases, renewals and queue exits of concurrent callers share a transaction (one fsync).
-        self._group = GroupCommit(self._tx)
+        self._group = GroupCommit(self._tx, linger=LINGER)
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
         try:
             with self.engine.begin() as conn:
+                if not self._pg:
+                    # pysqlite begins a transaction only at the first write: take the write lock first, so a
+                    # piece may read before it writes (its reads then see what its writes will change).
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")
                 yield conn
         except DBAPIError as exc:
             raise Unavailable("execution leases: the database is not available; nothing changed") from exc
@@ -117,6 +123,42 @@ class SqlLeaseRepository:
         if ended:
             self._announce(conn, {le.key.text for le in ended})
         return ended
+
+    def _lock_key(self, conn: Connection, key: IsolationKey) -> int:
+        """The key's last fencing token, its row locked (PostgreSQL; SQLite's transaction holds the write lock)."""
+        lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
+        if self._pg:
+            lock = lock.with_for_update()
+        token = conn.execute(lock).scalar()
+        if token is None:  # the key's first grant
+            conn.execute(
+                self._insert(K).values(key=key.text, fencing_token=0).on_conflict_do_nothing(index_elements=["key"])
+            )
+            token = conn.execute(lock).scalar_one()
+        return int(token)
+
+    @staticmethod
+    def _counts(key: IsolationKey, now: datetime) -> tuple[Any, Any]:
+        """The key's ACTIVE leases not yet lapsed, and those lapsed (still ACTIVE: expired by whoever counts)."""
+        active = select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
+        return (
+            active.where(col(L.expire_time) > now).scalar_subquery(),
+            active.where(col(L.expire_time) <= now).scalar_subquery(),
+        )
+
+    @staticmethod
+    def _live(key: IsolationKey, stale_before: datetime) -> tuple[Any, ...]:
+        """The key's waiters that count: not killed, polled since `stale_before`."""
+        return col(W.key) == key.text, col(W.killed).is_(False), col(W.poll_time) >= stale_before
+
+    @staticmethod
+    def _stale(key: IsolationKey, stale_before: datetime) -> Any:
+        return (
+            select(func.count())
+            .select_from(W)
+            .where(col(W.key) == key.text, col(W.poll_time) < stale_before)
+            .scalar_subquery()
+        )
 
     # ---- grants and the queue --------------------------------------------------------------
 
@@ -152,11 +194,7 @@ class SqlLeaseRepository:
     ) -> tuple[Lease | None, str] | FailedPrecondition:
         """One grant attempt in `conn`'s transaction; a killed waiter's refusal is returned, not raised (the
         transaction may be shared: its leaving the queue is committed with the others)."""
-        conn.execute(
-            self._insert(K).values(key=key.text, fencing_token=0).on_conflict_do_nothing(index_elements=["key"])
-        )
-        lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
-        token = int(conn.execute(lock.with_for_update() if self._pg else lock).scalar_one())
+        token = self._lock_key(conn, key)
         if request_id:
             found = conn.execute(
                 select(*_COLS)
@@ -182,19 +220,19 @@ class SqlLeaseRepository:
                 )
             if mine is not None:
                 conn.execute(update(W).where(col(W.waiter_id) == waiter_id).values(poll_time=now))
-        self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
-        conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < stale_before))
-        free = True
-        if limit is not None:
-            active = int(
-                conn.execute(
-                    select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
-                ).scalar_one()
-            )
-            ahead = select(func.count()).select_from(W).where(col(W.key) == key.text, col(W.killed).is_(False))
-            if mine is not None:
-                ahead = ahead.where(col(W.seq) < mine.seq)
-            free = active + int(conn.execute(ahead).scalar_one()) < limit
+        # One statement counts what the grant needs; the key's lapsed leases are expired and the waiters that
+        # stopped polling dropped only when there are any (the counts leave both out already).
+        ahead = select(func.count()).select_from(W).where(*self._live(key, stale_before))
+        if mine is not None:
+            ahead = ahead.where(col(W.seq) < mine.seq)
+        active, lapsed, queued, stale = conn.execute(
+            select(*self._counts(key, now), ahead.scalar_subquery(), self._stale(key, stale_before))
+        ).one()
+        if lapsed:
+            self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
+        if stale:
+            conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < stale_before))
+        free = limit is None or int(active) + int(queued) < limit
         if not free:
             if mine is not None:
                 return None, str(waiter_id)
@@ -229,6 +267,10 @@ class SqlLeaseRepository:
             hand_over.committed(grants, unserved)
 
     def _leave_queue(self, conn: Connection, waiter_id: str, hand_over: HandOver | None) -> tuple[Grants, Unserved]:
+        if hand_over is not None and self._pg:  # the key's row first, as a grant takes it
+            of = conn.execute(select(col(W.key)).where(col(W.waiter_id) == waiter_id)).first()
+            if of is not None:
+                self._lock_key(conn, IsolationKey.parse(str(of.key)))
         gone = conn.execute(delete(W).where(col(W.waiter_id) == waiter_id).returning(col(W.key))).first()
         if gone is None or hand_over is None:
             return [], []
@@ -236,47 +278,48 @@ class SqlLeaseRepository:
 
     def _hand_over(self, conn: Connection, key: IsolationKey, h: HandOver) -> tuple[Grants, Unserved]:
         """Grant the key's free slots to its next waiters (FIFO) while they wait in this process (see the
-        module docstring); the key is returned as unserved when a live waiter within the free slots was not."""
-        lock = select(col(K.fencing_token)).where(col(K.key) == key.text)
-        token = conn.execute(lock.with_for_update() if self._pg else lock).scalar()
-        if token is None:
-            return [], []
-        now = h.now
-        self._ending(conn, [*_of_key(key), col(L.expire_time) <= now], LeaseState.EXPIRED, now)
-        conn.execute(delete(W).where(col(W.key) == key.text, col(W.poll_time) < h.stale_before))
-        queue = select(col(W.waiter_id)).where(col(W.key) == key.text, col(W.killed).is_(False)).order_by(col(W.seq))
+        module docstring); the key is returned as unserved when a live waiter within the free slots was not.
+        On PostgreSQL the caller holds the key's row lock."""
         limit = h.limit(key)
-        if limit is not None:
-            active = conn.execute(
-                select(func.count()).select_from(L).where(col(L.state) == _ACTIVE, *_of_key(key))  # type: ignore[arg-type]
-            ).scalar_one()
-            free = limit - int(active)
-            if free <= 0:
-                return [], []
-            queue = queue.limit(free)
+        token = select(col(K.fencing_token)).where(col(K.key) == key.text).scalar_subquery()
+        queue = (
+            select(col(W.waiter_id), *self._counts(key, h.now), token)
+            .where(*self._live(key, h.stale_before))
+            .order_by(col(W.seq))
+        )
+        rows = conn.execute(queue if limit is None else queue.limit(limit)).all()
+        if not rows:
+            return [], []
+        _, active, lapsed, last = rows[0]
+        if last is None:
+            return [], []
+        if lapsed:  # expired first, as a grant does: a slot is never counted free while a row says ACTIVE
+            self._ending(conn, [*_of_key(key), col(L.expire_time) <= h.now], LeaseState.EXPIRED, h.now)
+        free = len(rows) if limit is None else limit - int(active)
         grants: Grants = []
         unserved = False
-        for (waiter_id,) in conn.execute(queue).all():
+        token_now = int(last)
+        for waiter_id, *_ in rows[: max(0, free)]:
             w = h.waiter(str(waiter_id))
             if w is None or w.key != key:
                 unserved = True  # it waits on another sidecar (or is just queueing here): it tries itself
                 continue
-            token += 1
+            token_now += 1
             lease = Lease(
                 lease_for(w.waiter_id),
                 key,
                 w.agent_id,
-                token,
+                token_now,
                 w.ttl,
-                now,
-                now + timedelta(seconds=w.ttl),
+                h.now,
+                h.now + timedelta(seconds=w.ttl),
                 0.0,
                 request_id=w.request_id,
             )
             self._insert_lease(conn, lease)
             grants.append((w, lease))
         if grants:
-            conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token))
+            conn.execute(update(K).where(col(K.key) == key.text).values(fencing_token=token_now))
             conn.execute(delete(W).where(col(W.waiter_id).in_([w.waiter_id for w, _ in grants])))
         return grants, [key] if unserved else []
 
@@ -323,27 +366,31 @@ class SqlLeaseRepository:
             remember_in_transaction(conn, _lease(row), "RenewLease")
         return _lease(row) if row is not None else None
 
-    def release(self, lease_id: str, now: datetime, hand_over: HandOver | None = None) -> Lease | None:
-        lease, grants, unserved = self._group.run(lambda conn: self._release(conn, lease_id, now, hand_over))
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
+        lease, grants, unserved = self._group.run(lambda conn: self._release(conn, lease_id, now, hand_over, holder))
         if hand_over is not None:
             hand_over.committed(grants, unserved)
         return lease
 
     def _release(
-        self, conn: Connection, lease_id: str, now: datetime, hand_over: HandOver | None
+        self, conn: Connection, lease_id: str, now: datetime, hand_over: HandOver | None, holder: str | None
     ) -> tuple[Lease | None, Grants, Unserved]:
         if hand_over is not None and self._pg:
             # The key's row first, as a grant takes it: then the lease row (no lock-order deadlock).
             of = conn.execute(select(col(L.key_scope), col(L.key_id)).where(col(L.lease_id) == lease_id)).first()
             if of is not None:
-                text = IsolationKey(Scope(of.key_scope), of.key_id).text
-                conn.execute(select(col(K.fencing_token)).where(col(K.key) == text).with_for_update())
-        ended = self._ending(conn, [col(L.lease_id) == lease_id], LeaseState.RELEASED, now)
+                self._lock_key(conn, IsolationKey(Scope(of.key_scope), of.key_id))
+        mine: list[object] = [col(L.lease_id) == lease_id]
+        if holder is not None:
+            mine.append(col(L.agent_id) == holder)
+        ended = self._ending(conn, mine, LeaseState.RELEASED, now)
         lease = ended[0] if ended else None
-        if lease is None:
+        if lease is None:  # not ACTIVE (its final state answers), not there, or another agent's (left as it is)
             row = conn.execute(select(*_COLS).where(col(L.lease_id) == lease_id)).first()
             lease = _lease(row) if row is not None else None
-        if lease is not None:
+        if lease is not None and (holder is None or lease.agent_id == holder):
             remember_in_transaction(conn, lease, "ReleaseLease")  # a retried ReleaseLease gets this answer
         if ended and hand_over is not None:
             return (lease, *self._hand_over(conn, ended[0].key, hand_over))
