@@ -55,8 +55,9 @@ _COLS = (
     col(L.end_time),
 )
 _ACTIVE = int(LeaseState.ACTIVE)
-# How long a commit waits for the callers the last one answered to come back (server/storage/group_commit.py).
-LINGER = 0.002
+# The most a commit waits for the callers the last one answered to come back (bounded further by half the
+# last commit's time: server/storage/group_commit.py).
+LINGER = 0.005
 
 
 def _lease(r: Row[Any]) -> Lease:
