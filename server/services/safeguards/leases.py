@@ -195,14 +195,14 @@ class LeaseService:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    async def _off_loop(self, fn: Callable[..., T], *args: object) -> T:
+    def _off_loop(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
         """`fn(*args)` on the leases' storage threads, in the caller's context (the call's idempotency guard)."""
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(STORAGE_THREADS, thread_name_prefix="leases")
             pool = self._pool
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(pool, context.run, fn, *args)
+        return asyncio.get_running_loop().run_in_executor(pool, context.run, fn, *args)
 
     # ---- waking ----------------------------------------------------------------------------
 
@@ -344,7 +344,7 @@ class LeaseService:
         try:
             while True:
                 event.clear()
-                attempt = asyncio.ensure_future(self._off_loop(self._try, key, agent_id, seconds, request_id, waiter))
+                attempt = self._off_loop(self._try, key, agent_id, seconds, request_id, waiter)
                 try:
                     lease, waiter_id = await asyncio.shield(attempt)
                 except BaseException:
@@ -364,7 +364,8 @@ class LeaseService:
                     self._queue(me, old)
                 try:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(event.wait(), self.poll_interval)
+                        async with asyncio.timeout(self.poll_interval):  # no task of its own, unlike wait_for
+                            await event.wait()
                 except BaseException:
                     self._abandon(None, waiter, me)
                     raise
