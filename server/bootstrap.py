@@ -335,6 +335,7 @@ def build_services(
     closers += [
         lambda: plugin_pool.shutdown(wait=False, cancel_futures=True),
         lambda: chain_pool.shutdown(wait=False, cancel_futures=True),
+        leases.close,
         decisions.stop,
         *([attachments.release_mine] if attachments else []),  # after the streams ended (recovery.close)
         recovery.close,

@@ -322,7 +322,7 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
 
     async def ReleaseLease(self, request: pb.ReleaseLeaseRequest, context: Ctx) -> pb.ReleaseLeaseResponse:
         answer_with(lambda le: pb.ReleaseLeaseResponse(lease=cv.lease_pb(le)).SerializeToString())
-        lease = await asyncio.to_thread(self.leases.release, request.lease_id, _caller())
+        lease = await self.leases.release_async(request.lease_id, _caller())
         return pb.ReleaseLeaseResponse(lease=cv.lease_pb(lease))
 
     async def GetLease(self, request: pb.GetLeaseRequest, context: Ctx) -> pb.GetLeaseResponse:

@@ -133,3 +133,45 @@ def test_each_piece_runs_in_its_own_callers_context() -> None:
         t.join(10)
     assert seen == {"first": "first", "b": "b", "c": "c", "d": "d"}
     assert group.batches == 1
+
+
+def test_with_a_linger_the_lock_holder_waits_for_as_many_pieces_as_the_last_batch_had() -> None:
+    """Callers one commit answered come back together; the first back waits for the others (bounded by the
+    linger, 30 s here, and by half the last commit's time)."""
+    store = Store()
+    group = GroupCommit(store.transaction, linger=30.0)  # type: ignore[arg-type]
+    store.gate.clear()
+    first = threading.Thread(target=group.run, args=(write("a"),))
+    first.start()
+    while not group._write_lock.locked():
+        pass
+    threads = [threading.Thread(target=group.run, args=(write(r),)) for r in "bcd"]
+    for t in threads:
+        t.start()
+    while len(group._queue) < 3:
+        pass
+    store.gate.set()
+    first.join(10)
+    for t in threads:
+        t.join(10)
+    assert store.commits == 2 and group.batches == 1  # a alone, then b, c and d: the group is three
+    group._took = 60.0  # as if that commit had been slow: the wait is bounded by the linger alone
+    late = [threading.Thread(target=group.run, args=(write(r),)) for r in "efg"]
+    late[0].start()
+    while len(group._queue) < 1 or not group._write_lock.locked():
+        pass  # e holds the lock and waits for two more
+    for t in late[1:]:
+        t.start()
+    for t in late:
+        t.join(10)
+    assert store.commits == 3 and group.batches == 2  # e, f and g in one transaction
+    assert sorted(store.rows) == list("abcdefg")
+
+
+def test_the_wait_is_bounded_by_half_the_last_commit() -> None:
+    """A fast commit is not worth a long wait: after commits that took no time, the lock holder does not wait
+    for the pieces the last batch had (a linger of an hour would stall the test otherwise)."""
+    store = Store()
+    group = GroupCommit(store.transaction, linger=3600.0)  # type: ignore[arg-type]
+    group._expect, group._took = 5, 0.0
+    assert group.run(write("a")) == "A" and store.commits == 1

@@ -16,6 +16,7 @@ from server.domain.safeguards.episodes import Episode
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState
 from server.services.ports import Page
 from server.services.safeguards.breakers import Decide, OutcomeBatch
+from server.services.safeguards.leases import HandOver, Waiter, lease_for
 
 
 class MemoryAudit:
@@ -172,6 +173,8 @@ class MemorySafeguards:
                         self._waiters = [w for w in self._waiters if w["id"] != waiter_id]
                         return copy.deepcopy(le), ""
             mine = next((w for w in self._waiters if w["id"] == waiter_id), None) if waiter_id else None
+            if waiter_id and mine is None and ("lease", lease_for(waiter_id)) in self.rows:  # handed over
+                return copy.deepcopy(self.rows[("lease", lease_for(waiter_id))]), ""
             if mine is not None and mine["killed"]:
                 self._waiters.remove(mine)
                 raise FailedPrecondition(
@@ -216,9 +219,44 @@ class MemorySafeguards:
             self._waiters = [w for w in self._waiters if w["id"] != waiter_id]
             return lease, ""
 
-    def leave_queue(self, waiter_id: str) -> None:
+    def leave_queue(self, waiter_id: str, hand_over: HandOver | None = None) -> None:
         with self._lock:
+            gone = [w for w in self._waiters if w["id"] == waiter_id]
             self._waiters = [w for w in self._waiters if w["id"] != waiter_id]
+            handed = self._hand_over(IsolationKey.parse(gone[0]["key"]), hand_over) if gone and hand_over else ([], [])
+        if hand_over is not None:
+            hand_over.committed(*handed)
+
+    def _hand_over(self, key: IsolationKey, h: HandOver) -> tuple[list[tuple[Waiter, Lease]], list[IsolationKey]]:
+        """The SQL repository's hand-over: the key's free slots to its next waiters while they wait here."""
+        self._end(lambda le: le.key == key and le.expire_time <= h.now, LeaseState.EXPIRED, h.now)
+        self._waiters = [w for w in self._waiters if w["key"] != key.text or w["poll"] >= h.stale_before]
+        queue = [w for w in self._waiters if w["key"] == key.text and not w["killed"]]
+        limit = h.limit(key)
+        if limit is not None:
+            active = sum(
+                1
+                for (k, _), le in self.rows.items()
+                if k == "lease" and le.key == key and le.state is LeaseState.ACTIVE
+            )
+            queue = queue[: max(0, limit - active)]
+        grants: list[tuple[Waiter, Lease]] = []
+        unserved = False
+        for row in queue:
+            w = h.waiter(row["id"])
+            if w is None or w.key != key:
+                unserved = True
+                continue
+            token = int(self.rows.get(("key", key.text), 0)) + 1
+            self.rows[("key", key.text)] = token
+            lease = Lease(
+                lease_for(w.waiter_id), key, w.agent_id, token, w.ttl, h.now, h.now + timedelta(seconds=w.ttl), 0.0,
+                request_id=w.request_id,
+            )  # fmt: skip
+            self.rows[("lease", lease.lease_id)] = copy.deepcopy(lease)
+            self._waiters.remove(row)
+            grants.append((w, lease))
+        return grants, [key] if unserved else []
 
     def waiters(self, key: IsolationKey) -> int:
         with self._lock:
@@ -236,12 +274,20 @@ class MemorySafeguards:
                 self._end(lambda x: x.lease_id == lease_id, LeaseState.EXPIRED, now)
             return copy.deepcopy(le)
 
-    def release(self, lease_id: str, now: datetime) -> Lease | None:
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
         with self._lock:
             self._write()
-            self._end(lambda le: le.lease_id == lease_id, LeaseState.RELEASED, now)
+            ended = self._end(
+                lambda le: le.lease_id == lease_id and holder in (None, le.agent_id), LeaseState.RELEASED, now
+            )
+            handed = self._hand_over(ended[0].key, hand_over) if ended and hand_over else ([], [])
             found: Lease | None = self.rows.get(("lease", lease_id))
-            return copy.deepcopy(found) if found is not None else None
+            answer = copy.deepcopy(found) if found is not None else None
+        if hand_over is not None:  # "committed": after the change, outside the lock
+            hand_over.committed(*handed)
+        return answer
 
     def reap(self, now: datetime) -> list[Lease]:
         with self._lock:

@@ -5,9 +5,13 @@ The database is the truth (server/storage/safeguards/leases.py); this process ke
 grant is one transaction under the key's row lock: it expires the key's lapsed leases, counts the
 ACTIVE ones and the waiters queued ahead, and takes the next fencing token from the key's one counter,
 so a slot count is the fleet's and tokens only grow, across sidecars and restarts. Waiters are rows in
-the order they queued: FIFO across sidecars. A waiting AcquireLease holds a coroutine, not a thread: it
-tries again when a lease of its key ends (a release, expiry or revocation here, or another sidecar's,
-announced on the "leases" topic), and at least every `poll_interval` without notifications. A waiter
+the order they queued: FIFO across sidecars. A waiting AcquireLease holds a coroutine, not a thread. A
+release hands the slot on in its own transaction: when the next waiters in the key's queue wait in this
+process, they are granted there (a `HandOver`), so one commit both ends a lease and starts the next, and the
+waiter is answered from memory once that commit is done. Otherwise (the next waiter waits on another
+sidecar, or the slot ended by expiry or revocation) the waiters try again themselves: when a lease of
+their key ends here or on another sidecar (announced on the "leases" topic), and at least every
+`poll_interval` without notifications. A waiter
 keeps its row fresh while it waits; the row of a sidecar that died is dropped after `stale_waiter`
 seconds, so it cannot hold the queue. A caller that gives up (deadline, cancellation) leaves the queue;
 if the slot reached it at that very moment, the lease is given back at once.
@@ -20,12 +24,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import heapq
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from server.domain.errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied
 from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Scope, validate_holder
@@ -40,6 +47,50 @@ _MAX_TTL = 86400.0
 _KEEP_ENDED = timedelta(days=1)  # ended leases older than this are pruned from storage
 PRUNE_EVERY = 3600.0
 _SWEEP_EVERY = 5.0  # the fleet-wide expiry sweep (leases of sidecars that are gone; grants expire their own key)
+# Storage work of leases runs on a pool of its own: a release waits for its group commit on a thread, and
+# the asyncio default pool (CPU count + 4 threads) would split the grants and releases of one moment into
+# several commits.
+STORAGE_THREADS = 32
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
+class Waiter:
+    """A caller of this process waiting in a key's queue, whose row in storage is `waiter_id`."""
+
+    waiter_id: str
+    key: IsolationKey
+    agent_id: str
+    ttl: float
+    request_id: str
+    loop: asyncio.AbstractEventLoop
+    event: asyncio.Event
+    lease: Lease | None = None  # handed to it by a committed transaction, not yet taken
+    gone: bool = False  # it stopped waiting (answered, gave up, failed)
+    taken: str = ""  # the id of the lease it was answered with
+
+
+def lease_for(waiter_id: str) -> str:
+    """The id of the lease a hand-over grants to the waiter `waiter_id` ("lwt_<hex>" -> "lse_<hex>"): a
+    waiter whose row vanished finds its grant by it, and a retried grant cannot make a second one."""
+    return "lse_" + waiter_id.removeprefix("lwt_")
+
+
+@dataclass(frozen=True)
+class HandOver:
+    """This process's waiters, for a transaction that frees a slot: the next waiters of the key in FIFO order
+    that wait here are granted in that transaction; the first that does not is left to try itself.
+
+    `limit` gives a key's slots (None: unlimited); `waiter` finds the caller waiting on a row here (None when
+    it waits elsewhere, gave up or is not registered yet). After the commit (never for a rolled-back
+    transaction) storage calls `committed(grants, unserved)`: the waiters granted with their leases, and the
+    keys whose next waiters were not served (they are woken to try)."""
+
+    now: datetime
+    stale_before: datetime
+    limit: Callable[[IsolationKey], int | None]
+    waiter: Callable[[str], Waiter | None]
+    committed: Callable[[Sequence[tuple[Waiter, Lease]], Sequence[IsolationKey]], None]
 
 
 class LeaseRepository(Protocol):
@@ -59,13 +110,17 @@ class LeaseRepository(Protocol):
     ) -> tuple[Lease | None, str]:
         """Under the key's lock: expire its lapsed leases; grant when fewer than `limit` (None: unlimited)
         leases are ACTIVE and no live waiter queued before this caller (`waiter_id`, or a new caller)
-        would take the slot first; otherwise queue a new caller. A waiter's row is refreshed (`now`);
+        would take the slot first; otherwise queue a new caller. A waiter whose row a hand-over removed
+        gets the lease it was granted (`lease_for(waiter_id)`). A waiter's row is refreshed (`now`);
         other waiters not refreshed since `stale_before` are dropped. A request id the agent used before
         answers its lease. Returns (lease, "") or (None, the waiter's id). Raises FailedPrecondition
         AGENT_KILLED when the waiter's agent was killed meanwhile."""
         ...
 
-    def leave_queue(self, waiter_id: str) -> None: ...
+    def leave_queue(self, waiter_id: str, hand_over: HandOver | None = None) -> None:
+        """Drop the waiter's row (its lease granted by a hand-over stays: give that back with `release`);
+        with `hand_over`, a slot it was ahead for goes to the next waiters here."""
+        ...
 
     def waiters(self, key: IsolationKey) -> int: ...
 
@@ -73,8 +128,12 @@ class LeaseRepository(Protocol):
         """Extend an ACTIVE lease not past its expiry (a lapsed one is expired now); the lease after it."""
         ...
 
-    def release(self, lease_id: str, now: datetime) -> Lease | None:
-        """ACTIVE → RELEASED (only ACTIVE: an ended lease keeps its state); the lease after it."""
+    def release(
+        self, lease_id: str, now: datetime, hand_over: HandOver | None = None, holder: str | None = None
+    ) -> Lease | None:
+        """ACTIVE → RELEASED (only ACTIVE: an ended lease keeps its state; with `holder`, only the holder's
+        lease: another agent's is answered unchanged); the lease after it. With `hand_over`, the slot a
+        release frees goes to the next waiters here in the same transaction."""
         ...
 
     def reap(self, now: datetime) -> list[Lease]:
@@ -115,9 +174,11 @@ class LeaseService:
         self.stale_waiter = stale_waiter
         self._lock = threading.Lock()
         self._wakers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = {}
+        self._waiters: dict[str, Waiter] = {}  # waiter id -> the caller waiting on that row here
         self._due: list[tuple[datetime, str]] = []  # (expire time, lease id) of leases granted or renewed here
         self._watched: dict[str, datetime] = {}  # lease id -> its expiry, while this process knows it ACTIVE
         self._next_sweep = 0.0
+        self._pool: ThreadPoolExecutor | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -127,6 +188,21 @@ class LeaseService:
     def attach(self, feed: ChangeFeed) -> None:
         """Wake this process's waiters when another sidecar ends a lease of their key."""
         feed.subscribe(TOPIC, self._wake, self._wake_all)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _off_loop(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
+        """`fn(*args)` on the leases' storage threads, in the caller's context (the call's idempotency guard)."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(STORAGE_THREADS, thread_name_prefix="leases")
+            pool = self._pool
+        context = contextvars.copy_context()
+        return asyncio.get_running_loop().run_in_executor(pool, context.run, fn, *args)
 
     # ---- waking ----------------------------------------------------------------------------
 
@@ -158,12 +234,68 @@ class LeaseService:
         for key in keys:
             self._wake(key)
 
-    def _ended(self, leases: Sequence[Lease]) -> None:
+    def _ended(self, leases: Sequence[Lease], wake: bool = True) -> None:
         with self._lock:
             for le in leases:
                 self._watched.pop(le.lease_id, None)
-        for key in {le.key.text for le in leases}:
-            self._wake(key)
+        if wake:
+            for key in {le.key.text for le in leases}:
+                self._wake(key)
+
+    # ---- handing slots over ----------------------------------------------------------------
+
+    def _hand_over(self) -> HandOver:
+        now = self.clock.utcnow()
+        return HandOver(
+            now, now - timedelta(seconds=self.stale_waiter), self.settings.slots.slots_for, self._waiter, self._handed
+        )
+
+    def _waiter(self, waiter_id: str) -> Waiter | None:
+        with self._lock:
+            w = self._waiters.get(waiter_id)
+        return None if w is None or w.gone else w
+
+    def _handed(self, grants: Sequence[tuple[Waiter, Lease]], unserved: Sequence[IsolationKey]) -> None:
+        """Committed: each granted waiter gets its lease (or, when it stopped waiting meanwhile, the slot
+        is given back at once); the keys whose next waiter waits elsewhere wake their waiters here."""
+        for w, lease in grants:
+            self._watch(lease)
+            with self._lock:
+                deliver = not w.gone
+                if deliver:
+                    w.lease = lease
+            if deliver:
+                with contextlib.suppress(RuntimeError):  # the loop is closed: the sidecar is stopping
+                    w.loop.call_soon_threadsafe(w.event.set)
+            elif w.taken != lease.lease_id:  # on a thread of its own: not in this call's context (its guard)
+                threading.Thread(target=self._give_back, args=(lease,), daemon=True).start()
+        for key in unserved:
+            self._wake(key.text)
+
+    def _give_back(self, lease: Lease) -> None:
+        try:
+            self.release(lease.lease_id)
+        except Exception:
+            log.exception("could not give back a lease nobody waits for", extra={"lease_id": lease.lease_id})
+
+    def _queue(self, w: Waiter, old: str | None) -> None:
+        with self._lock:
+            if old is not None:
+                self._waiters.pop(old, None)
+            self._waiters[w.waiter_id] = w
+
+    def _done(self, w: Waiter | None, lease: Lease | None) -> Lease | None:
+        """The waiter stops waiting, answered with `lease` (None: it gives up). Returns a lease handed to
+        it that it does not take, for the caller to give back."""
+        if w is None:
+            return None
+        with self._lock:
+            w.gone = True
+            self._waiters.pop(w.waiter_id, None)
+            handed, w.lease = w.lease, None
+            if lease is not None:
+                w.taken = lease.lease_id
+        return handed if handed is not None and (lease is None or handed.lease_id != lease.lease_id) else None
 
     # ---- the API ---------------------------------------------------------------------------
 
@@ -206,39 +338,56 @@ class LeaseService:
         seconds = self._ttl(ttl, self.settings.ttl)
         started = self.clock.monotonic()
         waiter: str | None = None
-        while True:
-            entry = self._register(key)  # before trying: a release in between still wakes this call
-            try:
-                attempt = asyncio.ensure_future(
-                    asyncio.to_thread(self._try, key, agent_id, seconds, request_id, waiter)
-                )
+        me: Waiter | None = None
+        entry = self._register(key)  # before trying: a release in between still wakes this call
+        loop, event = entry
+        try:
+            while True:
+                event.clear()
+                attempt = self._off_loop(self._try, key, agent_id, seconds, request_id, waiter)
                 try:
                     lease, waiter_id = await asyncio.shield(attempt)
                 except BaseException:
-                    self._abandon(attempt, waiter)
+                    self._abandon(attempt, waiter, me)
                     raise
+                if lease is None and me is not None and me.lease is not None:
+                    lease = me.lease  # handed over while its own try found the slot still taken
                 if lease is not None:
+                    extra = self._done(me, lease)
+                    if extra is not None:  # cannot happen (one grant per row), but never hold two slots
+                        threading.Thread(target=self._give_back, args=(extra,), daemon=True).start()
                     waited = 0.0 if waiter is None else max(0.0, self.clock.monotonic() - started)
                     return lease, waited
-                waiter = waiter_id
+                if waiter_id != waiter:  # queued (again, when its row was dropped as stale)
+                    old, waiter = waiter, waiter_id
+                    me = Waiter(waiter_id, key, agent_id, seconds, request_id, loop, event)
+                    self._queue(me, old)
                 try:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(entry[1].wait(), self.poll_interval)
+                        async with asyncio.timeout(self.poll_interval):  # no task of its own, unlike wait_for
+                            await event.wait()
                 except BaseException:
-                    self._abandon(None, waiter)
+                    self._abandon(None, waiter, me)
                     raise
-            finally:
-                self._unregister(key, entry)
+                if me is not None and me.lease is not None:  # handed over: answered from memory
+                    lease = me.lease
+                    self._done(me, lease)
+                    return lease, max(0.0, self.clock.monotonic() - started)
+        finally:
+            self._unregister(key, entry)
 
-    def _abandon(self, attempt: asyncio.Future[tuple[Lease | None, str]] | None, waiter: str | None) -> None:
+    def _abandon(
+        self, attempt: asyncio.Future[tuple[Lease | None, str]] | None, waiter: str | None, me: Waiter | None
+    ) -> None:
         """The caller gave up: leave the queue, and give back a slot that reached it as it went."""
+        handed = self._done(me, None)
 
         def give_back(lease: Lease | None, waiter_id: str) -> None:
             try:
-                if lease is not None:
-                    self.release(lease.lease_id)
+                for le in {le.lease_id: le for le in (lease, handed) if le is not None}.values():
+                    self.release(le.lease_id)
                 for w in {waiter, waiter_id} - {None, ""}:
-                    self.repo.leave_queue(w)  # type: ignore[arg-type]
+                    self.repo.leave_queue(w, self._hand_over())  # type: ignore[arg-type]
             except Exception:
                 log.exception("could not leave the lease queue", extra={"waiter": waiter_id or waiter})
 
@@ -284,13 +433,23 @@ class LeaseService:
         return renewed
 
     def release(self, lease_id: str, caller: str | None = None) -> Lease:
-        """Give the slot back (idempotent: the lease in its final state)."""
-        lease = self._lease(lease_id, caller)
-        if lease.state is not LeaseState.ACTIVE:
-            return lease
-        after = self.repo.release(lease_id, self.clock.utcnow()) or lease
-        self._ended([after])
+        """Give the slot back (idempotent: the lease in its final state). The slot goes to the next waiter
+        in the same transaction when it waits here; others are woken to try."""
+        if not lease_id:
+            raise InvalidArgument("lease_id is required", field="lease_id")
+        after = self.repo.release(lease_id, self.clock.utcnow(), self._hand_over(), caller)
+        if after is None:
+            raise NotFound(f"no lease has id {lease_id!r}", field="lease_id")
+        if caller is not None and after.agent_id != caller:
+            raise PermissionDenied(
+                f"agent credential {caller!r} may only use its own leases", reason="NOT_YOUR_AGENT", field="lease_id"
+            )
+        self._ended([after], wake=False)  # the hand-over woke whom it did not serve
         return after
+
+    async def release_async(self, lease_id: str, caller: str | None = None) -> Lease:
+        """`release` on the leases' storage threads (for the event loop)."""
+        return await self._off_loop(self.release, lease_id, caller)
 
     def get(self, lease_id: str, caller: str | None = None) -> Lease:
         return self._lease(lease_id, caller)
