@@ -199,7 +199,7 @@ _RESERVE_GLOBAL = _RESERVE_GLOBAL_ANY.where(col(G.total) - col(G.used) - col(G.r
 
 
 @dataclass(frozen=True, slots=True)
-class _Consume:
+class ConsumeCall:
     """One Consume call waiting for its group: what it adds, when, and the caller's context (its idempotency
     guard is a context variable, and the group may be written by another caller's thread)."""
 
@@ -222,7 +222,7 @@ class SqlBudgetLedger:
         self._next_prune = datetime.min.replace(tzinfo=UTC)
         # Consumes that arrive while a group is being written go into the next group: one transaction, each
         # row locked and written once. Storage failing fails the whole group (nothing of it committed).
-        self._consumes: GroupedCalls[_Consume, Change] = GroupedCalls(self._consume_group, (Unavailable,))
+        self._consumes: GroupedCalls[ConsumeCall, Change] = GroupedCalls(self.consume_group, (Unavailable,))
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -361,20 +361,21 @@ class SqlBudgetLedger:
     def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change:
         """Answered once the group it joined has committed; the answer is what this call alone would have
         got, in the group's arrival order."""
-        return self._consumes.run(_Consume(agent_id, tokens, now, evaluate, contextvars.copy_context()))
+        return self._consumes.run(ConsumeCall(agent_id, tokens, now, evaluate, contextvars.copy_context()))
 
-    def _consume_group(self, group: list[_Consume]) -> list[Change | BaseException]:
+    def consume_group(self, group: list[ConsumeCall]) -> list[Change | BaseException]:
+        """A group of Consumes in one transaction: each call's Change, or the error it alone gets. Each
+        allocation (by agent id, the one lock order of every sidecar) then the global budget is updated once
+        by the group's total; the calls are then replayed in arrival order from the rows as they were before
+        the group, so each call's answer (the counts after it, its signals, its versions) is the one it
+        would have had alone, and a threshold crossed inside the group signals once, for the call that
+        crossed it. An agent without an allocation gets NO_ALLOCATION and changes nothing; the others
+        commit around it."""
         with self._tx() as conn:
-            return self.consume_in(conn, group)
+            return self._consume_in(conn, group)
 
-    def consume_in(self, conn: Connection, group: list[_Consume]) -> list[Change | BaseException]:
-        """A group of Consumes in the caller's transaction. Each allocation (by agent id, the one lock order
-        of every sidecar) then the global budget is updated once by the group's total; the calls are then
-        replayed in arrival order from the rows as they were before the group, so each call's answer (the
-        counts after it, its signals, its versions) is the one it would have had alone, and a threshold
-        crossed inside the group signals once, for the call that crossed it. An agent without an
-        allocation gets NO_ALLOCATION and changes nothing; the others commit around it."""
-        calls: dict[str, list[_Consume]] = {}
+    def _consume_in(self, conn: Connection, group: list[ConsumeCall]) -> list[Change | BaseException]:
+        calls: dict[str, list[ConsumeCall]] = {}
         for c in group:
             calls.setdefault(c.agent_id, []).append(c)
         rows: dict[str, Row[Any]] = {}
