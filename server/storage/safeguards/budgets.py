@@ -8,6 +8,12 @@ warned/stopped flags are decided inside that transaction, while the changed rows
 transaction that crosses a threshold is the one that flips the flag, so each signal fires once
 fleet-wide. Every change bumps the `budgets` topic (key: the agent id, or `global`) so the other
 sidecars' caches reload it.
+
+Consumes are grouped (server/storage/group_commit.py `GroupedCalls`): the calls that arrive while a group is
+being written share the next transaction, which updates each allocation and the global budget once by the
+group's total (same lock order), replays the calls in arrival order to answer each as it would have been
+answered alone, bumps each agent's key once and commits once. Without it every Consume in the fleet held
+the global budget's row for a transaction of its own.
 """
 
 from __future__ import annotations
