@@ -536,11 +536,21 @@ class SqlBudgetLedger:
                 per_agent: dict[str, int] = {}
                 for d in due:
                     per_agent[d.agent_id] = per_agent.get(d.agent_id, 0) + int(d.tokens)
+                # Every allocation (by agent id), then the global budget once: the lock order of a Consume
+                # group, which holds several allocations while it waits for the global budget.
+                a_rows = []
                 for agent_id in sorted(per_agent):
                     a_row = self._agent_delta(conn, agent_id, now, released=per_agent[agent_id])
-                    g_row = self._global_delta(conn, now, released=per_agent[agent_id])
                     if a_row is not None:
-                        signals += self._settle_flags(conn, agent_id, a_row, g_row, evaluate).signals
+                        a_rows.append((agent_id, a_row))
+                g_row = self._global_delta(conn, now, released=sum(per_agent.values()))
+                g = _glob(g_row)
+                for agent_id, a_row in a_rows:
+                    a = _alloc(a_row)
+                    signals += evaluate(a, g)  # a global edge is crossed (and signalled) once, with the first
+                    self._flags(conn, a_row, a, None, None)
+                    self.changes.bump(conn, TOPIC, agent_id)
+                self._flags(conn, None, None, g_row, g)
             if now >= self._next_prune:  # ended reservations are kept for Settle repeats, then go
                 self._next_prune = now + _PRUNE_EVERY
                 ended = col(R.state) != ReservationState.OPEN.value
