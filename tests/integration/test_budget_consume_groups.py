@@ -191,7 +191,7 @@ def test_consumes_that_arrive_while_a_group_is_written_share_the_next_one(engine
     hold = Hold(engine)
     try:
         callers.start(0, "q1", 10)  # the first group, of one: it waits for the held row
-        _until(lambda: ledger._consumes.pending() == 0 and ledger._consumes._write_lock.locked(), "the first group")
+        _until(lambda: ledger._consumes.pending() == 0 and ledger._consumes.writing(), "the first group")
         for i in range(1, 9):  # these queue behind it: the next group
             callers.start(i, ("q1", "q2", "nobody")[i % 3], 10 * i)
         _until(lambda: ledger._consumes.pending() == 8, "eight queued calls")
@@ -245,7 +245,7 @@ def test_a_group_whose_transaction_fails_applies_nothing_and_tells_every_caller(
     hold = Hold(engine)
     try:
         callers.start(1, "f1", 10)  # a group of one, waiting for the held row
-        _until(lambda: ledger._consumes.pending() == 0 and ledger._consumes._write_lock.locked(), "the first group")
+        _until(lambda: ledger._consumes.pending() == 0 and ledger._consumes.writing(), "the first group")
         for i in (2, 3, 4):
             callers.start(i, "f1", 100 * i)
         _until(lambda: ledger._consumes.pending() == 3, "three queued calls")

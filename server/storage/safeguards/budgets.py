@@ -9,7 +9,7 @@ transaction that crosses a threshold is the one that flips the flag, so each sig
 fleet-wide. Every change bumps the `budgets` topic (key: the agent id, or `global`) so the other
 sidecars' caches reload it.
 
-Consumes are grouped (server/storage/group_commit.py `GroupedCalls`): the calls that arrive while a group is
+Consumes are grouped (server/storage/grouped_calls.py): the calls that arrive while a group is
 being written share the next transaction, which updates each allocation and the global budget once by the
 group's total (same lock order), replays the calls in arrival order to answer each as it would have been
 answered alone, bumps each agent's key once and commits once. Without it every Consume in the fleet held
@@ -42,7 +42,7 @@ from server.domain.safeguards.budgets import (
 )
 from server.services.safeguards.budgets import Change, Evaluate, ReserveOutcome
 from server.storage.fleet.changes import ChangeLog
-from server.storage.group_commit import GroupedCalls
+from server.storage.grouped_calls import GroupedCalls
 from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import AllocationRow, GlobalBudgetRow, ReservationRow
 from server.storage.supervisor.repository import utc
