@@ -2,7 +2,8 @@
 database, SQLite and PostgreSQL: a group answers each Consume as the same Consumes one by one do (the
 in-memory ledger is the reference, and the SQL ledger one call at a time), thresholds crossed inside a group
 signal once; Consumes that arrive while a group is written go together into the next one; a group whose
-transaction fails applies nothing and tells every one of its callers UNAVAILABLE."""
+transaction fails applies nothing and tells every one of its callers UNAVAILABLE; a retry whose first attempt
+committed (its idempotency record stored) fails alone and changes nothing, its group is counted once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,6 +24,7 @@ from server.adapters.memory.fleet import MemoryBudgetLedger
 from server.domain.errors import FailedPrecondition, StorageUnavailable
 from server.domain.safeguards import budgets as rules
 from server.domain.safeguards.budgets import Priority, SignalType
+from server.services.idempotency import AlreadyRemembered, Guard, guarding
 from server.services.safeguards.budgets import BudgetLedger, Change, Evaluate
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
@@ -165,10 +168,11 @@ class Callers:
         self.answers: dict[int, Change | BaseException] = {}
         self.threads: list[threading.Thread] = []
 
-    def start(self, i: int, agent_id: str, tokens: int) -> None:
+    def start(self, i: int, agent_id: str, tokens: int, guard: Guard | None = None) -> None:
         def call() -> None:
             try:
-                self.answers[i] = self.ledger.consume(agent_id, tokens, _now(i), _evaluate(agent_id))
+                with guarding(guard) if guard is not None else nullcontext():
+                    self.answers[i] = self.ledger.consume(agent_id, tokens, _now(i), _evaluate(agent_id))
             except Exception as exc:
                 self.answers[i] = exc
 
@@ -262,3 +266,46 @@ def test_a_group_whose_transaction_fails_applies_nothing_and_tells_every_caller(
     assert after.allocation is not None and (after.allocation.used, after.global_budget.used) == (6, 6)
     stored, allocations = ledger.load()
     assert stored is not None and stored.used == 6 and [a.used for a in allocations] == [6]
+
+
+def _guard(request_id: str) -> Guard:
+    """The idempotency guard of a Consume call with a request id (what the interceptor sets up)."""
+    return Guard(
+        key=f"consume-{request_id}".ljust(64, "0"),
+        method="/outrider.v1.SafeguardService/Consume",
+        caller="agent:g1",
+        request_digest="0" * 64,
+        when=T0,
+        render=lambda change: f"used {change.allocation.used}".encode(),
+    )
+
+
+def test_a_retry_whose_first_attempt_committed_fails_alone_and_its_group_still_commits(engine: Engine) -> None:
+    """A retried Consume whose record is stored already (its first attempt committed) rolls its group back;
+    the group is then applied one call at a time: the retry gets AlreadyRemembered (the interceptor answers
+    the stored reply) and changes nothing, the others are counted once."""
+    ledger = SqlBudgetLedger(engine, ChangeLog(engine, "sc-retry"))
+    ledger.init_global(10**9, T0)
+    ledger.allocate("g1", 10**6, Priority.NORMAL, T0, _evaluate("g1"))
+    first = _guard("r-1")
+    with guarding(first):
+        assert ledger.consume("g1", 5, _now(0), _evaluate("g1")).allocation.used == 5  # type: ignore[union-attr]
+    assert first.written and first.answer == b"used 5"
+    callers = Callers(ledger)
+    hold = Hold(engine)
+    try:
+        callers.start(1, "g1", 10)  # a group of one, waiting for the held row
+        _until(lambda: ledger._consumes.pending() == 0 and ledger._consumes.writing(), "the first group")
+        callers.start(2, "g1", 100)
+        callers.start(3, "g1", 5, _guard("r-1"))  # the retry
+        callers.start(4, "g1", 1_000, later := _guard("r-2"))
+        _until(lambda: ledger._consumes.pending() == 3, "three queued calls")
+    finally:
+        hold.release()
+    callers.join()
+    a = callers.answers
+    assert isinstance(a[3], AlreadyRemembered)
+    assert all(isinstance(a[i], Change) for i in (1, 2, 4))
+    assert later.written and later.answer == f"used {a[4].allocation.used}".encode()  # type: ignore[union-attr]
+    stored, allocations = ledger.load()
+    assert stored is not None and stored.used == 5 + 10 + 100 + 1_000 and [x.used for x in allocations] == [1_115]
