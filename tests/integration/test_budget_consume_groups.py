@@ -12,14 +12,17 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 from sqlalchemy import Engine
 
+from outrider.v1 import safeguard_service_pb2 as spb
 from server.adapters.memory.fleet import MemoryBudgetLedger
 from server.domain.errors import FailedPrecondition, StorageUnavailable
 from server.domain.safeguards import budgets as rules
@@ -29,6 +32,7 @@ from server.services.safeguards.budgets import BudgetLedger, Change, Evaluate
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.budgets import ConsumeCall, SqlBudgetLedger
+from tests.integration.harness import RunningSidecar, make_config
 
 T0 = datetime(2026, 12, 5, 8, 0, tzinfo=UTC)
 WALL = datetime(2026, 12, 5, 8, 1, tzinfo=UTC)
@@ -309,3 +313,29 @@ def test_a_retry_whose_first_attempt_committed_fails_alone_and_its_group_still_c
     assert later.written and later.answer == f"used {a[4].allocation.used}".encode()  # type: ignore[union-attr]
     stored, allocations = ledger.load()
     assert stored is not None and stored.used == 5 + 10 + 100 + 1_000 and [x.used for x in allocations] == [1_115]
+
+
+def test_concurrent_consume_calls_over_grpc_all_wait_in_the_next_group(tmp_path: Path, db_url: str) -> None:
+    """Over gRPC, each Consume waits for its group on a thread of the Consume pool, not of the event loop's
+    default executor (cpu_count + 4 threads, 6 on two cores): twenty calls that arrive while a group is
+    being written are all in the next one, so twenty Consumes cost two transactions."""
+    with RunningSidecar(make_config(tmp_path, db_url=db_url)) as s:
+        s.safeguard.SetGlobalBudget(spb.SetGlobalBudgetRequest(tokens=10**9))
+        s.safeguard.Allocate(spb.AllocateRequest(agent_id="grpc-1", tokens=10**6))
+        calls = s.services.budgets.ledger._consumes
+        groups = calls.groups
+        engine = create_db_engine(db_url)
+        hold = Hold(engine)
+        with ThreadPoolExecutor(20) as pool:
+            try:
+                answers = [pool.submit(s.safeguard.Consume, spb.ConsumeRequest(agent_id="grpc-1", tokens=1))]
+                _until(lambda: calls.pending() == 0 and calls.writing(), "the first group")
+                answers += [
+                    pool.submit(s.safeguard.Consume, spb.ConsumeRequest(agent_id="grpc-1", tokens=1)) for _ in range(19)
+                ]
+                _until(lambda: calls.pending() == 19, "nineteen calls queued behind it")
+            finally:
+                hold.release()
+            used = sorted(f.result(60).allocation.used for f in answers)
+        engine.dispose()
+        assert used == list(range(1, 21)) and calls.groups - groups == 2
