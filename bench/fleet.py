@@ -512,6 +512,112 @@ def write_section(path: Path, section: str) -> None:
     path.write_text(page, encoding="utf-8")
 
 
+def _cpu_by_pid(pids: list[int]) -> dict[int, float]:
+    out = {}
+    for pid in pids:
+        try:
+            out[pid] = _cpu_seconds(pid)
+        except OSError:  # ended meanwhile
+            continue
+    return out
+
+
+def _budget_changes(dsn: str) -> int:
+    """The `budgets` change counter: one per transaction that changed an agent's budget (a Consume group counts
+    once per agent in it)."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT version FROM fleet_changes WHERE topic = 'budgets'").fetchone()
+    return int(row[0]) if row else 0
+
+
+# Per run of a Consume row: calls/s, sidecars' CPU s per call, PostgreSQL's, budget transactions per call, and
+# the machine's busy share.
+ConsumeRuns = dict[str, list[tuple[float, float, float, float, float]]]
+
+
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of every core since boot (/proc/stat), to tell a CPU-bound run."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return float(sum(fields) - idle), float(sum(fields))
+
+
+def _postgres_pids(admin: str) -> list[int]:
+    """The PostgreSQL server's processes (its postmaster and every child: backends, WAL writer, ...), for a
+    server on this machine."""
+    with psycopg.connect(admin, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_backend_pid()").fetchone()
+        assert row is not None
+        postmaster = int(Path(f"/proc/{row[0]}/stat").read_text().rpartition(")")[2].split()[1])
+    return [postmaster, *_children(postmaster)]
+
+
+def consume_runs(server_url: str, seconds: float, rounds: int) -> ConsumeRuns:
+    """The two Consume rows alone (`--only consume`): three sidecars on a fresh database, `rounds` runs of each
+    of one sidecar and three, in turns. Each run: (Consume per second, the three sidecars' CPU seconds per
+    Consume, PostgreSQL's CPU seconds per Consume, budget transactions per Consume (1 / the mean group
+    size), the share of the machine's CPU busy). A, B and C are all counted in the one-sidecar run too: the
+    other two read each change back when its notification arrives."""
+    db_url = _fresh_database(server_url)
+    admin = server_url.replace("postgresql+psycopg://", "postgresql://")
+    tmp = Path(tempfile.mkdtemp(prefix="fleet-consume-"))
+    (tmp / "outrider.yaml").write_text(POLICY)
+    token = operator_token(db_url, tmp)
+    fleet = [s.ready() for s in [Sidecar(tmp, db_url, n, token) for n in "ABC"]]
+    runs: ConsumeRuns = {"one": [], "three": []}
+    dsn = db_url.replace("postgresql+psycopg://", "postgresql://")
+    try:
+        a = fleet[0]
+        a.sg.SetGlobalBudget(sgpb.SetGlobalBudgetRequest(tokens=10**15), metadata=a.md)
+        a.sg.Allocate(sgpb.AllocateRequest(agent_id="bench", tokens=10**14), metadata=a.md)
+        consume = sgpb.ConsumeRequest(agent_id="bench", tokens=1)
+        for s in fleet:
+            s.sg.Consume(consume, metadata=a.md)  # connected before the clock starts
+        picks: dict[str, Callable[[int], Sidecar]] = {"one": lambda n: a, "three": lambda n: fleet[n % 3]}
+        for r in range(rounds):
+            for label in ("one", "three") if r % 2 == 0 else ("three", "one"):
+
+                def call(n: int, pick: Callable[[int], Sidecar] = picks[label]) -> object:
+                    return pick(n).sg.Consume(consume, metadata=a.md)
+
+                pg_pids = _postgres_pids(admin)
+                sidecars0, pg0 = _cpu_by_pid([s.p.pid for s in fleet]), _cpu_by_pid(pg_pids)
+                changes0, busy0 = _budget_changes(dsn), _machine_busy()
+                rate = throughput(call, WORKERS, seconds)
+                changes1, busy1 = _budget_changes(dsn), _machine_busy()
+                sidecars1, pg1 = _cpu_by_pid([s.p.pid for s in fleet]), _cpu_by_pid(_postgres_pids(admin))
+                calls = max(rate * seconds, 1.0)
+                sidecar_cpu = sum(t - sidecars0.get(p, 0.0) for p, t in sidecars1.items())
+                pg_cpu = sum(t - pg0.get(p, 0.0) for p, t in pg1.items())
+                busy = (busy1[0] - busy0[0]) / max(busy1[1] - busy0[1], 1.0)
+                runs[label].append((rate, sidecar_cpu / calls, pg_cpu / calls, (changes1 - changes0) / calls, busy))
+    finally:
+        for s in fleet:
+            s.stop()
+    return runs
+
+
+def consume_table(runs: ConsumeRuns) -> str:
+    def med(label: str, i: int) -> float:
+        return statistics.median(r[i] for r in runs[label])
+
+    n = len(runs["one"])
+    return "\n".join(
+        [
+            f"| Consume, {WORKERS} clients (median of {n} runs each) | one sidecar | three sidecars |",
+            "|---|---:|---:|",
+            f"| Consume per second | {med('one', 0):,.0f} | {med('three', 0):,.0f} |",
+            f"| sidecars' CPU per Consume (A + B + C) | {med('one', 1) * 1000:.2f} ms "
+            f"| {med('three', 1) * 1000:.2f} ms |",
+            f"| PostgreSQL's CPU per Consume | {med('one', 2) * 1000:.2f} ms | {med('three', 2) * 1000:.2f} ms |",
+            f"| budget transactions per Consume (1 / mean group size) | {med('one', 3):.2f} | {med('three', 3):.2f} |",
+            f"| the machine's CPU busy (every process on it) | {med('one', 4):.0%} | {med('three', 4):.0%} |",
+            f"| runs (Consume per second) | {' / '.join(f'{r[0]:,.0f}' for r in runs['one'])} "
+            f"| {' / '.join(f'{r[0]:,.0f}' for r in runs['three'])} |",
+        ]
+    )
+
+
 def _fresh_database(server_url: str) -> str:
     admin = server_url.replace("postgresql+psycopg://", "postgresql://")
     name = f"bench_{uuid.uuid4().hex[:10]}"
@@ -526,9 +632,19 @@ def main() -> None:
     p.add_argument("--out", type=Path, help="write the section into this Markdown page (e.g. docs/benchmarks.md)")
     p.add_argument("--duration", type=float, default=4.0, help="seconds per throughput run")
     p.add_argument("--rounds", type=int, default=50, help="approval wake-up rounds")
+    p.add_argument(
+        "--only",
+        choices=["consume"],
+        help="measure only this (printed, never written to --out): consume = the two Consume rows, in turns, "
+        "with the sidecars' and PostgreSQL's CPU per Consume (PostgreSQL on this machine)",
+    )
+    p.add_argument("--consume-runs", type=int, default=3, help="runs of each Consume row with --only consume")
     args = p.parse_args()
     if not args.db_url:
         raise SystemExit("bench/fleet.py needs --db-url or OUTRIDER_BENCH_PG_URL (a PostgreSQL server)")
+    if args.only == "consume":
+        print(consume_table(consume_runs(args.db_url, args.duration, args.consume_runs)))
+        return
     section = run(_fresh_database(args.db_url), args.duration, args.rounds)
     print(section)
     if args.out:

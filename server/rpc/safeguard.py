@@ -7,7 +7,10 @@ loop and reach storage only when their change needs it; the rest run their stora
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeAlias
 
 from google.protobuf import struct_pb2
@@ -63,6 +66,9 @@ def _positive_duration(message: Any, field: str) -> float | None:
     return value
 
 
+CONSUME_THREADS = 64  # one Consume group's most calls (server/storage/grouped_calls.py max_batch)
+
+
 @translate_errors
 class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     def __init__(
@@ -82,6 +88,10 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
         self.leases = leases
         self.reversibility = reversibility
         self.max_value_bytes = max_value_bytes
+        # Consume calls wait in the ledger for the group that carries them (server/storage/grouped_calls.py):
+        # threads of their own, so a group can hold every call that arrived meanwhile (the event loop's
+        # default executor has cpu_count + 4 threads, shared with every other blocking call).
+        self._consume_threads = ThreadPoolExecutor(max_workers=CONSUME_THREADS, thread_name_prefix="consume")
 
     def _limit(self, size: int, field: str) -> None:
         if size > self.max_value_bytes:
@@ -198,7 +208,11 @@ class SafeguardServicer(pb_grpc.SafeguardServiceServicer):
     async def Consume(self, request: pb.ConsumeRequest, context: Ctx) -> pb.ConsumeResponse:
         # The idempotency record is written in the ledger's transaction, with this answer.
         answer_with(lambda change: _consume_pb(BudgetService.consumed_from(change)).SerializeToString())
-        done = await asyncio.to_thread(self.budgets.consume, request.agent_id, request.tokens, request.request_id)
+        call = functools.partial(self.budgets.consume, request.agent_id, request.tokens, request.request_id)
+        # As asyncio.to_thread: the call's context (its idempotency guard, its span) goes with it.
+        done = await asyncio.get_running_loop().run_in_executor(
+            self._consume_threads, contextvars.copy_context().run, call
+        )
         return _consume_pb(done)
 
     async def CanConsume(self, request: pb.CanConsumeRequest, context: Ctx) -> pb.CanConsumeResponse:

@@ -111,3 +111,23 @@ def test_a_threshold_crossed_by_concurrent_sidecars_signals_once(shared_fleet: F
         time.sleep(0.05)
     time.sleep(0.3)
     assert sorted(signals()) == [safeguard_pb2.BUDGET_SIGNAL_TYPE_SIGWARN, safeguard_pb2.BUDGET_SIGNAL_TYPE_SIGSTOP]
+
+
+def test_concurrent_consumes_on_three_sidecars_each_answer_their_own_running_total(shared_fleet: Fleet) -> None:
+    """Consumes are grouped into shared transactions on each sidecar: still, every answer is the count after
+    that call alone (60 calls of 25: each of 25, 50, ..., 1,500 answered exactly once), exactly the calls at
+    or under the allocation answer within budget, and the stored totals are exact on every sidecar."""
+    a = shared_fleet[0]
+    a.safeguard.SetGlobalBudget(pb.SetGlobalBudgetRequest(tokens=10_000_000))
+    a.safeguard.Allocate(pb.AllocateRequest(agent_id="running-1", tokens=1_000))
+    before = a.safeguard.ListAllocations(pb.ListAllocationsRequest()).global_budget.used
+    stubs = [s.safeguard for s in shared_fleet.sidecars]
+    with ThreadPoolExecutor(30) as pool:
+        answers = list(
+            pool.map(lambda i: stubs[i % 3].Consume(pb.ConsumeRequest(agent_id="running-1", tokens=25)), range(60))
+        )
+    assert sorted(r.allocation.used for r in answers) == [25 * n for n in range(1, 61)]
+    assert sum(not r.over_budget for r in answers) == 40  # 25 ... 1,000: within the allocation
+    for s in stubs:
+        assert s.GetAllocation(pb.GetAllocationRequest(agent_id="running-1")).allocation.used == 1_500
+    assert a.safeguard.ListAllocations(pb.ListAllocationsRequest()).global_budget.used - before == 1_500

@@ -194,6 +194,25 @@ class TestReservations:
         done = svc.settle(r.reservation.reservation_id, 30)  # still records the actual
         assert done.allocation.used == 30 and done.allocation.reserved == 0
 
+    def test_reservations_of_several_agents_expiring_together_resume_the_pool_once(self) -> None:
+        """Expiry releases every allocation, then the global budget once (the lock order of a Consume group):
+        each agent's tokens come back, and the pool's SIGRESUME fires once."""
+        clock = FakeClock()
+        svc, sink = service(clock=clock, reservation_ttl=5.0, global_total=1_000)
+        for agent_id in ("e1", "e2", "e3"):
+            svc.allocate(agent_id, 1_000)
+            assert svc.reserve(agent_id, 300).granted
+        svc.consume("e1", 100)  # the pool reaches its total: SIGSTOP
+        assert (svc.global_budget().reserved, svc.global_budget().stopped) == (900, True)
+        svc.events.flush()
+        sink.got.clear()
+        clock.advance(5.0)
+        assert svc.expire_reservations() == 3
+        assert [svc.remaining(a) for a in ("e1", "e2", "e3")] == [900, 1_000, 1_000]
+        assert (svc.global_remaining(), svc.global_budget().stopped) == (900, False)
+        svc.events.flush()
+        assert [(s.type, s.is_global) for _, s, _ in sink.got if s.is_global] == [(RESUME, True)]
+
     def test_reallocation_cancels_open_reservations(self) -> None:
         svc, _ = service(global_total=1_000)
         svc.allocate("a1", 500)

@@ -8,12 +8,20 @@ warned/stopped flags are decided inside that transaction, while the changed rows
 transaction that crosses a threshold is the one that flips the flag, so each signal fires once
 fleet-wide. Every change bumps the `budgets` topic (key: the agent id, or `global`) so the other
 sidecars' caches reload it.
+
+Consumes are grouped (server/storage/grouped_calls.py): the calls that arrive while a group is
+being written share the next transaction, which updates each allocation and the global budget once by the
+group's total (same lock order), replays the calls in arrival order to answer each as it would have been
+answered alone, bumps each agent's key once and commits once. Without it every Consume in the fleet held
+the global budget's row for a transaction of its own.
 """
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -34,6 +42,7 @@ from server.domain.safeguards.budgets import (
 )
 from server.services.safeguards.budgets import Change, Evaluate, ReserveOutcome
 from server.storage.fleet.changes import ChangeLog
+from server.storage.grouped_calls import GroupedCalls
 from server.storage.idempotency import remember_in_transaction
 from server.storage.safeguards.tables import AllocationRow, GlobalBudgetRow, ReservationRow
 from server.storage.supervisor.repository import utc
@@ -153,6 +162,27 @@ _GLOBAL_DELTA = (
     )
     .returning(*_G_COLS)
 )
+# A group of Consumes: each row once, by the group's total and its number of calls (each call is one version).
+_AGENT_ADD = (
+    update(A)
+    .where(col(A.agent_id) == bindparam("b_agent"))
+    .values(
+        used=col(A.used) + bindparam("b_used"),
+        update_time=bindparam("b_now"),
+        version=col(A.version) + bindparam("b_count"),
+    )
+    .returning(*_A_COLS)
+)
+_GLOBAL_ADD = (
+    update(G)
+    .where(col(G.name) == GLOBAL_KEY)
+    .values(
+        used=col(G.used) + bindparam("b_used"),
+        update_time=bindparam("b_now"),
+        version=col(G.version) + bindparam("b_count"),
+    )
+    .returning(*_G_COLS)
+)
 _READ_AGENT = select(*_A_COLS).where(col(A.agent_id) == bindparam("b_agent"))
 _READ_GLOBAL = select(*_G_COLS).where(col(G.name) == GLOBAL_KEY)
 # Reserve: hold n when the agent has room, then when the pool has room (or, within a floor, without).
@@ -174,6 +204,18 @@ _RESERVE_GLOBAL_ANY = (
 _RESERVE_GLOBAL = _RESERVE_GLOBAL_ANY.where(col(G.total) - col(G.used) - col(G.reserved) >= bindparam("b_n"))
 
 
+@dataclass(frozen=True, slots=True)
+class ConsumeCall:
+    """One Consume call waiting for its group: what it adds, when, and the caller's context (its idempotency
+    guard is a context variable, and the group may be written by another caller's thread)."""
+
+    agent_id: str
+    tokens: int
+    now: datetime
+    evaluate: Evaluate
+    context: contextvars.Context
+
+
 class _Refused(Exception):
     """Leaves a transaction that must not commit (the conditional update found no room)."""
 
@@ -184,6 +226,9 @@ class SqlBudgetLedger:
         self.changes = changes
         self._insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
         self._next_prune = datetime.min.replace(tzinfo=UTC)
+        # Consumes that arrive while a group is being written go into the next group: one transaction, each
+        # row locked and written once. Storage failing fails the whole group (nothing of it committed).
+        self._consumes: GroupedCalls[ConsumeCall, Change] = GroupedCalls(self.consume_group, (Unavailable,))
 
     @contextmanager
     def _tx(self) -> Iterator[Connection]:
@@ -320,14 +365,64 @@ class SqlBudgetLedger:
             return change
 
     def consume(self, agent_id: str, tokens: int, now: datetime, evaluate: Evaluate) -> Change:
+        """Answered once the group it joined has committed; the answer is what this call alone would have
+        got, in the group's arrival order."""
+        return self._consumes.run(ConsumeCall(agent_id, tokens, now, evaluate, contextvars.copy_context()))
+
+    def consume_group(self, group: list[ConsumeCall]) -> list[Change | BaseException]:
+        """A group of Consumes in one transaction: each call's Change, or the error it alone gets. Each
+        allocation (by agent id, the one lock order of every sidecar) then the global budget is updated once
+        by the group's total; the calls are then replayed in arrival order from the rows as they were before
+        the group, so each call's answer (the counts after it, its signals, its versions) is the one it
+        would have had alone, and a threshold crossed inside the group signals once, for the call that
+        crossed it. An agent without an allocation gets NO_ALLOCATION and changes nothing; the others
+        commit around it."""
         with self._tx() as conn:
-            a_row = self._agent_delta(conn, agent_id, now, used=tokens)
-            if a_row is None:
-                raise _no_allocation(agent_id)
-            g_row = self._global_delta(conn, now, used=tokens)
-            change = self._settle_flags(conn, agent_id, a_row, g_row, evaluate)
-            remember_in_transaction(conn, change)  # the retry of a lost answer finds it: counted once
-            return change
+            return self._consume_in(conn, group)
+
+    def _consume_in(self, conn: Connection, group: list[ConsumeCall]) -> list[Change | BaseException]:
+        calls: dict[str, list[ConsumeCall]] = {}
+        for c in group:
+            calls.setdefault(c.agent_id, []).append(c)
+        rows: dict[str, Row[Any]] = {}
+        for agent_id in sorted(calls):
+            mine = calls[agent_id]
+            params = {"b_agent": agent_id, "b_used": sum(c.tokens for c in mine), "b_count": len(mine)}
+            row = conn.execute(_AGENT_ADD, {**params, "b_now": mine[-1].now}).first()
+            if row is not None:
+                rows[agent_id] = row
+        counted = [c for c in group if c.agent_id in rows]
+        if not counted:
+            return [_no_allocation(c.agent_id) for c in group]
+        total = sum(c.tokens for c in counted)
+        g_row = conn.execute(_GLOBAL_ADD, {"b_used": total, "b_count": len(counted), "b_now": counted[-1].now}).one()
+        # The rows before the group (its updates were deltas on locked rows, so nothing else moved them).
+        allocations: dict[str, Allocation] = {}
+        for agent_id, row in rows.items():
+            before = allocations[agent_id] = _alloc(row)
+            before.used -= sum(c.tokens for c in calls[agent_id])
+            before.version -= len(calls[agent_id])
+        g = _glob(g_row)
+        g.used -= total
+        g.version -= len(counted)
+        out: list[Change | BaseException] = []
+        for c in group:
+            if (a := allocations.get(c.agent_id)) is None:
+                out.append(_no_allocation(c.agent_id))
+                continue
+            a.used, a.version, a.update_time = a.used + c.tokens, a.version + 1, c.now
+            g.used, g.version, g.update_time = g.used + c.tokens, g.version + 1, c.now
+            signals = c.evaluate(a, g)  # flips the flags of the running rows, as it would the stored ones
+            out.append(Change(a.copy(), g.copy(), tuple(signals)))
+        for agent_id in sorted(rows):  # the flags where the group moved them: each row written once more at most
+            self._flags(conn, rows[agent_id], allocations[agent_id], None, None)
+        self._flags(conn, None, None, g_row, g)
+        for agent_id in sorted(rows):
+            self.changes.bump(conn, TOPIC, agent_id)
+        for c, change in zip(group, out, strict=True):
+            if isinstance(change, Change):  # the retry of a lost answer finds it: counted once
+                c.context.run(remember_in_transaction, conn, change)
+        return out
 
     # ---- reservations ----------------------------------------------------------------------
 
@@ -441,11 +536,21 @@ class SqlBudgetLedger:
                 per_agent: dict[str, int] = {}
                 for d in due:
                     per_agent[d.agent_id] = per_agent.get(d.agent_id, 0) + int(d.tokens)
+                # Every allocation (by agent id), then the global budget once: the lock order of a Consume
+                # group, which holds several allocations while it waits for the global budget.
+                a_rows = []
                 for agent_id in sorted(per_agent):
                     a_row = self._agent_delta(conn, agent_id, now, released=per_agent[agent_id])
-                    g_row = self._global_delta(conn, now, released=per_agent[agent_id])
                     if a_row is not None:
-                        signals += self._settle_flags(conn, agent_id, a_row, g_row, evaluate).signals
+                        a_rows.append((agent_id, a_row))
+                g_row = self._global_delta(conn, now, released=sum(per_agent.values()))
+                g = _glob(g_row)
+                for agent_id, a_row in a_rows:
+                    a = _alloc(a_row)
+                    signals += evaluate(a, g)  # a global edge is crossed (and signalled) once, with the first
+                    self._flags(conn, a_row, a, None, None)
+                    self.changes.bump(conn, TOPIC, agent_id)
+                self._flags(conn, None, None, g_row, g)
             if now >= self._next_prune:  # ended reservations are kept for Settle repeats, then go
                 self._next_prune = now + _PRUNE_EVERY
                 ended = col(R.state) != ReservationState.OPEN.value
@@ -476,12 +581,16 @@ class SqlBudgetLedger:
 
     @staticmethod
     def _flags(
-        conn: Connection, a_row: Row[Any] | None, a: Allocation | None, g_row: Row[Any], g: GlobalBudget
+        conn: Connection,
+        a_row: Row[Any] | None,
+        a: Allocation | None,
+        g_row: Row[Any] | None,
+        g: GlobalBudget | None,
     ) -> None:
         """Write the flags `evaluate` changed; the rows are still locked by this transaction."""
         if a_row is not None and a is not None and (bool(a_row.warned), bool(a_row.stopped)) != (a.warned, a.stopped):
             conn.execute(update(A).where(col(A.agent_id) == a.agent_id).values(warned=a.warned, stopped=a.stopped))
-        if (bool(g_row.warned), bool(g_row.stopped)) != (g.warned, g.stopped):
+        if g_row is not None and g is not None and (bool(g_row.warned), bool(g_row.stopped)) != (g.warned, g.stopped):
             conn.execute(update(G).where(col(G.name) == GLOBAL_KEY).values(warned=g.warned, stopped=g.stopped))
 
 
