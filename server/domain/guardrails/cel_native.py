@@ -63,6 +63,7 @@ def _fields(buf: bytes) -> dict[int, list[Any]]:
     while i < end:
         key, i = _varint(buf, i)
         wire = key & 7
+        value: int | bytes
         if wire == 0:
             value, i = _varint(buf, i)
         elif wire == 1:
@@ -213,15 +214,14 @@ def _call(function: str, target: Native | None, args: list[Native], literals: li
 
 # ---- CEL's semantics on Python values --------------------------------------------------------------------------------
 
-_EXACT = float(2**53)  # beyond it an int does not convert to a double exactly: cel-cpp rounds, Python does not
+_EXACT = 2**53  # beyond it an int does not convert to a double exactly: cel-cpp rounds, Python does not
 
 
 def _mixed(a: Any, b: Any) -> tuple[float, float]:
     """An int and a double as cel-cpp compares them (the int as a double), where that is exact."""
-    x, y = float(a), float(b)
-    if abs(x if type(a) is int else y) > _EXACT:
+    if abs(a if type(a) is int else b) > _EXACT:
         raise Fallback
-    return x, y
+    return float(a), float(b)
 
 
 def equal(a: Any, b: Any) -> bool:
@@ -370,11 +370,11 @@ def plain(value: Any) -> bool:
     cel-expr-python makes a uint or refuses, a non-string key) is left to cel-cpp."""
     t = type(value)
     if t is str:
-        return value.isascii() or _SURROGATE.search(value) is None
+        return bool(value.isascii()) or _SURROGATE.search(value) is None
     if t is bool or t is float or value is None:
         return True
     if t is int:
-        return _INT64[0] <= value <= _INT64[1]
+        return bool(_INT64[0] <= value <= _INT64[1])
     try:
         if t is list:
             return all(plain(x) for x in value)
@@ -447,4 +447,7 @@ class Values:
 
 def holds(native: Native, values: Values) -> bool:
     """A condition's native answer: a bool, or Fallback."""
-    return _bool(native(values))
+    value = native(values)
+    if value is True or value is False:
+        return bool(value)
+    raise Fallback
