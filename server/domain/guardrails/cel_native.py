@@ -1,16 +1,17 @@
 """Conditions answered in Python: the common subset of CEL compiled into closures over the call's values, so a
 condition such as `has(context.amount) && context.amount > 1000` costs no call into cel-cpp.
 
-Nothing here parses CEL: a condition is parsed and type-checked by cel-cpp as before, and the checked AST it serialises
-(a `cel.expr.CheckedExpr`) is what is compiled. An expression outside the subset is not native and is evaluated by
-cel-cpp alone. A native one answers only when it is sure: on any doubt at run time (a missing key, a value or type the
-subset does not handle, anything CEL reports as an error) it raises Fallback and the call is evaluated by cel-cpp,
-which gives its own answer or error. So a native answer is always the one cel-cpp gives (tests/unit/test_cel_native.py
-compares the two on generated expressions and values), and errors stay cel-cpp's, word for word.
+Nothing here parses CEL: a condition is parsed and type-checked by cel-cpp as before, and the checked AST it
+serialises (a `cel.expr.CheckedExpr`, read by cel_ast.py) is what is compiled. An expression outside the subset is not
+native and is evaluated by cel-cpp alone. A native one answers only when it is sure: on any doubt at run time (a
+missing key, a value or type the subset does not handle, anything CEL reports as an error) it raises Fallback and the
+call is evaluated by cel-cpp, which gives its own answer or error. So a native answer is always the one cel-cpp gives
+(tests/unit/test_cel_native.py compares the two on generated expressions and values), and errors stay cel-cpp's, word
+for word.
 
 The subset: literals (int, double, string, bool, null; lists of them), `action`, `agent`, `context`, `a.b`, `a[k]`,
 `has(a.b)`, `!`, `&&`, `||`, `?:`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `in`, `size()`, `startsWith`, `endsWith`,
-`contains` and `glob(x, "<literal>")`. CEL's rules where Python's differ: a bool is not a number (`true == 1` is
+`contains` and `glob(action, "<literal>")`. CEL's rules where Python's differ: a bool is not a number (`true == 1` is
 false, `true < 1` an error); an int and a double compare as cel-cpp compares them (the int as a double; beyond 2**53,
 where that rounds, the native path falls back); `==` across unrelated types is false; NaN is equal to nothing, itself
 included (Python's `in` and `==` on lists would say otherwise); a string's size counts code points.
@@ -18,11 +19,12 @@ included (Python's `in` and `==` on lists would say otherwise); a string's size 
 
 from __future__ import annotations
 
+import operator
 import re
-import struct
 from collections.abc import Callable
 from typing import Any
 
+from server.domain.guardrails.cel_ast import Call, Const, Ident, ListOf, Node, NotNative, Select, parse_checked
 from server.domain.guardrails.patterns import GlobSet
 
 Native = Callable[["Values"], Any]
@@ -32,139 +34,52 @@ class Fallback(Exception):
     """The native path is not sure of this call's answer: evaluate it with cel-cpp."""
 
 
-class NotNative(Exception):
-    """The expression is outside the native subset (at compile time)."""
-
-
-# ---- the checked AST, read from its protobuf encoding ----------------------------------------------------------------
-# cel.expr (cel-spec's syntax.proto and checked.proto): the field numbers this module reads.
-_ANY_VALUE = 2
-_CHECKED_EXPR = 4
-_EXPR = {3: "const", 4: "ident", 5: "select", 6: "call", 7: "list"}  # 8 struct, 9 comprehension: not native
-_MAX_DEPTH = 200  # the encoding's nesting; cel-cpp's parser refuses much less
-
-
-def _varint(buf: bytes, i: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        value |= (b & 0x7F) << shift
-        if b < 0x80:
-            return value, i
-        shift += 7
-
-
-def _fields(buf: bytes) -> dict[int, list[Any]]:
-    """One protobuf message: its fields by number, each a list of varints (int), fixed64 and length-delimited
-    (bytes) values."""
-    out: dict[int, list[Any]] = {}
-    i, end = 0, len(buf)
-    while i < end:
-        key, i = _varint(buf, i)
-        wire = key & 7
-        value: int | bytes
-        if wire == 0:
-            value, i = _varint(buf, i)
-        elif wire == 1:
-            value, i = buf[i : i + 8], i + 8
-        elif wire == 2:
-            size, i = _varint(buf, i)
-            value, i = buf[i : i + size], i + size
-        elif wire == 5:
-            value, i = buf[i : i + 4], i + 4
-        else:
-            raise NotNative(f"wire type {wire}")
-        out.setdefault(key >> 3, []).append(value)
-    return out
-
-
-def _one(fields: dict[int, list[Any]], number: int, default: Any = None) -> Any:
-    values = fields.get(number)
-    return values[-1] if values else default
-
-
-def _int64(value: int) -> int:
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
 def compile_checked(serialized: bytes) -> Native:
-    """A closure answering the expression (cel-expr-python's `Expression.serialize()`, an Any holding a CheckedExpr);
-    NotNative when it is outside the subset."""
-    checked = _fields(_one(_fields(serialized), _ANY_VALUE, b""))
-    expr = _one(checked, _CHECKED_EXPR)
-    if expr is None:
-        raise NotNative("no expression")
-    return _compile(expr, 0)
+    """A closure answering the expression (cel-expr-python's `Expression.serialize()`); NotNative when it is outside
+    the subset."""
+    return _compile(parse_checked(serialized))
 
 
-def _compile(buf: bytes, depth: int) -> Native:
-    if depth > _MAX_DEPTH:
-        raise NotNative("too deep")
-    fields = _fields(buf)
-    kinds = [kind for number, kind in _EXPR.items() if number in fields]
-    if len(kinds) != 1 or any(n in fields for n in (8, 9)):
-        raise NotNative("not in the subset")
-    body = _fields(fields[{v: k for k, v in _EXPR.items()}[kinds[0]]][-1])
-    if kinds[0] == "const":
-        value = _constant(body)
+# The closures are written for speed (a condition is evaluated on every call): the common shapes (`context.key`, a
+# comparison with a literal, a literal list of strings) get closures of their own, and each checks its operands'
+# types itself rather than through helpers.
+
+
+def _compile(node: Node) -> Native:
+    if isinstance(node, Const):
+        value = node.value
         return lambda v: value
-    if kinds[0] == "ident":
-        return _ident(_one(body, 1, b"").decode())
-    if kinds[0] == "select":
-        operand = _compile(_one(body, 1, b""), depth + 1)
-        return _select(operand, _one(body, 2, b"").decode(), bool(_one(body, 3, 0)))
-    if kinds[0] == "list":
-        if 2 in body:  # optional elements (`[?x]`)
-            raise NotNative("optional list elements")
-        elements = tuple(_compile(e, depth + 1) for e in body.get(1, []))
+    if isinstance(node, Ident):
+        if node.name == "action":
+            return lambda v: v.action
+        if node.name == "agent":
+            return lambda v: v.agent
+        if node.name == "context":
+            return lambda v: v.context
+        raise NotNative(f"variable {node.name}")
+    if isinstance(node, Select):
+        return _select(node)
+    if isinstance(node, ListOf):
+        elements = tuple(_compile(e) for e in node.elements)
         return lambda v: [e(v) for e in elements]
-    target_buf = _one(body, 1)
-    target = _compile(target_buf, depth + 1) if target_buf is not None else None
-    args = [_compile(a, depth + 1) for a in body.get(3, [])]
-    return _call(_one(body, 2, b"").decode(), target, args, [_literal(a) for a in body.get(3, [])])
+    return _call(node)
 
 
-def _literal(buf: bytes) -> Any:
-    """What `glob` needs to know of an argument: `action` (the identifier), a string literal's value, else None."""
-    fields = _fields(buf)
-    if 4 in fields and _one(_fields(fields[4][-1]), 1) == b"action":
-        return ACTION
-    if 3 not in fields:
-        return None
-    c = _fields(fields[3][-1])
-    return c[6][-1].decode() if 6 in c else None
+def _select(node: Select) -> Native:
+    field = node.field
+    if node.operand == Ident("context"):  # `context.key`, `has(context.key)`: the commonest reads
+        if node.test_only:
+            return lambda v: field in v.context
 
+        def context_key(v: Values) -> Any:
+            try:
+                return v.context[field]
+            except KeyError:
+                raise Fallback from None
 
-ACTION = object()
-
-
-def _constant(c: dict[int, list[Any]]) -> Any:
-    if 1 in c:
-        return None
-    if 2 in c:
-        return bool(c[2][-1])
-    if 3 in c:
-        return _int64(c[3][-1])
-    if 5 in c:
-        return struct.unpack("<d", c[5][-1])[0]
-    if 6 in c:
-        return c[6][-1].decode()
-    raise NotNative("uint, bytes, duration or timestamp literal")
-
-
-def _ident(name: str) -> Native:
-    if name == "action":
-        return lambda v: v.action
-    if name == "agent":
-        return lambda v: v.agent
-    if name == "context":
-        return lambda v: v.context
-    raise NotNative(f"variable {name}")
-
-
-def _select(operand: Native, field: str, test_only: bool) -> Native:
-    if test_only:  # has(a.b)
+        return context_key
+    operand = _compile(node.operand)
+    if node.test_only:
 
         def has(v: Values) -> bool:
             m = operand(v)
@@ -176,57 +91,70 @@ def _select(operand: Native, field: str, test_only: bool) -> Native:
 
     def select(v: Values) -> Any:
         m = operand(v)
-        if type(m) is not dict or field not in m:
-            raise Fallback
-        return m[field]
+        if type(m) is dict:
+            try:
+                return m[field]
+            except KeyError:
+                pass
+        raise Fallback
 
     return select
 
 
-def _call(function: str, target: Native | None, args: list[Native], literals: list[Any]) -> Native:
-    if target is not None:
+def _call(node: Call) -> Native:
+    function, args = node.function, node.args
+    if node.target is not None:
+        target = _compile(node.target)
         if function == "size" and not args:
             return _size(target)
         if function in _STRING_METHODS and len(args) == 1:
-            return _string_method(_STRING_METHODS[function], target, args[0])
+            return _string_method(_STRING_METHODS[function], target, _compile(args[0]))
         raise NotNative(f"method {function}")
-    if function in _COMPARISONS and len(args) == 2:
-        return _comparison(_COMPARISONS[function], args[0], args[1])
-    if function == "_&&_" and len(args) == 2:
-        return _and(args[0], args[1])
-    if function == "_||_" and len(args) == 2:
-        return _or(args[0], args[1])
-    if function == "!_" and len(args) == 1:
-        return _not(args[0])
-    if function == "_?_:_" and len(args) == 3:
-        return _ternary(args[0], args[1], args[2])
-    if function == "@in" and len(args) == 2:
+    if len(args) == 2 and function in _ORDERINGS:
+        return _ordering(_ORDERINGS[function], args[0], args[1])
+    if len(args) == 2 and function in ("_==_", "_!=_"):
+        return _equality(function == "_==_", args[0], args[1])
+    if len(args) == 2 and function in ("_&&_", "_||_"):
+        return _logical(function == "_&&_", _compile(args[0]), _compile(args[1]))
+    if len(args) == 1 and function == "!_":
+        return _not(_compile(args[0]))
+    if len(args) == 3 and function == "_?_:_":
+        return _ternary(_compile(args[0]), _compile(args[1]), _compile(args[2]))
+    if len(args) == 2 and function == "@in":
         return _in(args[0], args[1])
-    if function == "_[_]" and len(args) == 2:
-        return _index(args[0], args[1])
-    if function == "size" and len(args) == 1:
-        return _size(args[0])
-    if function == "glob" and len(args) == 2 and literals[0] is ACTION and isinstance(literals[1], str):
-        # As conditions.py answers `glob(action, "<literal>")`; another glob calls Python's `_glob` from CEL.
-        return _glob(args[0], GlobSet((literals[1],)))
+    if len(args) == 2 and function == "_[_]":
+        return _index(_compile(args[0]), _compile(args[1]))
+    if len(args) == 1 and function == "size":
+        return _size(_compile(args[0]))
+    if (
+        function == "glob"
+        and len(args) == 2
+        and args[0] == Ident("action")
+        and isinstance(args[1], Const)
+        and type(args[1].value) is str
+    ):
+        # As conditions.py answers `glob(action, "<literal>")`; any other glob calls Python's `_glob` from CEL.
+        return _glob(GlobSet((args[1].value,)))
     raise NotNative(f"function {function}")
 
 
 # ---- CEL's semantics on Python values --------------------------------------------------------------------------------
 
-_EXACT = 2**53  # beyond it an int does not convert to a double exactly: cel-cpp rounds, Python does not
-
-
-def _mixed(a: Any, b: Any) -> tuple[float, float]:
-    """An int and a double as cel-cpp compares them (the int as a double), where that is exact."""
-    if abs(a if type(a) is int else b) > _EXACT:
-        raise Fallback
-    return float(a), float(b)
+_EXACT = 2**53  # beyond it an int does not convert to a double exactly: cel-cpp rounds it, Python compares exactly
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_ORDERED = frozenset({str, int, float, bool})  # strings in code point order, which is UTF-8's byte order
+_ORDERINGS: dict[str, Callable[[Any, Any], bool]] = {
+    "_<_": operator.lt,
+    "_<=_": operator.le,
+    "_>_": operator.gt,
+    "_>=_": operator.ge,
+}
 
 
 def equal(a: Any, b: Any) -> bool:
     """CEL's `==` on plain values: heterogeneous (an int equals the same double; a bool is no number; values of
-    unrelated types are unequal), NaN equal to nothing, lists and maps element by element."""
+    unrelated types are unequal), NaN equal to nothing, lists and maps element by element (Python's own `==` on
+    lists and `in` would call a NaN equal to itself)."""
     ta, tb = type(a), type(b)
     if ta is tb:
         if ta is list:
@@ -235,69 +163,136 @@ def equal(a: Any, b: Any) -> bool:
             return len(a) == len(b) and all(k in b and equal(x, b[k]) for k, x in a.items())
         return bool(a == b)  # str, int, float (NaN unequal), bool, None
     if (ta is int and tb is float) or (ta is float and tb is int):
-        x, y = _mixed(a, b)
-        return x == y
+        if abs(a if ta is int else b) > _EXACT:
+            raise Fallback
+        return bool(a == b)  # exact, as the int converts exactly
     return False
 
 
-def _ordered(a: Any, b: Any) -> tuple[Any, Any]:
-    """The operands of `<`, `<=`, `>`, `>=` where CEL orders them: two ints, two doubles, an int and a double, two
-    strings (code point order is UTF-8's byte order), two bools; anything else is an error in CEL."""
-    ta, tb = type(a), type(b)
-    if ta is tb and ta in (int, float, str, bool):
-        return a, b
-    if (ta is int and tb is float) or (ta is float and tb is int):
-        return _mixed(a, b)
-    raise Fallback
+def _equality(eq: bool, left: Node, right: Node) -> Native:
+    if isinstance(left, Const) and not isinstance(right, Const):
+        left, right = right, left  # `==` is symmetric
+    a = _compile(left)
+    if isinstance(right, Const):
+        c = right.value
+        if c is None or type(c) is bool:  # equal only to itself: a bool is no number
+            return (lambda v: a(v) is c) if eq else (lambda v: a(v) is not c)
+        if type(c) is str:
+            if eq:
+                return lambda v: type(x := a(v)) is str and x == c
+            return lambda v: type(x := a(v)) is not str or x != c
+        number = _number_equal(a, c)
+        return number if eq else lambda v: not number(v)
+    b = _compile(right)
+
+    def same(v: Values) -> bool:
+        x, y = a(v), b(v)
+        t = type(x)
+        if t is type(y) and t in _SCALARS:
+            return bool(x == y)
+        return equal(x, y)
+
+    return same if eq else lambda v: not same(v)
 
 
-_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
-    "_==_": equal,
-    "_!=_": lambda a, b: not equal(a, b),
-    "_<_": lambda a, b: _lt(*_ordered(a, b)),
-    "_<=_": lambda a, b: _le(*_ordered(a, b)),
-    "_>_": lambda a, b: _lt(*_ordered(b, a)),
-    "_>=_": lambda a, b: _le(*_ordered(b, a)),
-}
+def _number_equal(a: Native, c: int | float) -> Native:
+    big = abs(c) > _EXACT
+
+    def number(v: Values) -> bool:
+        x = a(v)
+        t = type(x)
+        if t is int or t is float:
+            if t is not type(c) and (abs(x) > _EXACT if t is int else big):
+                raise Fallback
+            return bool(x == c)
+        return False  # a bool, string, null, list or map: unequal
+
+    return number
 
 
-def _lt(a: Any, b: Any) -> bool:
-    return bool(a < b)
+def _ordering(op: Callable[[Any, Any], bool], left: Node, right: Node) -> Native:
+    a, b = _compile(left), _compile(right)
+    if isinstance(right, Const) and type(right.value) in (int, float):
+        c = right.value
+        big = abs(c) > _EXACT
+
+        def than_number(v: Values) -> bool:
+            x = a(v)
+            t = type(x)
+            if t is int or t is float:
+                if t is not type(c) and (abs(x) > _EXACT if t is int else big):
+                    raise Fallback
+                return op(x, c)
+            raise Fallback  # CEL orders no other type against a number
+
+        return than_number
+
+    def ordered(v: Values) -> bool:
+        x, y = a(v), b(v)
+        t, u = type(x), type(y)
+        if t is u and t in _ORDERED:
+            return op(x, y)
+        if (t is int and u is float) or (t is float and u is int):
+            if abs(x if t is int else y) > _EXACT:
+                raise Fallback
+            return op(x, y)
+        raise Fallback  # an error in CEL
+
+    return ordered
 
 
-def _le(a: Any, b: Any) -> bool:
-    return bool(a <= b)
+def _logical(conjunction: bool, left: Native, right: Native) -> Native:
+    """`&&` and `||`, on bools only: where an operand is an error or no bool, CEL may still answer (`false && error`
+    is false), but the native path leaves it to cel-cpp."""
+    decisive = not conjunction  # `false && …` is false, `true || …` is true
 
-
-def _comparison(op: Callable[[Any, Any], bool], left: Native, right: Native) -> Native:
-    return lambda v: op(left(v), right(v))
-
-
-def _bool(value: Any) -> bool:
-    if type(value) is not bool:  # an error or another type: CEL's answer may still be a bool, but not surely
+    def logical(v: Values) -> bool:
+        x = left(v)
+        if x is decisive:
+            return not conjunction
+        if x is not conjunction:
+            raise Fallback
+        y = right(v)
+        if y is True or y is False:
+            return bool(y)
         raise Fallback
-    return value
 
-
-def _and(left: Native, right: Native) -> Native:
-    return lambda v: _bool(left(v)) and _bool(right(v))
-
-
-def _or(left: Native, right: Native) -> Native:
-    return lambda v: _bool(left(v)) or _bool(right(v))
+    return logical
 
 
 def _not(operand: Native) -> Native:
-    return lambda v: not _bool(operand(v))
+    def negation(v: Values) -> bool:
+        x = operand(v)
+        if x is True or x is False:
+            return not x
+        raise Fallback
+
+    return negation
 
 
 def _ternary(test: Native, yes: Native, no: Native) -> Native:
-    return lambda v: yes(v) if _bool(test(v)) else no(v)
+    def ternary(v: Values) -> Any:
+        x = test(v)
+        if x is True:
+            return yes(v)
+        if x is False:
+            return no(v)
+        raise Fallback
+
+    return ternary
 
 
-def _in(item: Native, container: Native) -> Native:
+def _in(item: Node, container: Node) -> Native:
+    a = _compile(item)
+    if isinstance(container, ListOf) and all(
+        isinstance(e, Const) and type(e.value) is str for e in container.elements
+    ):  # `agent.group in ["finance", "treasury"]`: a string equals only a string
+        names = frozenset(e.value for e in container.elements if isinstance(e, Const))
+        return lambda v: type(x := a(v)) is str and x in names
+    b = _compile(container)
+
     def contains(v: Values) -> bool:
-        x, c = item(v), container(v)
+        x, c = a(v), b(v)
         if type(c) is list:
             return any(equal(x, e) for e in c)
         if type(c) is dict and type(x) is str:
@@ -310,9 +305,14 @@ def _in(item: Native, container: Native) -> Native:
 def _index(container: Native, key: Native) -> Native:
     def index(v: Values) -> Any:
         c, k = container(v), key(v)
-        if type(c) is dict and type(k) is str and k in c:
-            return c[k]
-        if type(c) is list and type(k) is int and 0 <= k < len(c):
+        t = type(c)
+        if t is dict:
+            if type(k) is str:
+                try:
+                    return c[k]
+                except KeyError:
+                    pass
+        elif t is list and type(k) is int and 0 <= k < len(c):  # Python would read c[-1] as the last element
             return c[k]
         raise Fallback
 
@@ -322,7 +322,8 @@ def _index(container: Native, key: Native) -> Native:
 def _size(operand: Native) -> Native:
     def size(v: Values) -> int:
         x = operand(v)
-        if type(x) in (str, list, dict):  # a string's code points
+        t = type(x)
+        if t is str or t is list or t is dict:  # a string's size counts code points
             return len(x)
         raise Fallback
 
@@ -346,11 +347,11 @@ def _string_method(method: Callable[[str, str], bool], target: Native, arg: Nati
     return call
 
 
-def _glob(value: Native, pattern: GlobSet) -> Native:
-    """`glob(x, "<literal>")`, answered as conditions.py answers it (`glob_set(pattern).matches`)."""
+def _glob(pattern: GlobSet) -> Native:
+    """`glob(action, "<literal>")`, answered as conditions.py answers it (`glob_set(pattern).matches(action)`)."""
 
     def glob(v: Values) -> bool:
-        s = value(v)
+        s = v.action
         if type(s) is not str:
             raise Fallback
         return pattern.matches(s)
@@ -361,35 +362,49 @@ def _glob(value: Native, pattern: GlobSet) -> Native:
 # ---- the call's values -----------------------------------------------------------------------------------------------
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not UTF-8: cel-expr-python cannot take such a string
-_INT64 = (-(2**63), 2**63 - 1)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def plain(value: Any) -> bool:
     """Is it a value the native path reads exactly as cel-expr-python converts it? None, bool, str, an int64, float,
     and lists and string-keyed dicts of them. Anything else (bytes, a tuple, an int beyond int64, which
-    cel-expr-python makes a uint or refuses, a non-string key) is left to cel-cpp."""
+    cel-expr-python makes a uint or refuses, a non-string key, a string that is not UTF-8) is left to cel-cpp."""
+    try:
+        return _plain(value)
+    except RecursionError:
+        return False
+
+
+def _plain(value: Any) -> bool:
     t = type(value)
     if t is str:
         return bool(value.isascii()) or _SURROGATE.search(value) is None
-    if t is bool or t is float or value is None:
+    if t is float or t is bool or value is None:
         return True
     if t is int:
-        return bool(_INT64[0] <= value <= _INT64[1])
-    try:
-        if t is list:
-            return all(plain(x) for x in value)
-        if t is dict:
-            return all(type(k) is str and plain(k) and plain(x) for k, x in value.items())
-    except RecursionError:
-        return False
+        return bool(_INT64_MIN <= value <= _INT64_MAX)
+    if t is dict:
+        for k, x in value.items():
+            if type(k) is not str or not (k.isascii() or _SURROGATE.search(k) is None):
+                return False
+            tx = type(x)
+            if not (tx is float or tx is bool or (tx is str and x.isascii()) or _plain(x)):
+                return False
+        return True
+    if t is list:
+        for x in value:
+            tx = type(x)
+            if not (tx is float or tx is bool or (tx is str and x.isascii()) or _plain(x)):
+                return False
+        return True
     return False
 
 
 class Values:
-    """A call's values as native conditions read them (the ones CEL is given, conditions.Scope.variables), each part
-    checked `plain` once per call, when a condition first reads it."""
+    """A call's values as native conditions read them (the ones CEL is given, conditions.Scope.variables), checked
+    `plain` once per call for the variables and context keys some conditions read (`ready`)."""
 
-    __slots__ = ("_agent", "_checked", "_fields", "_plain_keys", "action", "context")
+    __slots__ = ("_agent", "_checked", "_fields", "action", "context")
 
     def __init__(
         self,
@@ -401,7 +416,6 @@ class Values:
         self._fields = agent_fields
         self._agent: dict[str, Any] | None = None
         self.context = context if type(context) is dict else dict(context)
-        self._plain_keys: dict[str, bool] = {}
         self._checked: dict[Any, bool] = {}  # by the Needs of a condition: may it be answered natively?
 
     @property
@@ -421,7 +435,11 @@ class Values:
         Fallback (CEL may refuse it, or read it otherwise)."""
         ok = self._checked.get(needs)
         if ok is None:
-            ok = self._checked[needs] = self._check(needs.names, needs.context_keys)
+            try:
+                ok = self._check(needs.names, needs.context_keys)
+            except Exception:  # labels that are no mapping, say: CEL reports it
+                ok = False
+            self._checked[needs] = ok
         if not ok:
             raise Fallback
         return self
@@ -432,22 +450,21 @@ class Values:
         if "agent" in names and not plain(self.agent):
             return False
         if "context" in names:
-            keys = self.context.keys() if context_keys is None else context_keys
-            for key in keys:
-                if key in self.context and not self._plain_key(key):
+            context = self.context
+            if context_keys is None:
+                return plain(context)
+            for key in context_keys:  # identifiers, as Needs read them from the text
+                if key in context and not plain(context[key]):
                     return False
         return True
-
-    def _plain_key(self, key: Any) -> bool:
-        ok = self._plain_keys.get(key)
-        if ok is None:
-            ok = self._plain_keys[key] = type(key) is str and plain(key) and plain(self.context[key])
-        return ok
 
 
 def holds(native: Native, values: Values) -> bool:
     """A condition's native answer: a bool, or Fallback."""
-    value = native(values)
+    try:
+        value = native(values)
+    except RecursionError:  # values nested deeper than Python recurses: cel-cpp answers
+        raise Fallback from None
     if value is True or value is False:
         return bool(value)
     raise Fallback

@@ -23,7 +23,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.domain.guardrails.cel_native import Fallback, Native
-from server.domain.guardrails.cel_native import holds as native_holds
 from server.domain.guardrails.conditions import (
     ACTION_GLOBS,
     COMPILE_LOCK,
@@ -45,13 +44,27 @@ GROUP_SIZE = 8  # distinct expressions per group
 class ConditionGroup:
     """Distinct condition texts answered by one evaluation; compiled when a call first needs it."""
 
-    __slots__ = ("_broken", "_cel", "_compiled", "_expr", "_globs", "_lock", "_natives", "needs", "sources")
+    __slots__ = (
+        "_broken",
+        "_cel",
+        "_compiled",
+        "_expr",
+        "_globs",
+        "_lock",
+        "_native_needs",
+        "_natives",
+        "needs",
+        "sources",
+    )
 
     def __init__(self, sources: Sequence[str], natives: Mapping[str, Native] | None = None) -> None:
         """`natives`: the native forms of those of `sources` that have one (Condition.native)."""
         self.sources = tuple(sources)
         natives = natives or {}
-        self._natives = tuple((s, natives[s], Needs.of((s,))) for s in self.sources if s in natives)
+        self._natives = tuple((s, natives[s]) for s in self.sources if s in natives)
+        # What the native ones read, checked once for all of them (a value one of them cannot read exactly leaves
+        # them all to be evaluated alone, each checking only its own).
+        self._native_needs = Needs.of([s for s, _ in self._natives])
         self._cel = tuple(s for s in self.sources if s not in natives)  # joined into one CEL list
         self.needs = Needs.of(self._cel)
         self._expr: Any = None
@@ -65,11 +78,8 @@ class ConditionGroup:
         if not self._compiled and not self._compile():
             return
         results = scope.results
-        for source, native, needs in self._natives:
-            try:  # noqa: SIM105 (a try costs less than contextlib.suppress, per call)
-                results[source] = native_holds(native, scope.native_values(needs))
-            except Fallback:  # evaluated alone, by cel-cpp
-                pass
+        if self._natives:
+            self._answer_natively(scope)
         expr = self._expr
         if expr is None:
             return
@@ -84,6 +94,20 @@ class ConditionGroup:
             return
         for source, value in zip(self._cel, values, strict=False):
             if type(value) is bool:
+                results[source] = value
+
+    def _answer_natively(self, scope: Scope) -> None:
+        try:
+            values = scope.native_values(self._native_needs)
+        except Fallback:  # each is evaluated alone
+            return
+        results = scope.results
+        for source, native in self._natives:
+            try:
+                value = native(values)
+            except (Fallback, RecursionError):  # evaluated alone, by cel-cpp
+                continue
+            if value is True or value is False:
                 results[source] = value
 
     def _compile(self) -> bool:
