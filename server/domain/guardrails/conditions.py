@@ -3,7 +3,9 @@ guardrail is built, and evaluated against one scope per call.
 
 The runtime is cel-expr-python (the CEL team's Python binding of cel-cpp): a checked AST, RE2 for `matches()`,
 heterogeneous numeric comparison (`context.amount > 1000` holds for 5000 and 5000.0) and run-time errors as
-values, never exceptions thrown through the chain. docs/concepts/conditions.md is the user's side of this module.
+values, never exceptions thrown through the chain. A condition in CEL's common subset is answered in Python from the
+AST cel-cpp checked (cel_native.py), with cel-cpp's answer, and evaluated by cel-cpp for any call the native path is
+not sure of. docs/concepts/conditions.md is the user's side of this module.
 """
 
 from __future__ import annotations
