@@ -21,7 +21,6 @@ from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails.cel_ast import NotNative
 from server.domain.guardrails.cel_native import Fallback, Native, Values, compile_checked
 from server.domain.guardrails.cel_native import holds as native_holds
 from server.domain.guardrails.patterns import GlobSet
@@ -334,7 +333,7 @@ def native_of(expr: Any) -> Native | None:
     """The native form of a compiled expression, None where it is outside the subset."""
     try:
         return compile_checked(expr.serialize())
-    except NotNative:
+    except Exception:  # NotNative, or an AST cel_ast.py does not foresee: cel-cpp evaluates it, as it always could
         return None
 
 
