@@ -12,9 +12,11 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from server.domain.guardrails import ActionCall, build_guardrail, running_order
+from bench.conditions import WHEN as BENCH_WHEN
+from server.domain.guardrails import ActionCall, build_guardrail, gate, running_order
 from server.domain.guardrails.base import GuardrailSpec
 from server.domain.guardrails.cel_native import Fallback
+from server.domain.guardrails.condition_groups import ConditionGroup
 from server.domain.guardrails.conditions import _T, Condition, ConditionError, Needs, Scope, _compile, native_of
 
 # Examples of the differential property: 500 take a few seconds; set OUTRIDER_CEL_NATIVE_EXAMPLES for a deeper run
@@ -373,20 +375,16 @@ def test_what_is_outside_the_subset_is_not_native(source: str) -> None:
 
 def test_the_bench_conditions_are_all_native() -> None:
     """bench/conditions.py's five conditions (docs/benchmarks.md, "Conditions"): a chain of them calls no cel-cpp."""
-    from bench.conditions import WHEN
-
-    assert len(WHEN) == 5
-    for source in WHEN:
+    assert len(BENCH_WHEN) == 5
+    for source in BENCH_WHEN:
         assert Condition(source, "g", "when").native is not None, source
 
 
 def test_a_chain_of_native_conditions_never_evaluates_cel(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bench.conditions import WHEN
-
     chain = running_order(
         [
             build_guardrail(GuardrailSpec(f"g{i}", "rule", {"effect": "warn", "when": w}), _no_plugins)
-            for i, w in enumerate(WHEN)
+            for i, w in enumerate(BENCH_WHEN)
         ]
     )
 
@@ -402,3 +400,64 @@ def test_a_chain_of_native_conditions_never_evaluates_cel(monkeypatch: pytest.Mo
     )
     for g in chain:
         assert g.condition is not None and g.condition.holds(Scope(call)) is True
+
+
+# ---- a whole chain: native answers and cel-cpp's, errors included ----------------------------------------------------
+
+CHAIN_WHEN = [
+    *BENCH_WHEN,
+    "context.cost > 10",  # a missing key: cel-cpp's error
+    "context.n / context.d > 1",  # not native: in the group's CEL list
+    "context.flag",  # a bool, or not
+    '"finance" in agent.capabilities || context.n in [1, 2.0, "x"]',
+    'has(context.user.id) ? context.user.id.endsWith("1") : !has(context.n)',
+]
+chain_contexts = st.fixed_dictionaries(
+    {},
+    optional={
+        "dry_run": st.one_of(st.booleans(), st.just(0)),
+        "cost": st.one_of(st.integers(-5, 100), st.floats(0, 100), st.just("12"), st.just(2**63)),
+        "tags": st.lists(st.sampled_from(["a", "b"]), max_size=12),
+        "user": st.fixed_dictionaries({"id": st.sampled_from(["u-1", "x-2", "\ud800", 7.0])}),
+        "limits": st.fixed_dictionaries({"rows": st.one_of(st.integers(0, 200000), st.just(float("nan")))}),
+        "n": st.one_of(st.integers(0, 4), st.floats(0, 3), st.booleans()),
+        "d": st.integers(0, 2),
+        "flag": st.one_of(st.booleans(), st.integers(0, 2), st.just(b"yes")),
+    },
+)
+
+
+def rules(native: bool) -> list[Any]:
+    chain = running_order(
+        [
+            build_guardrail(GuardrailSpec(f"g{i}", "rule", {"effect": "warn", "when": w}), _no_plugins)
+            for i, w in enumerate(CHAIN_WHEN)
+        ]
+    )
+    if not native:
+        groups: dict[int, ConditionGroup] = {}
+        for g in chain:
+            condition = g.condition
+            assert condition is not None
+            condition.native = None
+            held = condition.group
+            if held is not None:  # the same sources, all of them in the group's CEL list
+                condition.group = groups.setdefault(id(held), ConditionGroup(held.sources))
+    return list(chain)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    action=st.sampled_from(ACTIONS),
+    group=st.sampled_from(["analysts", "support", None]),
+    capabilities=st.sampled_from([(), ("finance",)]),
+    context=chain_contexts,
+)
+def test_a_chain_answers_every_guardrail_as_it_does_on_cel_cpp_alone(
+    action: str, group: str | None, capabilities: tuple[str, ...], context: dict[str, Any]
+) -> None:
+    native, cel_only = rules(native=True), rules(native=False)
+    call = ActionCall("agent-1", action, context, group=group, capabilities=capabilities)
+    cel_call = ActionCall("agent-1", action, context, group=group, capabilities=capabilities)
+    for g, c in zip(native, cel_only, strict=True):
+        assert gate(g, call) == gate(c, cel_call), g.name
