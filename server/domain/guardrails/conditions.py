@@ -21,8 +21,9 @@ from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
-from server.domain.guardrails.cel_native import Fallback, Native, Values, compile_checked
+from server.domain.guardrails.cel_native import Fallback, Native, compile_checked
 from server.domain.guardrails.cel_native import holds as native_holds
+from server.domain.guardrails.cel_values import Values
 from server.domain.guardrails.patterns import GlobSet
 from server.domain.values import format_number
 
