@@ -46,14 +46,18 @@ class ListOf:
 Node = Const | Ident | Select | Call | ListOf
 
 # Field numbers of cel.expr messages.
-_ANY_VALUE = 2  # google.protobuf.Any.value
+_ANY_TYPE_URL, _ANY_VALUE = 1, 2  # google.protobuf.Any
+_CHECKED_TYPE_URL = b"type.googleapis.com/cel.expr.CheckedExpr"
 _CHECKED_EXPR = 4  # CheckedExpr.expr
 _CONST, _IDENT, _SELECT, _CALL, _LIST = 3, 4, 5, 6, 7  # Expr's kinds read here (8 struct, 9 comprehension are not)
 _MAX_DEPTH = 200  # cel-cpp's parser refuses expressions nested much less deep
 
 
 def parse_checked(serialized: bytes) -> Node:
-    checked = _fields(_one(_fields(serialized), _ANY_VALUE, b""))
+    wrapped = _fields(serialized)
+    if _one(wrapped, _ANY_TYPE_URL) != _CHECKED_TYPE_URL:  # another binding's encoding: read nothing into it
+        raise NotNative("not a cel.expr.CheckedExpr")
+    checked = _fields(_one(wrapped, _ANY_VALUE, b""))
     expr = _one(checked, _CHECKED_EXPR)
     if expr is None:
         raise NotNative("no expression")
