@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from bench.conditions import WHEN as BENCH_WHEN
 from server.domain.guardrails import ActionCall, build_guardrail, gate, running_order
 from server.domain.guardrails.base import GuardrailSpec
+from server.domain.guardrails.cel_ast import NotNative, parse_checked
 from server.domain.guardrails.cel_native import Fallback
 from server.domain.guardrails.condition_groups import ConditionGroup
 from server.domain.guardrails.conditions import _T, Condition, ConditionError, Needs, Scope, _compile, native_of
@@ -461,3 +462,13 @@ def test_a_chain_answers_every_guardrail_as_it_does_on_cel_cpp_alone(
     cel_call = ActionCall("agent-1", action, context, group=group, capabilities=capabilities)
     for g, c in zip(native, cel_only, strict=True):
         assert gate(g, call) == gate(c, cel_call), g.name
+
+
+def test_only_a_checked_cel_expression_is_read() -> None:
+    serialized = _compile("context.a == 1").serialize()
+    assert parse_checked(serialized) is not None
+    other = serialized.replace(b"cel.expr.CheckedExpr", b"cel.expr.ParsedExpr")  # same length: a valid Any
+    with pytest.raises(NotNative):
+        parse_checked(other)
+    with pytest.raises(NotNative):
+        parse_checked(b"")
