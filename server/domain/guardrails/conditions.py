@@ -3,7 +3,9 @@ guardrail is built, and evaluated against one scope per call.
 
 The runtime is cel-expr-python (the CEL team's Python binding of cel-cpp): a checked AST, RE2 for `matches()`,
 heterogeneous numeric comparison (`context.amount > 1000` holds for 5000 and 5000.0) and run-time errors as
-values, never exceptions thrown through the chain. docs/concepts/conditions.md is the user's side of this module.
+values, never exceptions thrown through the chain. A condition in CEL's common subset is answered in Python from the
+AST cel-cpp checked (cel_native.py), with cel-cpp's answer, and evaluated by cel-cpp for any call the native path is
+not sure of. docs/concepts/conditions.md is the user's side of this module.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from cel_expr_python import cel  # type: ignore[import-untyped]
 
 from server.domain.actions import fold
 from server.domain.errors import InvalidArgument
+from server.domain.guardrails.cel_native import Fallback, Native, compile_checked
+from server.domain.guardrails.cel_native import holds as native_holds
+from server.domain.guardrails.cel_values import Values
 from server.domain.guardrails.patterns import GlobSet
 from server.domain.values import format_number
 
@@ -218,7 +223,7 @@ class ConditionError(Exception):
 class Condition:
     """One compiled CEL expression. `where` names the guardrail and the option in error messages."""
 
-    __slots__ = ("_expr", "_globs", "_variants", "group", "needs", "source", "where")
+    __slots__ = ("_expr", "_globs", "_variants", "group", "native", "needs", "source", "where")
 
     def __init__(self, source: object, where: str, field: str, *, boolean: bool = True) -> None:
         if not isinstance(source, str) or not source.strip():
@@ -243,6 +248,8 @@ class Condition:
             raise InvalidArgument(
                 f"{where}: line 1, column 1: the expression gives a {kind.name()}, not a bool", field=field
             )
+        # Answered in Python where it is in CEL's common subset (cel_native.py), from the AST cel-cpp checked.
+        self.native: Native | None = native_of(self._expr) if boolean else None
         # Checked as written (errors name its columns); evaluated without calls into Python (see _ACTION_GLOB).
         self._globs: tuple[GlobSet, ...] = ()
         self._variants: tuple[Any, ...] = ()
@@ -279,6 +286,15 @@ class Condition:
             known = scope.results.get(self.source)
             if known is not None:
                 return known
+        native = self.native
+        if native is not None:
+            try:
+                value = native_holds(native, scope.native_values(self.needs))
+            except Fallback:  # not sure of this call's answer: cel-cpp gives it, or its error
+                pass
+            else:
+                scope.results[self.source] = value
+                return value
         result = self._eval(scope)
         value = result.value()
         if type(value) is not bool:  # an error (its value is the message) or another type
@@ -314,6 +330,14 @@ class Condition:
             raise ConditionError(_STATUS.sub("", str(exc) or type(exc).__name__, count=1)) from None
 
 
+def native_of(expr: Any) -> Native | None:
+    """The native form of a compiled expression, None where it is outside the subset."""
+    try:
+        return compile_checked(expr.serialize())
+    except Exception:  # NotNative, or an AST cel_ast.py does not foresee: cel-cpp evaluates it, as it always could
+        return None
+
+
 def _compile(source: str, env: Any = _ENV) -> Any:
     with COMPILE_LOCK:
         return env.compile(source)
@@ -338,7 +362,7 @@ class Scope:
     pointed back at it would make every call with a condition a reference cycle, left to the cyclic garbage
     collector (that cost a CheckAction more than its five conditions did)."""
 
-    __slots__ = ("_activations", "_values", "action", "groups", "results")
+    __slots__ = ("_activations", "_native", "_values", "action", "groups", "results")
 
     def __init__(self, call: ActionCall) -> None:
         self.action = call.action
@@ -352,6 +376,7 @@ class Scope:
             call.time,
         )
         self._activations: dict[Needs, Any] = {}  # by the Needs of the conditions that share one
+        self._native: Values | None = None
         self.results: dict[str, bool] = {}  # by expression text: a condition shared by guardrails runs once
         self.groups: list[ConditionGroup] = []  # the condition groups evaluated for this call
 
@@ -378,6 +403,18 @@ class Scope:
         if "now" in names:
             out["now"] = _utc(time) if time is not None else datetime.now(UTC)
         return out
+
+    def native_values(self, needs: Needs) -> Values:
+        """The values native conditions read (cel_native.Values); Fallback where one CEL would be given for `needs`
+        is not one the native path reads exactly as CEL does."""
+        values = self._native
+        if values is None:
+            action, agent_id, group, labels, capabilities, context, _ = self._values
+            try:
+                values = self._native = Values(action, (agent_id, group, labels, capabilities), context)
+            except Exception:  # a context that is no mapping: CEL reports it
+                raise Fallback from None
+        return values.ready(needs)
 
     def activation(self, needs: Needs = EVERYTHING) -> Any:
         held = self._activations.get(needs)
