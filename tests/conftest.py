@@ -16,8 +16,12 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 PG_URL = os.environ.get("OUTRIDER_TEST_PG_URL", "")
 REQUIRE_PG = os.environ.get("OUTRIDER_REQUIRE_PG") == "1"
@@ -207,6 +211,18 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
     finally:
         _drop_pg_database(name)
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine on `db_url` (a fresh database migrated to head, of each kind), disposed after the test."""
+    from server.storage.db import create_db_engine
+
+    e = create_db_engine(db_url)
+    try:
+        yield e
+    finally:
+        e.dispose()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -5,7 +5,6 @@ batch, and a duplicate in a batch (the unique index) costs only that request."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,19 +19,10 @@ from server.services.audit import AuditTrail
 from server.services.recovery.agents import AgentService
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
 from server.storage.supervisor.repository import SqlAgentRepository
 from tests.fakes import FakeClock
 
 HITL = Hitl(GuardrailSpec("deploys", "hitl", {"patterns": ["deploy"]}))
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = create_db_engine(db_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 def service(engine: Engine, max_pending: int = 100) -> tuple[ApprovalService, AuditTrail]:

@@ -7,7 +7,6 @@ import argparse
 import json
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +22,11 @@ from server.services.audit import AuditTrail
 from server.services.clock import SystemClock
 from server.services.supervisor.decision_log import DecisionLog, DecisionLogSettings
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine
 from server.storage.supervisor.repository import SqlDecisionRepository
 from tests.fakes import FakeClock
 
 SECRETS = ("hunter2-pw", "sk-live-abcdef", "Bearer tok-xyz")
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    try:
-        yield e
-    finally:
-        e.dispose()
 
 
 def trail(engine: Engine, clock: Any = None) -> AuditTrail:

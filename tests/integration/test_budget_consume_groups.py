@@ -11,7 +11,7 @@ import contextvars
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
@@ -29,7 +29,7 @@ from server.domain.safeguards import budgets as rules
 from server.domain.safeguards.budgets import Priority, SignalType
 from server.services.idempotency import AlreadyRemembered, Guard, guarding
 from server.services.safeguards.budgets import BudgetLedger, Change, Evaluate
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.budgets import ConsumeCall, SqlBudgetLedger
 from tests.integration.harness import RunningSidecar, make_config
@@ -53,14 +53,6 @@ SEQUENCE = [
     ("a3", 300),
     ("a1", 1),
 ]
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    yield e
-    e.dispose()
 
 
 def _evaluate(agent_id: str) -> Evaluate:

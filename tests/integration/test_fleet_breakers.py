@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from server.adapters.memory.safeguards import MemoryAudit
 from server.domain.safeguards.breakers import Breaker, BreakerChange, BreakerConfig, BreakerState, Outcome
 from server.services.safeguards.breakers import BreakerService
 from server.services.safeguards.settings import BreakerSettings
-from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.breakers import SqlBreakerRepository
 from tests.fakes import FakeClock
@@ -31,14 +29,6 @@ class Recorder:
 
     def on_breaker_change(self, change: BreakerChange) -> None:
         self.changes.append(change)
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    yield e
-    e.dispose()
 
 
 class Fleet:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,20 +16,11 @@ from server.domain.errors import FailedPrecondition
 from server.domain.safeguards.leases import IsolationKey, LeaseState, Scope, SlotPolicy
 from server.services.safeguards.leases import LeaseService
 from server.services.safeguards.settings import LeaseSettings
-from server.storage.db import create_db_engine, migrate
 from server.storage.fleet.changes import ChangeLog
 from server.storage.safeguards.leases import SqlLeaseRepository
 from tests.fakes import FakeClock
 
 KEY = IsolationKey(Scope.GLOBAL, "")
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    yield e
-    e.dispose()
 
 
 class Fleet:

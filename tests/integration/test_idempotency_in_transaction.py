@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,15 +49,6 @@ from .harness import RunningSidecar, make_config
 from .rpc import check, guardrail
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    try:
-        yield e
-    finally:
-        e.dispose()
 
 
 def _uid(prefix: str) -> str:

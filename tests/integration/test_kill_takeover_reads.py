@@ -3,7 +3,6 @@ the whole kill history, which is never pruned and grows with every kill (issue 3
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -11,19 +10,10 @@ import pytest
 from sqlalchemy import Engine
 
 from server.domain.recovery.kill import KillReason, KillResult
-from server.storage.db import create_db_engine, migrate
 from server.storage.recovery.repository import SqlKillRepository
 from tests.integration.query_plans import query_plans
 
 T0 = datetime(2026, 12, 5, tzinfo=UTC)
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = create_db_engine(db_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 def kill(i: int, complete: bool) -> KillResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,7 +23,7 @@ from server.domain.safeguards.leases import IsolationKey, Lease, LeaseState, Sco
 from server.services.clock import SystemClock
 from server.services.safeguards.leases import HandOver, LeaseService, Waiter, lease_for
 from server.services.safeguards.settings import LeaseSettings
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine
 from server.storage.safeguards.leases import SqlLeaseRepository
 
 # The repository contract suite's fixture: the same case on the in-memory fake, SQLite and PostgreSQL.
@@ -135,14 +135,6 @@ def test_a_killed_waiter_is_not_handed_a_slot(repos: Repos) -> None:  # noqa: F8
 
 
 # ---- the service on SQLite and PostgreSQL -----------------------------------------------------------------
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    yield e
-    e.dispose()
 
 
 def service(engine: Engine, **kw: Any) -> LeaseService:

@@ -29,7 +29,7 @@ from server.services.notifications.settings import NotificationSettings, parse_n
 from server.services.recovery.agents import AgentService
 from server.storage.approvals.repository import SqlApprovalRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine
 from server.storage.notifications.repository import SqlNotificationRepository
 from server.storage.supervisor.repository import SqlAgentRepository
 from tests.fakes import FakeClock
@@ -38,14 +38,6 @@ from .receivers import HttpReceiver, SmtpReceiver, parts
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    engine = create_db_engine(db_url)
-    migrate(engine)
-    yield engine
-    engine.dispose()
 
 
 @pytest.fixture

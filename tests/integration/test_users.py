@@ -7,7 +7,6 @@ import argparse
 import hashlib
 import io
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,20 +20,10 @@ from server.services.access.users import UserService
 from server.services.audit import AuditTrail
 from server.storage.access.users import SqlSessionRepository, SqlSettingsRepository, SqlUserRepository
 from server.storage.audit import SqlAuditRepository
-from server.storage.db import create_db_engine, migrate
+from server.storage.db import create_db_engine
 from tests.fakes import FakeClock
 
 PW = "correct horse battery"
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    e = create_db_engine(db_url)
-    migrate(e)
-    try:
-        yield e
-    finally:
-        e.dispose()
 
 
 def service(engine: Engine, clock: FakeClock) -> UserService:
