@@ -145,12 +145,12 @@ class SidecarTracer(trace.Tracer):
             trace_id = parent.trace_id
             random_trace_id = parent.trace_flags.random_trace_id
         result = self.sampler.should_sample(context, trace_id, name, kind, attributes, ())
-        flags = _SAMPLED if result.decision.is_sampled() else _NOT_SAMPLED
+        flags = _SAMPLED if result.decision.is_sampled() else _NOT_SAMPLED  # type: ignore[no-untyped-call]
         if random_trace_id:
             flags = TraceFlags(flags | TraceFlags.RANDOM_TRACE_ID)
         ctx = SpanContext(trace_id, self.new_span_id(), False, flags, result.trace_state)
         ended = self.tracer_metrics.start_span(parent, result.decision)
-        if not result.decision.is_recording():
+        if not result.decision.is_recording():  # type: ignore[no-untyped-call]
             return NonRecordingSpan(ctx)
         return LightSpan(
             self,
@@ -180,7 +180,7 @@ class SidecarTracer(trace.Tracer):
         bounded.dropped += dropped
         return bounded
 
-    def _events(self, events: list[Event]) -> BoundedList:
+    def _events(self, events: list[Event]) -> BoundedList[Any]:
         limits = self.limits
         return BoundedList.from_seq(
             limits.max_events,
@@ -194,7 +194,7 @@ class SidecarTracer(trace.Tracer):
             ],
         )
 
-    def _links(self, links: list[Link]) -> BoundedList:
+    def _links(self, links: list[Link]) -> BoundedList[Any]:
         limits = self.limits
         return BoundedList.from_seq(
             limits.max_links,
@@ -315,7 +315,7 @@ class LightSpan(SdkSpan):
             self.set_attributes(attributes)
 
     def get_span_context(self) -> SpanContext:
-        return self._context
+        return self._context  # type: ignore[return-value]  # always set here
 
     def is_recording(self) -> bool:
         return self._end_time is None
@@ -395,7 +395,7 @@ class LightSpan(SdkSpan):
             self._events = tracer._events(self._events)
         if self._links:
             self._links = tracer._links(self._links)
-        self._record_end_metrics()
+        self._record_end_metrics()  # type: ignore[misc]  # always set here
         tracer.processor.on_end(self)
 
     def _readable_span(self) -> LightSpan:

@@ -135,6 +135,8 @@ def _items(attributes: Any) -> Iterable[tuple[str, Any]]:
     plain dict, sparing the Mapping protocol's lock and copy per read."""
     if not attributes:
         return ()
+    if attributes.__class__ is dict:  # a LightSpan's (server/telemetry/child_spans.py)
+        return attributes.items()
     inner = getattr(attributes, "_dict", None)
     return inner.items() if isinstance(inner, dict) else attributes.items()
 
@@ -276,13 +278,13 @@ class _Cached:
     """An encoding per object, held with the object so a recycled id() never finds a stale one."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[Any, bytes]] = {}
+        self._by_id: dict[int, tuple[Any, Any]] = {}
 
-    def get(self, obj: Any, encode: Any) -> bytes:
+    def get(self, obj: Any, encode: Any) -> Any:
         found = self._by_id.get(id(obj))
         if found is not None and found[0] is obj:
             return found[1]
-        encoded: bytes = encode(obj)
+        encoded = encode(obj)
         if len(self._by_id) >= 64:
             self._by_id.clear()
         self._by_id[id(obj)] = (obj, encoded)
@@ -291,24 +293,45 @@ class _Cached:
 
 _resources = _Cached()
 _scopes = _Cached()
+Group = tuple[tuple[bytes, str], tuple[bytes, str]]  # (resource body, schema), (scope body, schema)
+_last_group: tuple[Any, Any, Group] = (None, None, ((b"", ""), (b"", "")))
 
 
-def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
-    """The serialized `ExportTraceServiceRequest` for `spans`: grouped by resource, then by instrumentation
-    scope, in order of first appearance (as the SDK's encoder groups them)."""
+def _group(resource: Any, scope: Any) -> Group:
+    """Where a span goes in the request: its resource's and scope's encodings (the spans of one tracer
+    share both, so the last pair answers most spans)."""
+    global _last_group
+    last = _last_group
+    if last[0] is resource and last[1] is scope:
+        return last[2]
+    group = (
+        (_resources.get(resource, _resource), resource.schema_url or ""),
+        (_scopes.get(scope, _scope), (scope.schema_url or "") if scope is not None else ""),
+    )
+    _last_group = (resource, scope, group)
+    return group
+
+
+def encode_span(s: ReadableSpan) -> tuple[Group, bytes]:
+    """One finished span's part of a request: where it goes, and its `Span` message. `encode_spans` takes
+    these in place of spans: the batch exporter's queue holds bytes, not span objects."""
+    return _group(s.resource, s.instrumentation_scope or None), _span(s)
+
+
+def encode_spans(spans: Sequence[ReadableSpan | tuple[Group, bytes]]) -> bytes:
+    """The serialized `ExportTraceServiceRequest` for `spans` (finished spans, or what `encode_span` made of
+    them): grouped by resource, then by instrumentation scope, in order of first appearance (as the SDK's
+    encoder groups them)."""
     groups: dict[tuple[bytes, str], dict[tuple[bytes, str], list[bytes]]] = {}
-    for s in spans:
-        resource = s.resource
-        scope = s.instrumentation_scope or None
-        rkey = (_resources.get(resource, _resource), resource.schema_url or "")
-        skey = (_scopes.get(scope, _scope), (scope.schema_url or "") if scope is not None else "")
+    for item in spans:
+        (rkey, skey), encoded_span = item if isinstance(item, tuple) else encode_span(item)
         by_scope = groups.get(rkey)
         if by_scope is None:
             by_scope = groups[rkey] = {}
         encoded = by_scope.get(skey)
         if encoded is None:
             encoded = by_scope[skey] = []
-        encoded.append(_span(s))
+        encoded.append(encoded_span)
     request: list[bytes] = []
     for (resource_body, resource_schema), by_scope in groups.items():
         body = [_field(b"\x0a", resource_body)]

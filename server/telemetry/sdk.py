@@ -3,7 +3,8 @@
 Each sidecar builds its own providers (no process-wide globals, so tests can run several sidecars);
 `outrider serve` also installs them as the globals so plugin guardrails' own spans join the trace.
 Spans go through a batch processor: exporting happens on the SDK's worker thread, a collector that is
-down costs dropped spans and a log line, never an RPC's time or its answer.
+down costs dropped spans and a log line, never an RPC's time or its answer. Over OTLP/gRPC the processor
+queues each span already encoded (`EncodingSpanProcessor`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricReader, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace import Tracer as SdkTracer
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import (
@@ -36,7 +37,7 @@ from server.services.observability import NO_TRACER, RecoveryEventObserver, Trac
 from server.telemetry.child_spans import SidecarTracer
 from server.telemetry.export_guard import CollectorGate, GuardedMetricExporter, GuardedSpanExporter, collector_address
 from server.telemetry.metrics import Metrics, observe_services
-from server.telemetry.otlp_spans import encode_spans
+from server.telemetry.otlp_spans import encode_span, encode_spans
 from server.telemetry.prometheus import MetricsServer, render
 from server.telemetry.settings import TelemetrySettings
 from server.telemetry.trace_buffer import RecentTraces
@@ -141,7 +142,11 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
         if settings.export_traces:
             # Behind a gate that drops batches while the collector is unreachable (`export_guard`).
             gate = CollectorGate(collector_address(_traces_url(settings), _protocol(settings, "traces")))
-            tracer_provider.add_span_processor(BatchSpanProcessor(GuardedSpanExporter(span_exporter(settings), gate)))
+            spans_out = GuardedSpanExporter(span_exporter(settings), gate)
+            if _protocol(settings, "traces") == "http/protobuf":
+                tracer_provider.add_span_processor(BatchSpanProcessor(spans_out))
+            else:  # our gRPC exporter takes spans encoded as they end (`EncodingSpanProcessor`)
+                tracer_provider.add_span_processor(EncodingSpanProcessor(spans_out))
         # The SDK's tracer, with cheaper spans for the guardrail chain (`child_spans`).
         tracer = SidecarTracer(cast(SdkTracer, tracer_provider.get_tracer(INSTRUMENTATION, VERSION)), limits)
         log.info(
@@ -257,9 +262,33 @@ class _EncodedTraceServiceStub:
         )
 
 
+class EncodingSpanProcessor(BatchSpanProcessor):
+    """The batch span processor (its bounded queue, export thread, schedule, flush and shutdown), queueing
+    each sampled span's OTLP bytes (`otlp_spans.encode_span`, on the thread that ends the span) instead of
+    the span. For the gRPC exporter below, which sends what `encode_spans` makes of them.
+
+    Why at the span's end: encoding is pure Python under the one GIL wherever it runs; on the export thread
+    it came in bursts (a whole batch at once) that the event loop and grpc's poller thread had to wait out,
+    each of them taking the GIL back only at the next forced switch. Encoded as they end, the spans cost the
+    loop the same work with no wait, the export thread holds the GIL only to join a batch's bytes, and the
+    queue holds bytes (nothing for the garbage collector to walk) instead of span objects."""
+
+    def on_end(self, span: ReadableSpan) -> None:
+        context = span.context
+        if not (context and context.trace_flags.sampled):
+            return
+        try:
+            encoded = encode_span(span)
+        except Exception:  # never the RPC's problem: the span is dropped, as a full queue drops it
+            log.exception("telemetry: a span could not be encoded; dropped")
+            return
+        self._batch_processor.emit(encoded)  # type: ignore[arg-type]
+
+
 def _bytes_encoded(base: type[Any]) -> type[Any]:
     """`base` (the OTLP gRPC span exporter class) encoding its batches with `otlp_spans.encode_spans`: the
-    same request on the wire, without a protobuf object per span and attribute on the export thread."""
+    same request on the wire, without a protobuf object per span and attribute on the export thread; the
+    spans may come encoded already (`EncodingSpanProcessor`)."""
 
     class BytesEncoded(base):  # type: ignore[misc]
         def _initialize_channel_and_stub(self) -> None:
