@@ -36,8 +36,10 @@ from opentelemetry.sdk.util import BoundedList
 from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util import types
 
+from server.telemetry.otlp_spans import UNSET_STATUS
+
 _PLAIN = frozenset((str, bool, int, float))
-_UNSET = Status(StatusCode.UNSET)
+_UNSET = UNSET_STATUS
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 _NOT_SAMPLED = TraceFlags(TraceFlags.DEFAULT)
 _RECORD_AND_SAMPLE = Decision.RECORD_AND_SAMPLE
@@ -303,7 +305,7 @@ class LightSpan(SdkSpan):
         self._instrumentation_scope = tracer.scope
         self._attributes: Any = {}
         self._dropped = 0  # attributes dropped on the way (the count limit, invalid keys), as the SDK counts
-        self._events: Any = []
+        self._events: Any = ()  # a list from the first event on
         self._links: Any = ()
         self._status = _UNSET
         self._start_time: int | None = start_time
@@ -361,6 +363,8 @@ class LightSpan(SdkSpan):
 
     def add_event(self, name: str, attributes: types.Attributes = None, timestamp: int | None = None) -> None:
         if self._end_time is None:
+            if not self._events:
+                self._events = []
             self._events.append(Event(name, dict(attributes) if attributes else {}, timestamp))
 
     def add_link(self, context: SpanContext, attributes: types.Attributes = None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -271,7 +272,17 @@ class EncodingSpanProcessor(BatchSpanProcessor):
     it came in bursts (a whole batch at once) that the event loop and grpc's poller thread had to wait out,
     each of them taking the GIL back only at the next forced switch. Encoded as they end, the spans cost the
     loop the same work with no wait, the export thread holds the GIL only to join a batch's bytes, and the
-    queue holds bytes (nothing for the garbage collector to walk) instead of span objects."""
+    queue holds bytes (nothing for the garbage collector to walk) instead of span objects.
+
+    A full queue drops the span, as the SDK's does, with one warning per `DROP_WARNING_EVERY` seconds instead
+    of a log record per span: a collector that cannot keep up must not make every call pay for logging."""
+
+    DROP_WARNING_EVERY = 10.0
+
+    def __init__(self, exporter: SpanExporter, **kwargs: Any) -> None:
+        super().__init__(exporter, **kwargs)
+        self.dropped = 0  # spans dropped from a full queue
+        self._warn_at = 0.0
 
     def on_end(self, span: ReadableSpan) -> None:
         context = span.context
@@ -282,7 +293,26 @@ class EncodingSpanProcessor(BatchSpanProcessor):
         except Exception:  # never the RPC's problem: the span is dropped, as a full queue drops it
             log.exception("telemetry: a span could not be encoded; dropped")
             return
-        self._batch_processor.emit(encoded)  # type: ignore[arg-type]
+        # The SDK's `BatchProcessor.emit`, but for its per-span pid check (its fork hook re-initializes the
+        # processor in a child) and its log record per dropped span.
+        batch = self._batch_processor
+        if batch._shutdown:
+            return
+        queue = batch._queue
+        if len(queue) == batch._max_queue_size:  # the deque drops the oldest as this one goes in
+            batch._metrics.drop_items(1)
+            self.dropped += 1
+            now = time.monotonic()
+            if now >= self._warn_at:
+                self._warn_at = now + self.DROP_WARNING_EVERY
+                log.warning(
+                    "telemetry: the span export queue is full; dropping spans (%d so far)",
+                    self.dropped,
+                    extra={"queue": batch._max_queue_size},
+                )
+        queue.appendleft(encoded)
+        if len(queue) >= batch._max_export_batch_size and not batch._worker_awaken.is_set():
+            batch._worker_awaken.set()
 
 
 def _bytes_encoded(base: type[Any]) -> type[Any]:

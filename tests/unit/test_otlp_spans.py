@@ -15,7 +15,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import (
     Link,
@@ -303,3 +303,46 @@ def test_unsampled_spans_are_not_queued_and_a_span_that_cannot_be_encoded_is_dro
         t.shutdown()
     assert [s.name for s in keeper.spans()] == ["kept", "after"]
     assert "a span could not be encoded" in caplog.text
+
+
+class _Stuck(SpanExporter):
+    """An exporter whose collector does not answer until `release` is set (it keeps what it got)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.exported: list[Any] = []
+
+    def export(self, spans: Any) -> SpanExportResult:
+        self.release.wait(30)
+        self.exported.append(encode_spans(spans))
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        self.release.set()
+
+
+def test_a_full_queue_drops_spans_with_one_warning_and_never_raises(caplog: pytest.LogCaptureFixture) -> None:
+    from server.telemetry.sdk import EncodingSpanProcessor
+
+    exporter = _Stuck()
+    processor = EncodingSpanProcessor(exporter, max_queue_size=8, max_export_batch_size=4)
+    provider = TracerProvider(shutdown_on_exit=False)
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("outrider")
+    try:
+        for i in range(100):  # the export thread is stuck on its first batch: the queue fills, then drops
+            tracer.start_span(f"span {i}").end()
+        assert processor.dropped >= 100 - 8 - 4
+        assert caplog.text.count("the span export queue is full") == 1
+        exporter.release.set()
+        assert provider.force_flush()
+    finally:
+        provider.shutdown()
+    names = [
+        s.name
+        for r in exporter.exported
+        for rs in Request.FromString(r).resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
+    assert len(names) == 100 - processor.dropped and "span 99" in names  # the newest kept, the oldest dropped
