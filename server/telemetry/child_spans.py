@@ -31,6 +31,7 @@ from opentelemetry.context import Context
 from opentelemetry.sdk.trace import Event, SpanLimits
 from opentelemetry.sdk.trace import Span as SdkSpan
 from opentelemetry.sdk.trace import Tracer as SdkTracer
+from opentelemetry.sdk.trace._tracer_metrics import NoOpTracerMetrics
 from opentelemetry.sdk.trace.sampling import Decision
 from opentelemetry.sdk.util import BoundedList
 from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -64,6 +65,9 @@ class SidecarTracer(trace.Tracer):
         self.ids = sdk.id_generator
         self.new_span_id = sdk.id_generator.generate_span_id
         self.tracer_metrics = sdk._tracer_metrics
+        self.count_spans = not isinstance(self.tracer_metrics, NoOpTracerMetrics)  # the SDK's own metrics
+        self.max_attributes = limits.max_span_attributes
+        self.plain_values = limits.max_span_attribute_length is None  # nothing to cut at the end
 
     def start_span(
         self,
@@ -85,7 +89,7 @@ class SidecarTracer(trace.Tracer):
             )
         # A sampled local parent: the parent-based samplers keep the child, a ratio gives the parent's answer.
         ctx = SpanContext(pc.trace_id, self.new_span_id(), False, pc.trace_flags, pc.trace_state)
-        ended = self.tracer_metrics.start_span(pc, _RECORD_AND_SAMPLE)
+        ended = self.tracer_metrics.start_span(pc, _RECORD_AND_SAMPLE) if self.count_spans else _nothing
         return LightSpan(
             self,
             name,
@@ -151,7 +155,7 @@ class SidecarTracer(trace.Tracer):
         if random_trace_id:
             flags = TraceFlags(flags | TraceFlags.RANDOM_TRACE_ID)
         ctx = SpanContext(trace_id, self.new_span_id(), False, flags, result.trace_state)
-        ended = self.tracer_metrics.start_span(parent, result.decision)
+        ended = self.tracer_metrics.start_span(parent, result.decision) if self.count_spans else _nothing
         if not result.decision.is_recording():  # type: ignore[no-untyped-call]
             return NonRecordingSpan(ctx)
         return LightSpan(
@@ -167,19 +171,16 @@ class SidecarTracer(trace.Tracer):
             ended,
         )
 
-    def _attributes(self, attributes: dict[str, Any], dropped: int) -> Any:
-        """The attributes as the SDK would keep them: a plain dict when every value is a plain scalar and
-        nothing was dropped or is to be cut, else the SDK's bounded mapping (strings cut to the length
+    def _attributes(self, span: LightSpan) -> Any:
+        """A span's attributes as the SDK would keep them: its plain dict when every value is a plain scalar
+        and nothing was dropped or is to be cut, else the SDK's bounded mapping (strings cut to the length
         limit, the drops counted)."""
+        attributes = span._attributes
+        if self.plain_values and not span._dropped and not span._cleaned:
+            return attributes
         limits = self.limits
-        if not dropped and limits.max_span_attribute_length is None:
-            for value in attributes.values():
-                if value.__class__ not in _PLAIN:
-                    break
-            else:
-                return attributes
         bounded = BoundedAttributes(limits.max_span_attributes, attributes, True, limits.max_span_attribute_length)
-        bounded.dropped += dropped
+        bounded.dropped += span._dropped
         return bounded
 
     def _events(self, events: list[Event]) -> BoundedList[Any]:
@@ -305,6 +306,7 @@ class LightSpan(SdkSpan):
         self._instrumentation_scope = tracer.scope
         self._attributes: Any = {}
         self._dropped = 0  # attributes dropped on the way (the count limit, invalid keys), as the SDK counts
+        self._cleaned = False  # a value that is not a plain scalar was set (cleaned as the SDK cleans it)
         self._events: Any = ()  # a list from the first event on
         self._links: Any = ()
         self._status = _UNSET
@@ -325,16 +327,27 @@ class LightSpan(SdkSpan):
     def set_attributes(self, attributes: Mapping[str, types.AnyValue]) -> None:
         if self._end_time is not None:
             return
+        mine = self._attributes
+        limit = self._tracer.max_attributes
         for key, value in attributes.items():
             if value.__class__ not in _PLAIN or key.__class__ is not str or not key:
                 break
+            # As the SDK's bounded mapping: a key set again moves to the end; over the count limit, the
+            # oldest goes (and is counted).
+            if key in mine:
+                del mine[key]
+            elif limit is not None and len(mine) >= limit:
+                self._evict()
+                if limit == 0:
+                    continue
+            mine[key] = value
         else:
-            for key, value in attributes.items():
-                self._put(key, value)
             return
-        # Something to clean: as the SDK's mapping does, the whole mapping first (invalid keys dropped).
+        # Something to clean: as the SDK does, the whole mapping first (invalid keys dropped, values made
+        # valid), then each in turn (those set above again, which leaves them where they are).
         cleaned = _clean_attribute_value(attributes, None)
         self._dropped += len(attributes) - len(cleaned)
+        self._cleaned = True
         for key, value in cleaned.items():
             self._put(key, value)
 
@@ -344,22 +357,28 @@ class LightSpan(SdkSpan):
         if not key or not isinstance(key, str):
             self._dropped += 1
             return
-        self._put(key, value if value.__class__ in _PLAIN else _clean_attribute_value(value, None))
+        if value.__class__ not in _PLAIN:
+            value = _clean_attribute_value(value, None)
+            self._cleaned = True
+        self._put(key, value)
 
     def _put(self, key: str, value: Any) -> None:
-        """As the SDK's bounded mapping: a key set again moves to the end; over the count limit, the oldest
-        goes (and is counted). Strings are cut to the length limit at the end."""
         mine = self._attributes
         if key in mine:
             del mine[key]
         else:
-            limit = self._tracer.limits.max_span_attributes
+            limit = self._tracer.max_attributes
             if limit is not None and len(mine) >= limit:
-                self._dropped += 1
-                if not mine:  # a limit of 0 keeps nothing
+                self._evict()
+                if limit == 0:
                     return
-                del mine[next(iter(mine))]
         mine[key] = value
+
+    def _evict(self) -> None:
+        """Make room under the count limit: the oldest attribute goes (a limit of 0 keeps nothing)."""
+        self._dropped += 1
+        if self._attributes:
+            del self._attributes[next(iter(self._attributes))]
 
     def add_event(self, name: str, attributes: types.Attributes = None, timestamp: int | None = None) -> None:
         if self._end_time is None:
@@ -394,7 +413,7 @@ class LightSpan(SdkSpan):
             return
         self._end_time = end_time if end_time is not None else time_ns()
         tracer = self._tracer
-        self._attributes = tracer._attributes(self._attributes, self._dropped)
+        self._attributes = tracer._attributes(self)
         if self._events:
             self._events = tracer._events(self._events)
         if self._links:
