@@ -208,7 +208,7 @@ def _call(tracer: trace.Tracer) -> None:
         server.set_attributes({"outrider.tags": ["a", "b"], "outrider.ratio": 0.5})  # a list: cleaned to a tuple
         server.set_attributes({"outrider.none": None, "": "no key", 7: "a number as key"})  # type: ignore[dict-item]
         server.set_attribute("", 1)  # dropped and counted, as the SDK counts it
-        server.set_attribute("outrider.object", Path("/tmp"))  # made a string
+        server.set_attribute("outrider.object", Path("/tmp"))  # type: ignore[arg-type]  # made a string
         server.set_attribute("rpc.grpc.status_code", 0)
         server.set_attribute("rpc.system", "grpc")  # set again: moves to the end, as in the SDK's mapping
         server.add_event("budget.signal", {"outrider.signal": "SIGWARN", "outrider.used": 950}, timestamp=4_000)
