@@ -10,10 +10,11 @@ exporter): it is the SDK's `Span` type, readable like the SDK's, with the same n
 state, parent, kind, attributes in the same order, events, links, status and times. A span made current
 goes through the same sampler call as the SDK's (`_start` mirrors the SDK's `Tracer.start_span`); its
 context manager does what the SDK's `use_span` does (attach, detach, the exception recorded and the status
-set as asked, the end). Spans started with links, and any other span that is not a child of a recording
-local span, are the SDK's.
+set as asked, the end). Spans with links, and spans not made current (`start_span`) other than an INTERNAL
+child of a recording local span, are the SDK's.
 
-Not done, as for the SDK's span processors ours need nothing of them: `on_start` and `_on_ending`.
+Not called for a `LightSpan`: the processors' `on_start` and `_on_ending` (the sidecar's processors, the
+console's buffer and the batch exporter, do nothing there; one that needs them sees the SDK's spans only).
 """
 
 from __future__ import annotations
