@@ -10,13 +10,14 @@ so a repeated attribute costs one dict lookup. The result decodes to what the SD
 
 from __future__ import annotations
 
+import inspect
 import logging
 import struct
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.trace import SpanKind
+from opentelemetry.trace import SpanKind, Status, StatusCode
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,10 @@ _CACHE_MAX = 4096
 _CACHED_STRING_MAX = 256  # longer values (reasons quoting a context) are encoded every time
 _kv_cache: dict[Any, bytes] = {}
 _key_cache: dict[str, bytes] = {}
+_name_cache: dict[str, bytes] = {}  # Span.name fields (span names repeat: one per RPC method and guardrail)
+# The SDK's UNSET status without a description, shared by every span that never set one (LightSpans too).
+UNSET_STATUS: Status = inspect.signature(ReadableSpan.__init__).parameters["status"].default
+assert UNSET_STATUS.status_code is StatusCode.UNSET and not UNSET_STATUS.description
 
 
 def _varint(n: int) -> bytes:
@@ -135,6 +140,8 @@ def _items(attributes: Any) -> Iterable[tuple[str, Any]]:
     plain dict, sparing the Mapping protocol's lock and copy per read."""
     if not attributes:
         return ()
+    if attributes.__class__ is dict:  # a LightSpan's (server/telemetry/child_spans.py)
+        return attributes.items()
     inner = getattr(attributes, "_dict", None)
     return inner.items() if isinstance(inner, dict) else attributes.items()
 
@@ -216,7 +223,13 @@ def _span(s: ReadableSpan) -> bytes:
         out.append(parent.span_id.to_bytes(8, "big"))
     name = s._name
     if name:
-        out.append(_field(b"\x2a", name.encode()))
+        found = _name_cache.get(name)
+        if found is None:
+            found = _field(b"\x2a", name.encode())
+            if len(_name_cache) >= _CACHE_MAX:
+                _name_cache.clear()
+            _name_cache[name] = found
+        out.append(found)
     out.append(_KIND_FIELD[s._kind])
     if s._start_time:
         out.append(b"\x39")
@@ -227,7 +240,7 @@ def _span(s: ReadableSpan) -> bytes:
     attributes = s._attributes
     if attributes:
         _attributes(b"\x4a", attributes, out)
-        dropped = getattr(attributes, "dropped", 0)
+        dropped = 0 if attributes.__class__ is dict else getattr(attributes, "dropped", 0)
         if dropped:
             out.append(b"\x50" + _varint(dropped))
     events = s._events
@@ -257,7 +270,9 @@ def _span(s: ReadableSpan) -> bytes:
         if dropped:
             out.append(b"\x70" + _varint(dropped))
     status = s._status
-    if status is not None:
+    if status is UNSET_STATUS:
+        out.append(b"\x7a\x00")
+    elif status is not None:
         code = status.status_code.value
         if code or status.description:
             body = []
@@ -276,13 +291,13 @@ class _Cached:
     """An encoding per object, held with the object so a recycled id() never finds a stale one."""
 
     def __init__(self) -> None:
-        self._by_id: dict[int, tuple[Any, bytes]] = {}
+        self._by_id: dict[int, tuple[Any, Any]] = {}
 
-    def get(self, obj: Any, encode: Any) -> bytes:
+    def get(self, obj: Any, encode: Any) -> Any:
         found = self._by_id.get(id(obj))
         if found is not None and found[0] is obj:
             return found[1]
-        encoded: bytes = encode(obj)
+        encoded = encode(obj)
         if len(self._by_id) >= 64:
             self._by_id.clear()
         self._by_id[id(obj)] = (obj, encoded)
@@ -291,30 +306,57 @@ class _Cached:
 
 _resources = _Cached()
 _scopes = _Cached()
+Group = tuple[tuple[bytes, str], tuple[bytes, str]]  # (resource body, schema), (scope body, schema)
+_last_group: tuple[Any, Any, Group] = (None, None, ((b"", ""), (b"", "")))
 
 
-def encode_spans(spans: Sequence[ReadableSpan]) -> bytes:
-    """The serialized `ExportTraceServiceRequest` for `spans`: grouped by resource, then by instrumentation
-    scope, in order of first appearance (as the SDK's encoder groups them)."""
+def _group(resource: Any, scope: Any) -> Group:
+    """Where a span goes in the request: its resource's and scope's encodings (the spans of one tracer
+    share both, so the last pair answers most spans)."""
+    global _last_group
+    last = _last_group
+    if last[0] is resource and last[1] is scope:
+        return last[2]
+    group = (
+        (_resources.get(resource, _resource), resource.schema_url or ""),
+        (_scopes.get(scope, _scope), (scope.schema_url or "") if scope is not None else ""),
+    )
+    _last_group = (resource, scope, group)
+    return group
+
+
+def encode_span(s: ReadableSpan) -> tuple[Group, bytes]:
+    """One finished span's part of a request: where it goes, and its `Span` message as a field of
+    `ScopeSpans`. `encode_spans` takes these in place of spans: the batch exporter's queue holds bytes, not
+    span objects, and joins them."""
+    return _group(s.resource, s.instrumentation_scope or None), _field(b"\x12", _span(s))
+
+
+def encode_spans(spans: Sequence[ReadableSpan | tuple[Group, bytes]]) -> bytes:
+    """The serialized `ExportTraceServiceRequest` for `spans` (finished spans, or what `encode_span` made of
+    them): grouped by resource, then by instrumentation scope, in order of first appearance (as the SDK's
+    encoder groups them)."""
     groups: dict[tuple[bytes, str], dict[tuple[bytes, str], list[bytes]]] = {}
-    for s in spans:
-        resource = s.resource
-        scope = s.instrumentation_scope or None
-        rkey = (_resources.get(resource, _resource), resource.schema_url or "")
-        skey = (_scopes.get(scope, _scope), (scope.schema_url or "") if scope is not None else "")
-        by_scope = groups.get(rkey)
-        if by_scope is None:
-            by_scope = groups[rkey] = {}
-        encoded = by_scope.get(skey)
-        if encoded is None:
-            encoded = by_scope[skey] = []
-        encoded.append(_span(s))
+    last: Any = None
+    encoded: list[bytes] = []
+    for item in spans:
+        group, encoded_span = item if isinstance(item, tuple) else encode_span(item)
+        if group is not last:  # runs of spans of one tracer share the group object
+            last = group
+            rkey, skey = group
+            by_scope = groups.get(rkey)
+            if by_scope is None:
+                by_scope = groups[rkey] = {}
+            found = by_scope.get(skey)
+            if found is None:
+                found = by_scope[skey] = []
+            encoded = found
+        encoded.append(encoded_span)
     request: list[bytes] = []
     for (resource_body, resource_schema), by_scope in groups.items():
         body = [_field(b"\x0a", resource_body)]
         for (scope_body, scope_schema), encoded in by_scope.items():
-            scope_spans = [_field(b"\x0a", scope_body)]
-            scope_spans.extend([_field(b"\x12", span) for span in encoded])
+            scope_spans = [_field(b"\x0a", scope_body), *encoded]
             if scope_schema:
                 scope_spans.append(_field(b"\x1a", scope_schema.encode()))
             body.append(_field(b"\x12", b"".join(scope_spans)))

@@ -3,7 +3,8 @@
 Each sidecar builds its own providers (no process-wide globals, so tests can run several sidecars);
 `outrider serve` also installs them as the globals so plugin guardrails' own spans join the trace.
 Spans go through a batch processor: exporting happens on the SDK's worker thread, a collector that is
-down costs dropped spans and a log line, never an RPC's time or its answer.
+down costs dropped spans and a log line, never an RPC's time or its answer. Over OTLP/gRPC the processor
+queues each span already encoded (`EncodingSpanProcessor`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricReader, PeriodicExportingMetricReader
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import SpanLimits, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace import Tracer as SdkTracer
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.sdk.trace.sampling import (
@@ -36,7 +38,7 @@ from server.services.observability import NO_TRACER, RecoveryEventObserver, Trac
 from server.telemetry.child_spans import SidecarTracer
 from server.telemetry.export_guard import CollectorGate, GuardedMetricExporter, GuardedSpanExporter, collector_address
 from server.telemetry.metrics import Metrics, observe_services
-from server.telemetry.otlp_spans import encode_spans
+from server.telemetry.otlp_spans import encode_span, encode_spans
 from server.telemetry.prometheus import MetricsServer, render
 from server.telemetry.settings import TelemetrySettings
 from server.telemetry.trace_buffer import RecentTraces
@@ -141,8 +143,12 @@ def build_telemetry(settings: TelemetrySettings) -> Telemetry:
         if settings.export_traces:
             # Behind a gate that drops batches while the collector is unreachable (`export_guard`).
             gate = CollectorGate(collector_address(_traces_url(settings), _protocol(settings, "traces")))
-            tracer_provider.add_span_processor(BatchSpanProcessor(GuardedSpanExporter(span_exporter(settings), gate)))
-        # The SDK's tracer, with cheaper spans for the guardrail chain (`child_spans`).
+            spans_out = GuardedSpanExporter(span_exporter(settings), gate)
+            if _protocol(settings, "traces") == "http/protobuf":
+                tracer_provider.add_span_processor(BatchSpanProcessor(spans_out))
+            else:  # our gRPC exporter takes spans encoded as they end (`EncodingSpanProcessor`)
+                tracer_provider.add_span_processor(EncodingSpanProcessor(spans_out))
+        # The SDK's tracer, with cheaper spans for the ones every call makes (`child_spans`).
         tracer = SidecarTracer(cast(SdkTracer, tracer_provider.get_tracer(INSTRUMENTATION, VERSION)), limits)
         log.info(
             "tracing on",
@@ -257,9 +263,63 @@ class _EncodedTraceServiceStub:
         )
 
 
+class EncodingSpanProcessor(BatchSpanProcessor):
+    """The batch span processor (its bounded queue, export thread, schedule, flush and shutdown), queueing
+    each sampled span's OTLP bytes (`otlp_spans.encode_span`, on the thread that ends the span) instead of
+    the span. For the gRPC exporter below, which sends what `encode_spans` makes of them.
+
+    Why at the span's end: encoding is pure Python under the one GIL wherever it runs; on the export thread
+    it came in bursts (a whole batch at once) while the event loop and grpc's poller thread wanted the GIL
+    back after every release (each waits up to the interpreter's switch interval for a busy thread).
+    Encoded as they end, the spans cost the loop the same work without that wait, the export thread holds
+    the GIL only to join a batch's bytes (its CPU per CheckAction fell to about a third), and the queue holds
+    bytes instead of span objects.
+
+    A full queue drops the span, as the SDK's does, with one warning per `DROP_WARNING_EVERY` seconds instead
+    of a log record per span: a collector that cannot keep up must not make every call pay for logging."""
+
+    DROP_WARNING_EVERY = 10.0
+
+    def __init__(self, exporter: SpanExporter, **kwargs: Any) -> None:
+        super().__init__(exporter, **kwargs)
+        self.dropped = 0  # spans dropped from a full queue
+        self._warn_at = 0.0
+
+    def on_end(self, span: ReadableSpan) -> None:
+        context = span.context
+        if not (context and context.trace_flags.sampled):
+            return
+        try:
+            encoded = encode_span(span)
+        except Exception:  # never the RPC's problem: the span is dropped, as a full queue drops it
+            log.exception("telemetry: a span could not be encoded; dropped")
+            return
+        # The SDK's `BatchProcessor.emit`, but for its per-span pid check (its fork hook re-initializes the
+        # processor in a child) and its log record per dropped span.
+        batch = self._batch_processor
+        if batch._shutdown:
+            return
+        queue = batch._queue
+        if len(queue) == batch._max_queue_size:  # the deque drops the oldest as this one goes in
+            batch._metrics.drop_items(1)
+            self.dropped += 1
+            now = time.monotonic()
+            if now >= self._warn_at:
+                self._warn_at = now + self.DROP_WARNING_EVERY
+                log.warning(
+                    "telemetry: the span export queue is full; dropping spans (%d so far)",
+                    self.dropped,
+                    extra={"queue": batch._max_queue_size},
+                )
+        queue.appendleft(encoded)
+        if len(queue) >= batch._max_export_batch_size and not batch._worker_awaken.is_set():
+            batch._worker_awaken.set()
+
+
 def _bytes_encoded(base: type[Any]) -> type[Any]:
     """`base` (the OTLP gRPC span exporter class) encoding its batches with `otlp_spans.encode_spans`: the
-    same request on the wire, without a protobuf object per span and attribute on the export thread."""
+    same request on the wire, without a protobuf object per span and attribute on the export thread; the
+    spans may come encoded already (`EncodingSpanProcessor`)."""
 
     class BytesEncoded(base):  # type: ignore[misc]
         def _initialize_channel_and_stub(self) -> None:

@@ -15,7 +15,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans 
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExportResult
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import (
     Link,
@@ -210,3 +210,139 @@ def test_the_exporter_sends_what_the_sdk_would(receiver: tuple[_Receiver, int]) 
     finally:
         exporter.shutdown()
     assert keeper.requests == [sdk_encode_spans(spans)]
+
+
+# ---- the sidecar's pipeline: spans encoded as they end, batched, exported -----------------------------
+
+
+def _one_call(tracer: Any, i: int) -> None:
+    """A CheckAction's spans: the server span and five guardrail spans under it."""
+    with tracer.start_as_current_span(
+        "outrider.v1.SupervisorService/CheckAction", kind=SpanKind.SERVER, attributes={"rpc.system": "grpc"}
+    ) as server:
+        for name in ("root", "cost-cap", "tools", "pace", "analysts"):
+            child = tracer.start_span(f"guardrail {name}", attributes={"outrider.guardrail.name": name})
+            child.set_attributes({"outrider.guardrail.verdict": "allow", "outrider.guardrail.duration_ms": 0.01})
+            child.end()
+        server.set_attributes({"outrider.decision_id": f"d-{i}", "outrider.allowed": True})
+
+
+def _sidecar_telemetry(port: int, **settings: Any) -> Any:
+    from server.telemetry.sdk import build_telemetry
+
+    return build_telemetry(
+        TelemetrySettings(enabled=True, endpoint=f"http://127.0.0.1:{port}", protocol="grpc", metrics=False, **settings)
+    )
+
+
+def test_the_sidecars_spans_reach_a_real_receiver_as_the_sdk_would_encode_them(
+    receiver: tuple[_Receiver, int],
+) -> None:
+    """Encoded as they end, queued as bytes, batched: every span arrives, each the SDK's encoding of it."""
+    from server.telemetry.sdk import EncodingSpanProcessor
+
+    keeper, port = receiver
+    t = _sidecar_telemetry(port)
+    memory = InMemorySpanExporter()  # the same spans, kept as objects to compare with
+    t.tracer_provider.add_span_processor(SimpleSpanProcessor(memory))
+    processors = t.tracer_provider._active_span_processor._span_processors
+    assert any(isinstance(p, EncodingSpanProcessor) for p in processors)
+    try:
+        for i in range(300):  # 1,800 spans: several batches of 512, then the rest on flush
+            _one_call(t.tracer, i)
+        assert t.flush()
+    finally:
+        t.shutdown()
+    spans = memory.get_finished_spans()
+    assert len(spans) == 1800
+    expected = sdk_encode_spans(spans)
+    got = keeper.spans()
+    assert sorted(s.SerializeToString() for s in got) == sorted(
+        s.SerializeToString() for rs in expected.resource_spans for ss in rs.scope_spans for s in ss.spans
+    )
+    for request in keeper.requests:  # each batch under the SDK's resource and scope
+        assert [(rs.resource, [ss.scope for ss in rs.scope_spans]) for rs in request.resource_spans] == [
+            (expected.resource_spans[0].resource, [expected.resource_spans[0].scope_spans[0].scope])
+        ]
+
+
+def test_stopping_the_sidecar_exports_the_spans_still_queued(receiver: tuple[_Receiver, int]) -> None:
+    keeper, port = receiver
+    t = _sidecar_telemetry(port)
+    for i in range(10):  # 60 spans: below a batch, and the schedule (5 s) has not come
+        _one_call(t.tracer, i)
+    t.shutdown()
+    assert len(keeper.spans()) == 60
+
+
+def test_unsampled_spans_are_not_queued_and_a_span_that_cannot_be_encoded_is_dropped_alone(
+    receiver: tuple[_Receiver, int], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from server.telemetry import sdk
+
+    keeper, port = receiver
+    t = _sidecar_telemetry(port, sampler="parentbased_traceidratio", sampler_arg=0.0)
+    try:
+        sampled = SpanContext(0x5, 0x6, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+        with t.tracer.start_as_current_span("kept", context=set_span_in_context(NonRecordingSpan(sampled))):
+            pass
+        _one_call(t.tracer, 0)  # a new root at ratio 0: not sampled, nothing queued
+
+        def broken(span: ReadableSpan) -> Any:
+            if span.name == "broken":
+                raise RuntimeError("cannot encode")
+            return otlp_spans.encode_span(span)
+
+        monkeypatch.setattr(sdk, "encode_span", broken)
+        with t.tracer.start_as_current_span("broken", context=set_span_in_context(NonRecordingSpan(sampled))):
+            pass  # ending it must not raise into the caller
+        with t.tracer.start_as_current_span("after", context=set_span_in_context(NonRecordingSpan(sampled))):
+            pass
+        assert t.flush()
+    finally:
+        t.shutdown()
+    assert [s.name for s in keeper.spans()] == ["kept", "after"]
+    assert "a span could not be encoded" in caplog.text
+
+
+class _Stuck(SpanExporter):
+    """An exporter whose collector does not answer until `release` is set (it keeps what it got)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.exported: list[Any] = []
+
+    def export(self, spans: Any) -> SpanExportResult:
+        self.release.wait(30)
+        self.exported.append(encode_spans(spans))
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        self.release.set()
+
+
+def test_a_full_queue_drops_spans_with_one_warning_and_never_raises(caplog: pytest.LogCaptureFixture) -> None:
+    from server.telemetry.sdk import EncodingSpanProcessor
+
+    exporter = _Stuck()
+    processor = EncodingSpanProcessor(exporter, max_queue_size=8, max_export_batch_size=4)
+    provider = TracerProvider(shutdown_on_exit=False)
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("outrider")
+    try:
+        for i in range(100):  # the export thread is stuck on its first batch: the queue fills, then drops
+            tracer.start_span(f"span {i}").end()
+        assert processor.dropped >= 100 - 8 - 4
+        assert caplog.text.count("the span export queue is full") == 1
+        exporter.release.set()
+        assert provider.force_flush()
+    finally:
+        provider.shutdown()
+    names = [
+        s.name
+        for r in exporter.exported
+        for rs in Request.FromString(r).resource_spans
+        for ss in rs.scope_spans
+        for s in ss.spans
+    ]
+    assert len(names) == 100 - processor.dropped and "span 99" in names  # the newest kept, the oldest dropped
