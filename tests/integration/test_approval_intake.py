@@ -245,3 +245,34 @@ def test_a_lost_consumption_is_found_though_a_retry_of_it_failed_too(engine: Eng
     svc.repo.mark_consumed = commit  # type: ignore[method-assign]
     assert svc.mark_consumed(approval_id) is True
     assert svc.mark_consumed(approval_id) is False  # delivered once
+
+
+def test_a_consumption_whose_audit_record_failed_is_delivered_to_the_retry(engine: Engine) -> None:
+    """Storage went away just after the consumption committed, before its audit record: the call failed, and its
+    retry (CheckAction retries the consumption within its deadline, the agent re-sends after) must get the allowed
+    answer. Before, the retry found the approval consumed with no lost attempt remembered and told the agent its
+    own approval "was already used" (the fault suite's approval traffic through a 10 s PostgreSQL stop)."""
+    svc, audit = service(engine)
+    [approval] = asyncio.run(burst(svc, [(call("consumer", 3), "consume-3")]))
+    approval_id = approval.approval_id  # type: ignore[attr-defined]
+    svc.decide(approval_id, Reviewer("rev", "approver"), True, "ok")
+    record = audit.record
+    failures = iter([StorageUnavailable(), StorageUnavailable()])
+
+    def lost_once(*args: Any, **kwargs: Any) -> Any:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return record(*args, **kwargs)
+
+    audit.record = lost_once  # type: ignore[method-assign]
+    with pytest.raises(StorageUnavailable):
+        svc.mark_consumed(approval_id)  # committed, then the audit record failed
+    svc.clock.advance(0.05)  # type: ignore[attr-defined]
+    with pytest.raises(StorageUnavailable):
+        svc.mark_consumed(approval_id)  # the retry finds it, and its audit record fails too: still to deliver
+    svc.clock.advance(0.05)  # type: ignore[attr-defined]
+    assert svc.mark_consumed(approval_id) is True  # the allowed answer, delivered to the next retry
+    assert svc.mark_consumed(approval_id) is False  # once
+    consumed = [r.subject for r in audit.repo.iter_all() if r.action == "approval.consume"]
+    assert consumed == [approval_id]  # one audit record, for the delivery that was answered

@@ -719,7 +719,8 @@ class ApprovalService:
     def mark_consumed(self, approval_id: str) -> bool:
         """Deliver the approval's one allowed answer: True for exactly one caller, in any process.
 
-        When storage fails during the write, whether it committed is unknown and the caller answers nothing
+        When storage fails during the write (or during the audit record after it), whether it committed is unknown
+        and the caller answers nothing
         allowed (its call fails, the agent re-sends with the same request id). If the write did commit, the
         approval is consumed although no call was told so: the re-sent call on this sidecar, finding the
         consumption this attempt wrote (its time, to the microsecond), is the one that gets the answer. Any
@@ -727,26 +728,37 @@ class ApprovalService:
         when = self.clock.utcnow()
         try:
             won = self.repo.mark_consumed(approval_id, when)
+            if won:  # the audit record fails too when storage goes away just after the commit
+                self.audit.record("system", "approval.consume", approval_id, {})
+                return True
         except Exception:
-            with self._lock:
-                if approval_id not in self._unanswered and len(self._unanswered) >= _MAX_UNANSWERED:
-                    self._unanswered.pop(next(iter(self._unanswered)))
-                # Every attempt's time, not only the newest: a retry whose write failed too must not hide
-                # the earlier attempt that did commit (it was then "already used" for its own re-sent call).
-                self._unanswered.setdefault(approval_id, []).append(when)
-                del self._unanswered[approval_id][:-_MAX_ATTEMPTS_KEPT]
+            self._keep_unanswered(approval_id, [when])
             raise
-        if not won:
-            with self._lock:
-                lost = list(self._unanswered.get(approval_id, ()))
-            stored = self.repo.get(approval_id) if lost else None
-            if stored is None or stored.consume_time not in lost:
-                return False
-            with self._lock:
-                if self._unanswered.pop(approval_id, None) is None:
-                    return False  # another call on this sidecar took it meanwhile
-        self.audit.record("system", "approval.consume", approval_id, {})
+        with self._lock:
+            lost = list(self._unanswered.get(approval_id, ()))
+        stored = self.repo.get(approval_id) if lost else None
+        if stored is None or stored.consume_time not in lost:
+            return False
+        with self._lock:
+            taken = self._unanswered.pop(approval_id, None)
+        if taken is None:
+            return False  # another call on this sidecar took it meanwhile
+        try:
+            self.audit.record("system", "approval.consume", approval_id, {})
+        except Exception:
+            self._keep_unanswered(approval_id, taken)  # still this sidecar's to deliver, to the next retry
+            raise
         return True
+
+    def _keep_unanswered(self, approval_id: str, times: list[datetime]) -> None:
+        """Remember consumptions whose answer was lost (`mark_consumed`), bounded."""
+        with self._lock:
+            if approval_id not in self._unanswered and len(self._unanswered) >= _MAX_UNANSWERED:
+                self._unanswered.pop(next(iter(self._unanswered)))
+            # Every attempt's time, not only the newest: a retry whose write failed too must not hide
+            # the earlier attempt that did commit (it was then "already used" for its own re-sent call).
+            self._unanswered.setdefault(approval_id, []).extend(times)
+            del self._unanswered[approval_id][:-_MAX_ATTEMPTS_KEPT]
 
     def _change(self, approval_id: str, transition: Callable[[Approval], Approval]) -> Approval:
         for _ in range(_RETRIES):
