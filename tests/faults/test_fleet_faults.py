@@ -10,7 +10,7 @@ import signal
 import threading
 import uuid
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import grpc
@@ -23,6 +23,7 @@ from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import safeguard_pb2 as sg
 from outrider.v1 import safeguard_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2 as spb
+from server.storage.fleet.attachments import SqlAttachmentRepository
 from tests.fleet.conftest import _pg
 from tests.fleet.harness import Fleet, SidecarProc, cli, guardrail_names, wait_until
 from tests.integration.checkstream import CheckStream
@@ -35,7 +36,8 @@ from tests.integration.rpc import check, error_info, guardrail
 pytestmark = pytest.mark.timeout(600)
 
 # A short heartbeat and timeout, so "paused past the timeout" and "gone" take a second or two.
-CONFIG = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
+SIDECAR_TIMEOUT = 3.0
+CONFIG = f"fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: {SIDECAR_TIMEOUT:g}s\n"
 KILL = recovery_pb2.CONTROL_COMMAND_TYPE_KILL
 
 
@@ -86,6 +88,12 @@ def _holder(db: sa.Engine, agent_id: str) -> str | None:
         return conn.execute(
             sa.text("SELECT sidecar_id FROM fleet_attachments WHERE agent_id = :a"), {"a": agent_id}
         ).scalar()
+
+
+def _present(db: sa.Engine, sidecar_id: str) -> bool:
+    """Present as routing sees it (server/storage/fleet/attachments.py `present_clause`), by the fleet's timeout."""
+    gone_before = _db_now(db) - timedelta(seconds=SIDECAR_TIMEOUT)
+    return SqlAttachmentRepository(db).present(sidecar_id, gone_before)
 
 
 def _db_now(db: sa.Engine) -> datetime:
@@ -144,8 +152,10 @@ def test_a_sidecar_resumed_after_the_timeout_is_reachable_and_grants_nothing_sta
         answers = [f.result() for f in waiting]
         assert [x.permitted for x in answers] == [False] * 20, [x.state for x in answers]
         assert all(x.state == sg.BREAKER_STATE_OPEN for x in answers)
-        # D re-asserts the stream it still holds, and a Kill issued on A reaches the agent on D.
+        # D re-asserts the stream it still holds, and once it is present again (a fresh heartbeat and its
+        # listener connected: what routing requires of a target), a Kill issued on A reaches the agent on D.
         wait_until(lambda: _holder(db, agent_id) == d_id, "D's attachment re-asserted", timeout=30.0)
+        wait_until(lambda: _present(db, d_id), "D present again", timeout=30.0)
         result = _kill(a, agent_id, 20)
         assert result.terminated, result.detail
         agent.wait_command(KILL, timeout=30.0)
