@@ -310,9 +310,11 @@ class _Stuck(SpanExporter):
 
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.entered = threading.Event()  # the export thread holds its first batch and no longer reads the queue
         self.exported: list[Any] = []
 
     def export(self, spans: Any) -> SpanExportResult:
+        self.entered.set()
         self.release.wait(30)
         self.exported.append(encode_spans(spans))
         return SpanExportResult.SUCCESS
@@ -330,7 +332,12 @@ def test_a_full_queue_drops_spans_with_one_warning_and_never_raises(caplog: pyte
     provider.add_span_processor(processor)
     tracer = provider.get_tracer("outrider")
     try:
-        for i in range(100):  # the export thread is stuck on its first batch: the queue fills, then drops
+        for i in range(4):  # a batch: the export thread takes it and is stuck on it
+            tracer.start_span(f"span {i}").end()
+        # Only then the rest, so the queue is this thread's alone and the count of drops exact (a drop counted
+        # while the export thread takes spans from the queue may be one that never happened).
+        assert exporter.entered.wait(30)
+        for i in range(4, 100):  # the queue fills, then drops the oldest
             tracer.start_span(f"span {i}").end()
         assert processor.dropped >= 100 - 8 - 4
         assert caplog.text.count("the span export queue is full") == 1
