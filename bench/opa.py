@@ -8,7 +8,10 @@ REST API. Both sides get Go load generators: ghz (`scripts/grpc-tools.sh`) for `
 `bench/httpload` (keep-alive connections, one per caller) for OPA's `POST /v1/data/...`. Per concurrency
 (1, 16, 64) the three run in turn for `--seconds` each, `--rounds` times; the best run of each is kept and
 the ratios come from the same run. The gRPC rows count the decisions the sidecar's decision log wrote
-during a run (ghz counts whole streams). Needs the Go toolchain; without it the section is skipped with one line.
+during a run (ghz counts whole streams). The same ghz also calls `bench/grpc_ceiling.py`, a grpc.aio server
+that answers CheckAction without doing anything, with one process and with two on one port
+(`--ceiling-processes`): what grpcio alone allows on these cores, beside OPA.
+Needs the Go toolchain; without it the section is skipped with one line.
 Replaces the "CheckAction versus OPA" section of `--out`.
 """
 
@@ -42,6 +45,7 @@ REGO = Path(__file__).resolve().parent / "opa_chain.rego"
 OPA_PATH = "/v1/data/outrider/bench/decision"
 UNARY_TARGET = 0.8  # issue 30: unary CheckAction at least 0.8x OPA at concurrency 16
 STREAM_TARGET = 1.2  # and the CheckActions stream at least 1.2x
+WORKERS_TARGET = 1.0  # and unary with `serve --workers 2` at least 1.0x
 
 
 @dataclass
@@ -105,6 +109,37 @@ def start_opa() -> tuple[subprocess.Popen[bytes], str]:
                 proc.kill()
                 raise RuntimeError(f"OPA did not start on {addr} (exit {proc.poll()})") from None
             time.sleep(0.2)
+
+
+def start_ceiling(processes: int) -> tuple[list[subprocess.Popen[str]], str]:
+    """`processes` do-nothing grpc.aio servers (`bench/grpc_ceiling.py`) on one free loopback port."""
+    port = free_port()
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for _ in range(processes):
+            proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve().parent / "grpc_ceiling.py"), "--port", str(port)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            procs.append(proc)
+            line = proc.stdout.readline() if proc.stdout else ""
+            if line.strip() != "ready":
+                raise RuntimeError(f"bench/grpc_ceiling.py did not start on port {port} (exit {proc.poll()})")
+    except BaseException:
+        stop_all(procs)
+        raise
+    return procs, f"127.0.0.1:{port}"
+
+
+def stop_all(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def opa_body() -> bytes:
@@ -215,6 +250,22 @@ def run_stream(target: str, token: str | None, child: Child, concurrency: int, s
     return _ghz_row(report, _written(child) - before)
 
 
+def run_ceiling(target: str, concurrency: int, seconds: float) -> Row:
+    """ghz against the do-nothing servers: every call answered counts (there is no decision log)."""
+    report = ghz(target, None, "CheckAction", check_json(), concurrency, seconds)
+    row = _ghz_row(report, 0)
+    return Row(float(report["rps"]), row.p50_us, row.p99_us, row.errors)
+
+
+def run_ceiling_stream(target: str, concurrency: int, seconds: float, messages: int) -> Row:
+    """The same on CheckActions streams: every stream ghz started counts as `messages` answers, those its
+    deadline cut short too (at most one per caller), so the figure errs high, never low."""
+    data = [{"id": i + 1, "check": check_json()} for i in range(messages)]
+    report = ghz(target, None, "CheckActions", data, concurrency, seconds, "--stream-call-count", str(messages))
+    row = _ghz_row(report, 0)
+    return Row(float(report["rps"]) * messages, row.p50_us, row.p99_us, row.errors)
+
+
 def run_opa(addr: str, body: Path, concurrency: int, seconds: float) -> Row:
     cmd = [
         str(TOOLS / "httpload"),
@@ -234,12 +285,21 @@ def run_opa(addr: str, body: Path, concurrency: int, seconds: float) -> Row:
 
 
 def measure(
-    target: str, token: str | None, opa: str, body: Path, child: Child, args: argparse.Namespace
+    target: str,
+    token: str | None,
+    opa: str,
+    body: Path,
+    child: Child,
+    ceilings: dict[int, str],
+    args: argparse.Namespace,
 ) -> dict[tuple[str, int], Row]:
     best: dict[tuple[str, int], Row] = {}
-    run_unary(target, token, child, 4, 1.0)  # warm both servers' paths, untimed
+    run_unary(target, token, child, 4, 1.0)  # warm every server's path, untimed
     run_stream(target, token, child, 4, 1.0, args.stream_messages)
     run_opa(opa, body, 4, 1.0)
+    for ceiling in ceilings.values():
+        run_ceiling(ceiling, 4, 1.0)
+        run_ceiling_stream(ceiling, 4, 1.0, args.stream_messages)
     for concurrency in args.concurrency:
         for _ in range(args.rounds):
             # Each gRPC run drains the decision log after itself: its writes never land in the next run.
@@ -248,6 +308,11 @@ def measure(
                 "stream": run_stream(target, token, child, concurrency, args.seconds, args.stream_messages),
             }
             rows["opa"] = run_opa(opa, body, concurrency, args.seconds)
+            for processes, ceiling in ceilings.items():
+                rows[f"ceiling{processes}"] = run_ceiling(ceiling, concurrency, args.seconds)
+                rows[f"ceiling{processes}-stream"] = run_ceiling_stream(
+                    ceiling, concurrency, args.seconds, args.stream_messages
+                )
             for name, row in rows.items():
                 print(f"c{concurrency} {name}: {row.rate:,.0f}/s p50 {row.p50_us:.0f} µs", flush=True)
                 if row.rate > best.get((name, concurrency), Row(-1.0, 0.0, 0.0, 0)).rate:
@@ -294,8 +359,62 @@ def render(best: dict[tuple[str, int], Row], args: argparse.Namespace, load_befo
             "input, and logs nothing. OPA's Go server uses both cores; the sidecar's Python uses about one. "
             f"A stream carries {args.stream_messages} pipelined decisions; its p50 is not per decision and is not "
             f"shown. Failed calls in the kept runs: {errors}.",
+            *render_ceiling(best, args),
         ]
     )
+
+
+def render_ceiling(best: dict[tuple[str, int], Row], args: argparse.Namespace) -> list[str]:
+    """The do-nothing grpc.aio server beside OPA: the most any CheckAction on grpcio can reach here."""
+    procs = args.ceiling_processes
+    if not procs:
+        return []
+
+    def name(n: int) -> str:
+        return f"{n} process{'es' if n > 1 else ''}"
+
+    head = " | ".join(f"{kind}, {name(n)}, /s" for n in procs for kind in ("unary", "stream"))
+    ratios = " | ".join(f"{kind}, {name(n)} / OPA" for n in procs for kind in ("unary", "stream"))
+    rows = []
+    for c in args.concurrency:
+        o = best[("opa", c)]
+        rates = [best[(f"ceiling{n}{kind}", c)].rate for n in procs for kind in ("", "-stream")]
+        rows.append(
+            f"| {c} | "
+            + " | ".join(f"{r:,.0f}" for r in rates)
+            + f" | {o.rate:,.0f} | "
+            + " | ".join(f"{r / o.rate:.2f}x" for r in rates)
+            + " |"
+        )
+    lines = [
+        "",
+        "**The ceiling.** `bench/grpc_ceiling.py` answers the same calls (the same bytes, sent by the same ghz, "
+        "`CheckAction` and `CheckActions` streams) with handlers that do nothing: no parsing, no guardrail, no "
+        "authentication, no log; one serialized answer made at start-up. With two processes they share the "
+        "port as `serve --workers 2` would. What a CheckAction does comes on top of this, so no CheckAction "
+        "served by grpcio (the design card's server) passes these ratios on this host.",
+        "",
+        f"| callers | do-nothing grpc.aio: {head} | OPA REST, decisions/s | {ratios} |",
+        "|---:|" + "---:|" * (4 * len(procs) + 1),
+        *rows,
+    ]
+    verdicts = []
+    o16 = best.get(("opa", 16))
+    for n, kind, target, what in (
+        (1, "", UNARY_TARGET, "of unary CheckAction"),
+        (1, "-stream", STREAM_TARGET, "of the CheckActions stream"),
+        (2, "", WORKERS_TARGET, "of unary CheckAction with `--workers 2`"),
+    ):
+        row = best.get((f"ceiling{n}{kind}", 16))
+        if o16 and row:
+            ratio = row.rate / o16.rate
+            verdicts.append(
+                f"{'unary' if not kind else 'stream'} with {name(n)} {ratio:.2f}x OPA, "
+                f"{'above' if ratio >= target else '**below**'} the {target}x asked {what}"
+            )
+    if verdicts:
+        lines += ["", "The do-nothing server at concurrency 16: " + "; ".join(verdicts) + "."]
+    return lines
 
 
 def opa_version() -> str:
@@ -312,6 +431,13 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2, help="runs per method and concurrency (the best is kept)")
     p.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     p.add_argument("--stream-messages", type=int, default=100, help="decisions per CheckActions stream")
+    p.add_argument(
+        "--ceiling-processes",
+        type=int,
+        nargs="*",
+        default=[1, 2],
+        help="also measure bench/grpc_ceiling.py (a do-nothing grpc.aio server) with this many processes on one port",
+    )
     args = p.parse_args()
     skip = install_tools()
     if skip:
@@ -324,15 +450,21 @@ def main() -> None:
         body = Path(tmp) / "opa-input.json"
         body.write_bytes(opa_body())
         opa, opa_addr = start_opa()
+        started: list[subprocess.Popen[str]] = []
         try:
+            ceilings: dict[int, str] = {}
+            for processes in args.ceiling_processes:
+                procs, ceilings[processes] = start_ceiling(processes)
+                started += procs
             with Child("bench.sidecar", "--config", str(config), "--data-dir", tmp, "--agent", ca.AGENT) as child:
                 target = f"127.0.0.1:{child.ready['port']}"
                 token = child.ready.get("agent_token")
                 ca.prepare(target, ca.request_bytes(), ca.bearer(token), ca.bearer(child.ready.get("operator_token")))
                 same_decisions(target, token, opa_addr)
-                best = measure(target, token, opa_addr, body, child, args)
+                best = measure(target, token, opa_addr, body, child, ceilings, args)
                 child.close(timeout=120)
         finally:
+            stop_all(started)
             opa.terminate()
             opa.wait(10)
     text = render(best, args, load_before)
