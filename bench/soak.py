@@ -710,8 +710,10 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> str:
             f"{max(sticks):.0f} ms; where it rose, the host was slower, not only the sidecar.",
             *(
                 [
-                    f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}): the sidecar did "
-                    "not keep up with 85 % of the knee throughout (other load on the machine).",
+                    f"- {skipped:,} operations were skipped at the in-flight cap ({MAX_INFLIGHT}) in "
+                    f"{sum(1 for m in minutes if m.skipped)} of {len(minutes)} minutes: the sidecar did not keep up "
+                    f"with {args.load:.0%} of the knee in those (compare the yardstick: a slower host, or a slower "
+                    "sidecar).",
                 ]
                 if (skipped := sum(m.skipped for m in minutes))
                 else []
