@@ -130,7 +130,7 @@ class SidecarTracer(trace.Tracer):
                 end_on_exit,
             )
         return _Current(
-            self, name, context, kind, attributes, start_time, record_exception, set_status_on_exception, end_on_exit
+            self, (name, context, kind, attributes, start_time, record_exception, set_status_on_exception), end_on_exit
         )
 
     def _start(
@@ -213,6 +213,11 @@ class SidecarTracer(trace.Tracer):
         )
 
 
+# `SidecarTracer._start`'s arguments: name, context, kind, attributes, start time, record_exception,
+# set_status_on_exception.
+_StartArgs = tuple[str, Context | None, SpanKind, types.Attributes, int | None, bool, bool]
+
+
 class _Current:
     """`start_as_current_span`'s context manager (and decorator): the span starts on entry and is the
     current one inside; on exit, as the SDK's `use_span`: the context detached, an `Exception` recorded and
@@ -220,22 +225,11 @@ class _Current:
 
     __slots__ = ("args", "end_on_exit", "record_exception", "set_status", "span", "token", "tracer")
 
-    def __init__(
-        self,
-        tracer: SidecarTracer,
-        name: str,
-        context: Context | None,
-        kind: SpanKind,
-        attributes: types.Attributes,
-        start_time: int | None,
-        record_exception: bool,
-        set_status_on_exception: bool,
-        end_on_exit: bool,
-    ) -> None:
+    def __init__(self, tracer: SidecarTracer, args: _StartArgs, end_on_exit: bool) -> None:
         self.tracer = tracer
-        self.args = (name, context, kind, attributes, start_time, record_exception, set_status_on_exception)
-        self.record_exception = record_exception
-        self.set_status = set_status_on_exception
+        self.args = args  # `SidecarTracer._start`'s, in its order
+        self.record_exception = args[5]
+        self.set_status = args[6]
         self.end_on_exit = end_on_exit
 
     def __enter__(self) -> Span:
@@ -257,10 +251,7 @@ class _Current:
                 span.end()
 
     def _again(self) -> _Current:
-        name, context, kind, attributes, start_time, record_exception, set_status = self.args
-        return _Current(
-            self.tracer, name, context, kind, attributes, start_time, record_exception, set_status, self.end_on_exit
-        )
+        return _Current(self.tracer, self.args, self.end_on_exit)
 
     def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """As a decorator: a span per call (for a coroutine function, around the whole coroutine)."""
