@@ -17,6 +17,7 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.domain.errors import StorageUnavailable
+from server.storage.sqlite_writes import QueuedWriteConnection, writes_lock
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,11 @@ def storage_unavailable(ctx: ExceptionContext) -> StorageUnavailable | None:
 IDLE_IN_TRANSACTION_SECONDS = 10.0
 
 
+# How long a SQLite writer waits for the write lock (another process's, or its turn in this one) before
+# the write fails as StorageUnavailable.
+_BUSY_SECONDS = 30.0
+
+
 def create_db_engine(url: str, *, idle_in_transaction: float = IDLE_IN_TRANSACTION_SECONDS) -> Engine:
     engine = _create_db_engine(url, idle_in_transaction)
     event.listen(engine, "handle_error", storage_unavailable)
@@ -90,16 +96,22 @@ def create_db_engine(url: str, *, idle_in_transaction: float = IDLE_IN_TRANSACTI
 
 def _create_db_engine(url: str, idle_in_transaction: float = IDLE_IN_TRANSACTION_SECONDS) -> Engine:
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": _BUSY_SECONDS, "factory": QueuedWriteConnection}
+        )
+        database = engine.url.database or ""
+        mutex = writes_lock(database) if database not in ("", ":memory:") else None
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            if mutex is not None:  # this process's writers take turns (server/storage/sqlite_writes.py)
+                dbapi_conn.queue_writes(mutex, _BUSY_SECONDS)
             cur = dbapi_conn.cursor()
             # WAL lets readers run beside the writer; FULL fsyncs each commit so an acknowledged
             # change survives even a power cut, not only a SIGKILL.
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=FULL")
-            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute(f"PRAGMA busy_timeout={int(_BUSY_SECONDS * 1000)}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
