@@ -99,8 +99,20 @@ def _values(a: Approval) -> dict[str, Any]:
         "request_id": a.request_id,
         "trace_id": a.trace_id,
         "digest": a.digest,
-        "state": a.state.name,
         "create_time": a.create_time,
+        "policy": policy,
+        "owner": a.owner,
+        "attempt": a.attempt,
+        **_changing_values(a),
+    }
+
+
+def _changing_values(a: Approval) -> dict[str, Any]:
+    """The columns a vote, a decision, an escalation or an expiry can change: what `update` writes. The rest
+    (who asked, for what, under which policy) is fixed when the request is made and is not written again:
+    the context's JSON alone can be large, and SQLite's one write lock is held while it is written."""
+    return {
+        "state": a.state.name,
         "expire_time": a.expire_time,
         "decide_time": a.decide_time,
         "decided_by": a.decided_by,
@@ -116,12 +128,9 @@ def _values(a: Approval) -> dict[str, Any]:
         ],
         "warnings": [list(w) for w in a.warnings],
         "edited_context": dict(a.edited_context) if a.edited_context is not None else None,
-        "policy": policy,
-        "owner": a.owner,
         "approvers": list(a.approvers),
         "stage": a.stage,
         "version": a.version,
-        "attempt": a.attempt,
     }
 
 
@@ -253,7 +262,7 @@ class SqlApprovalRepository:
             .where(col(ApprovalRow.approval_id) == approval.approval_id)
             .where(col(ApprovalRow.version) == expected_version)
             .where(*also)
-            .values(**_values(approval))
+            .values(**_changing_values(approval))
         )
         if not result.rowcount:  # type: ignore[attr-defined]
             return False
