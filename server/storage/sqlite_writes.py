@@ -42,7 +42,7 @@ def is_write(statement: str) -> bool:
 
 
 class _WriteCursor(sqlite3.Cursor):
-    def execute(self, sql: str, parameters: Any = (), /) -> _WriteCursor:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> _WriteCursor:
         conn: QueuedWriteConnection = self.connection  # type: ignore[assignment]
         conn._before(sql)
         try:
@@ -51,7 +51,7 @@ class _WriteCursor(sqlite3.Cursor):
             conn._after()
         return self
 
-    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _WriteCursor:  # type: ignore[override]
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> _WriteCursor:
         conn: QueuedWriteConnection = self.connection  # type: ignore[assignment]
         conn._before(sql)
         try:
@@ -73,14 +73,14 @@ class QueuedWriteConnection(sqlite3.Connection):
     def queue_writes(self, mutex: threading.Lock, timeout: float) -> None:
         self._mutex, self._timeout = mutex, timeout
 
-    def cursor(self, factory: Any = _WriteCursor) -> Any:  # type: ignore[override]
+    def cursor(self, factory: Any = _WriteCursor) -> Any:
         return super().cursor(factory)
 
     # sqlite3's own shortcuts make their cursor without `cursor()`: route them through it.
-    def execute(self, sql: str, parameters: Any = (), /) -> Any:  # type: ignore[override]
+    def execute(self, sql: str, parameters: Any = (), /) -> Any:
         return self.cursor().execute(sql, parameters)
 
-    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:  # type: ignore[override]
+    def executemany(self, sql: str, seq_of_parameters: Any, /) -> Any:
         return self.cursor().executemany(sql, seq_of_parameters)
 
     def _before(self, sql: str) -> None:

@@ -35,7 +35,8 @@ def _mutex(url: str) -> threading.Lock:
 
 
 def test_the_write_statements_are_recognised() -> None:
-    for sql in ("INSERT INTO t VALUES (1)", "  update t set v=1", "DELETE FROM t", "BEGIN IMMEDIATE", "CREATE TABLE x (a)"):
+    writes = ("INSERT INTO t VALUES (1)", "  update t set v=1", "DELETE FROM t", "BEGIN IMMEDIATE", "CREATE TABLE x")
+    for sql in writes:
         assert is_write(sql), sql
     for sql in ("SELECT 1", "PRAGMA busy_timeout=1", "BEGIN", "SAVEPOINT sa_1", "WITH x AS (SELECT 1) SELECT * FROM x"):
         assert not is_write(sql), sql
