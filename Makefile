@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 .PHONY: help venv lock run test test-fast test-loaded test-paused test-unit test-integration proto proto-check lint format bench soak docker clean pg-start pg-stop clients conformance docs
 
 help:
-	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080)"
+	@echo "make run          start Outrider (embedded SQLite, console on http://127.0.0.1:8080); PROFILE=production: auth on, a worker per CPU"
 	@echo "make test         install and start everything the tests need, then run them all"
 	@echo "make test-fast    the inner loop: unit and in-process tests (no browser, PostgreSQL, processes), in parallel"
 	@echo "make test-loaded  make test with a CPU hog on every core: the suite must not depend on an idle machine"
@@ -51,9 +51,17 @@ proto/node_modules/.bin/buf: proto/package.json proto/package-lock.json
 	cd proto && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# `make run PROFILE=production`: authentication on and one sidecar worker per CPU (`serve --workers auto`), on
+# the same SQLite file and ports.
+PROFILE ?= demo
 run: venv
+ifeq ($(PROFILE),production)
+	@echo "make run PROFILE=production: authentication on, one worker per CPU. Credentials: $(BIN)/outrider tokens issue --help"
+	$(BIN)/outrider serve --config outrider.example.yaml --workers auto
+else
 	@echo "make run: DEMO MODE, authentication disabled (OUTRIDER_AUTH_ENABLED=false). Never expose it."
 	OUTRIDER_AUTH_ENABLED=false $(BIN)/outrider serve --config outrider.example.yaml
+endif
 
 proto: venv proto/node_modules/.bin/buf
 	rm -rf $(PROTO_OUT)/outrider/v1 && mkdir -p $(PROTO_OUT)/outrider/v1

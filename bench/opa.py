@@ -10,7 +10,9 @@ REST API. Both sides get Go load generators: ghz (`scripts/grpc-tools.sh`) for `
 the ratios come from the same run. The gRPC rows count the decisions the sidecar's decision log wrote
 during a run (ghz counts whole streams). The same ghz also calls `bench/grpc_ceiling.py`, a grpc.aio server
 that answers CheckAction without doing anything, with one process and with two on one port
-(`--ceiling-processes`): what grpcio alone allows on these cores, beside OPA.
+(`--ceiling-processes`): what grpcio alone allows on these cores, beside OPA. And `outrider serve --workers
+N` (`--workers`, default 2) on one SQLite file, started as a user would (the same policy, authentication on,
+decision log on), called by the same ghz: each call it answers is one decision.
 Needs the Go toolchain; without it the section is skipped with one line.
 Replaces the "CheckAction versus OPA" section of `--out`.
 """
@@ -130,6 +132,71 @@ def start_ceiling(processes: int) -> tuple[list[subprocess.Popen[str]], str]:
         stop_all(procs)
         raise
     return procs, f"127.0.0.1:{port}"
+
+
+class Workers:
+    """`outrider serve --workers N` on a fresh SQLite data dir, with an operator and the agent's token."""
+
+    def __init__(self, n: int, config: Path, tmp: Path) -> None:
+        self.n = n
+        data = tmp / f"workers-{n}"
+        base = [sys.executable, "-m", "server"]
+        flags = ["--config", str(config), "--data-dir", str(data)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OUTRIDER_DB_URL": ""}
+
+        def issue(*who: str) -> str:
+            out = subprocess.run(
+                [*base, "tokens", "issue", *who, *flags], env=env, cwd=tmp, check=True, text=True, capture_output=True
+            )
+            return out.stdout.strip()
+
+        operator, self.token = issue("--operator", "bench-ops"), issue("--agent", ca.AGENT)
+        port_file = tmp / f"workers-{n}.port"
+        self.proc = subprocess.Popen(
+            [
+                *base,
+                "serve",
+                "--workers",
+                str(n),
+                "--listen",
+                "127.0.0.1:0",
+                "--port-file",
+                str(port_file),
+                "--no-console",
+                *flags,
+            ],
+            env=env,
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 300
+        while not port_file.exists() or not port_file.read_text():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.close()
+                raise RuntimeError(f"`serve --workers {n}` did not start (exit {self.proc.poll()})")
+            time.sleep(0.2)
+        self.target = f"127.0.0.1:{port_file.read_text()}"
+        import grpc
+
+        from outrider.v1 import common_pb2
+        from outrider.v1 import supervisor_service_pb2 as pb
+        from outrider.v1 import supervisor_service_pb2_grpc as pb_grpc
+
+        with grpc.insecure_channel(self.target) as channel:
+            pb_grpc.SupervisorServiceStub(channel).RegisterAgent(
+                pb.RegisterAgentRequest(agent=common_pb2.Agent(agent_id=ca.AGENT, group=ca.GROUP)),
+                timeout=30,
+                metadata=ca.bearer(operator),
+            )
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
 
 
 def stop_all(procs: list[subprocess.Popen[str]]) -> None:
@@ -266,6 +333,13 @@ def run_ceiling_stream(target: str, concurrency: int, seconds: float, messages: 
     return Row(float(report["rps"]) * messages, row.p50_us, row.p99_us, row.errors)
 
 
+def run_workers(w: Workers, concurrency: int, seconds: float) -> Row:
+    """ghz against `serve --workers N`: every CheckAction answered is one decision (ghz's own count)."""
+    report = ghz(w.target, w.token, "CheckAction", check_json(), concurrency, seconds)
+    row = _ghz_row(report, 0)
+    return Row(float(report["rps"]), row.p50_us, row.p99_us, row.errors)
+
+
 def run_opa(addr: str, body: Path, concurrency: int, seconds: float) -> Row:
     cmd = [
         str(TOOLS / "httpload"),
@@ -291,6 +365,7 @@ def measure(
     body: Path,
     child: Child,
     ceilings: dict[int, str],
+    workers: list[Workers],
     args: argparse.Namespace,
 ) -> dict[tuple[str, int], Row]:
     best: dict[tuple[str, int], Row] = {}
@@ -300,6 +375,8 @@ def measure(
     for ceiling in ceilings.values():
         run_ceiling(ceiling, 4, 1.0)
         run_ceiling_stream(ceiling, 4, 1.0, args.stream_messages)
+    for w in workers:
+        run_workers(w, 4, 1.0)
     for concurrency in args.concurrency:
         for _ in range(args.rounds):
             # Each gRPC run drains the decision log after itself: its writes never land in the next run.
@@ -308,6 +385,8 @@ def measure(
                 "stream": run_stream(target, token, child, concurrency, args.seconds, args.stream_messages),
             }
             rows["opa"] = run_opa(opa, body, concurrency, args.seconds)
+            for w in workers:
+                rows[f"workers{w.n}"] = run_workers(w, concurrency, args.seconds)
             for processes, ceiling in ceilings.items():
                 rows[f"ceiling{processes}"] = run_ceiling(ceiling, concurrency, args.seconds)
                 rows[f"ceiling{processes}-stream"] = run_ceiling_stream(
@@ -359,9 +438,49 @@ def render(best: dict[tuple[str, int], Row], args: argparse.Namespace, load_befo
             "input, and logs nothing. OPA's Go server uses both cores; the sidecar's Python uses about one. "
             f"A stream carries {args.stream_messages} pipelined decisions; its p50 is not per decision and is not "
             f"shown. Failed calls in the kept runs: {errors}.",
+            *render_workers(best, args),
             *render_ceiling(best, args),
         ]
     )
+
+
+def render_workers(best: dict[tuple[str, int], Row], args: argparse.Namespace) -> list[str]:
+    """Unary CheckAction on `serve --workers N` (SQLite), beside OPA."""
+    if not args.workers:
+        return []
+    head = " | ".join(f"`--workers {n}`, decisions/s | p50" for n in args.workers)
+    ratios = " | ".join(f"`--workers {n}` / OPA" for n in args.workers)
+    rows = []
+    for c in args.concurrency:
+        o = best[("opa", c)]
+        ws = [best[(f"workers{n}", c)] for n in args.workers]
+        rows.append(
+            f"| {c} | "
+            + " | ".join(f"{w.rate:,.0f} | {w.p50_us:.0f} µs" for w in ws)
+            + f" | {o.rate:,.0f} | "
+            + " | ".join(f"{w.rate / o.rate:.2f}x" for w in ws)
+            + " |"
+        )
+    lines = [
+        "",
+        "**More processes.** Unary CheckAction on `outrider serve --workers N` on one SQLite file (the same policy, "
+        "authentication and decision log, the workers sharing the port and following each other's changes), "
+        "called by the same ghz; the load generator shares the host's cores with the workers and with OPA's "
+        "idle server.",
+        "",
+        f"| callers | {head} | OPA REST, decisions/s | {ratios} |",
+        "|---:|" + "---:|" * (3 * len(args.workers) + 1),
+        *rows,
+    ]
+    o16, w16 = best.get(("opa", 16)), best.get(("workers2", 16))
+    if o16 and w16:
+        ratio = w16.rate / o16.rate
+        lines += [
+            "",
+            f"At concurrency 16, unary CheckAction with `--workers 2`: {ratio:.2f}x OPA (target ≥ {WORKERS_TARGET}x, "
+            f"{ca._met(ratio >= WORKERS_TARGET)}).",
+        ]
+    return lines
 
 
 def render_ceiling(best: dict[tuple[str, int], Row], args: argparse.Namespace) -> list[str]:
@@ -438,6 +557,13 @@ def main() -> None:
         default=[1, 2],
         help="also measure bench/grpc_ceiling.py (a do-nothing grpc.aio server) with this many processes on one port",
     )
+    p.add_argument(
+        "--workers",
+        type=int,
+        nargs="*",
+        default=[2],
+        help="also measure unary CheckAction on `outrider serve --workers N` (SQLite) for each N",
+    )
     args = p.parse_args()
     skip = install_tools()
     if skip:
@@ -451,19 +577,25 @@ def main() -> None:
         body.write_bytes(opa_body())
         opa, opa_addr = start_opa()
         started: list[subprocess.Popen[str]] = []
+        workers: list[Workers] = []
         try:
             ceilings: dict[int, str] = {}
             for processes in args.ceiling_processes:
                 procs, ceilings[processes] = start_ceiling(processes)
                 started += procs
+            for n in args.workers:
+                workers.append(Workers(n, config, Path(tmp)))
+                same_decisions(workers[-1].target, workers[-1].token, opa_addr)
             with Child("bench.sidecar", "--config", str(config), "--data-dir", tmp, "--agent", ca.AGENT) as child:
                 target = f"127.0.0.1:{child.ready['port']}"
                 token = child.ready.get("agent_token")
                 ca.prepare(target, ca.request_bytes(), ca.bearer(token), ca.bearer(child.ready.get("operator_token")))
                 same_decisions(target, token, opa_addr)
-                best = measure(target, token, opa_addr, body, child, ceilings, args)
+                best = measure(target, token, opa_addr, body, child, ceilings, workers, args)
                 child.close(timeout=120)
         finally:
+            for w in workers:
+                w.close()
             stop_all(started)
             opa.terminate()
             opa.wait(10)

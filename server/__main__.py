@@ -82,6 +82,18 @@ def command_of(argv: Sequence[str]) -> str:
     return ""
 
 
+def _workers(value: str) -> int:
+    """`--workers`: a number, or `auto` (the CPUs this process may run on)."""
+    if value == "auto":
+        import os
+
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or `auto`, not {value!r}") from None
+
+
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only`, the other module commands are listed but not built (their
     modules are not imported). `only=""` builds none of them: enough for `outrider --help`."""
@@ -101,11 +113,12 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--workers",
-        type=int,
+        type=_workers,
         default=1,
         metavar="N",
-        help="run N sidecar processes sharing the listen port (SO_REUSEPORT) and the PostgreSQL database, "
-        "supervised by this process, which starts a dead worker again (SQLite: refused)",
+        help="run N sidecar processes sharing the listen port (SO_REUSEPORT) and the database (PostgreSQL, or "
+        "the SQLite file), supervised by this process, which starts a dead worker again; `auto`: one per CPU "
+        "this process may run on",
     )
     serve.add_argument(
         "--worker",

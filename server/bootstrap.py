@@ -99,7 +99,7 @@ def sql_repositories(
     sidecar's one change listener (and the counters and NOTIFY its writers use)."""
     changes = changes or ChangeLog(engine, new_sidecar_id())
     safeguards = SqlSafeguardRepository(engine)
-    fleet = engine.dialect.name == "postgresql"  # several sidecars may share it: commands are routed
+    fleet = changes.enabled  # several sidecars (or workers) share the database: commands are routed
     return Repositories(
         agents=SqlAgentRepository(engine, changes),
         guardrails=SqlGuardrailRepository(engine, changes),
@@ -160,7 +160,8 @@ def build_services(
         n.context_keys,
         in_place=[c.name for c in n.channels if c.updates_in_place],
     )
-    single_process = True  # in-memory repositories; SQLite too (one process owns the database file)
+    single_process = True  # in-memory repositories; SQLite too, unless workers share the file
+    enforce_policy = False
     on_sql = repos is None
     if repos is None:
         if config.db_url is None:
@@ -168,9 +169,12 @@ def build_services(
         engine = create_db_engine(config.database_url())
         migrate(engine)
         closers.append(engine.dispose)
-        changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval)
+        # A worker of `serve --workers` shares even a SQLite file with the other workers.
+        changes = ChangeLog(engine, sidecar_id, poll_interval=config.fleet.resync_interval, shared=config.reuse_port)
         repos = sql_repositories(engine, planner if n.enabled else None, changes)
-        single_process = engine.dialect.name == "sqlite"
+        single_process = not changes.enabled
+        # Sidecars on one PostgreSQL may have different policy files; the workers on one SQLite file share one.
+        enforce_policy = engine.dialect.name == "postgresql"
         if audit_keys is None:
             audit_keys = load_audit_keys(config)  # production: the chain is keyed (docs/security.md)
     sidecar_id = getattr(repos.changes, "origin", sidecar_id)  # one id for the listener, kills and `sidecars`
@@ -179,7 +183,7 @@ def build_services(
     fleet_policies = repos.fleet_policy or MemoryFleetPolicy()
     try:
         # The fleet's one policy decides what is built below (a file that differs may refuse the start).
-        start = start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process)
+        start = start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=enforce_policy)
         sections = _policy_config(config.config_path, start.document)
         audit = open_audit_trail(config, repos.audit, clock, audit_keys)  # the audit.keyed marker, checkpoints
     except BaseException:
@@ -264,7 +268,7 @@ def build_services(
     )
     fleet_policy.start(
         start,
-        lambda: start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=not single_process),
+        lambda: start_policy(fleet_policies, policy, apply=config.apply_policy, enforce=enforce_policy),
         actor=_apply_actor() if config.apply_policy else "system",
     )
     # After the chain: a policy that does not load changes no record either. The file's records win.

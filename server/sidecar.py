@@ -123,8 +123,9 @@ async def build_server(
     credentials = server_credentials(config)
     check_exposure(config)
     if services is None:
-        # SQLite serves one sidecar: a second `outrider serve` on the same file is refused here.
-        release_sqlite = lock_sqlite_for_serving(config.database_url())
+        # SQLite serves one sidecar, or the workers of one `serve --workers`: any other `outrider serve` on the
+        # same file is refused here.
+        release_sqlite = lock_sqlite_for_serving(config.database_url(), worker=config.reuse_port)
         try:
             services = await asyncio.to_thread(build_services, config, clock=clock)
         except BaseException:

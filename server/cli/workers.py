@@ -1,4 +1,4 @@
-"""`outrider serve --workers N`: N sidecar processes on one host, one listen port, one PostgreSQL database.
+"""`outrider serve --workers N`: N sidecar processes on one host, one listen port, one database.
 
 The parent reserves the listen port (a socket bound with SO_REUSEPORT that never listens, so it takes no
 connections) and starts N children, each an ordinary `outrider serve` with `--worker I`: it binds the same
@@ -13,7 +13,10 @@ any of them, and the fleet's routing (docs/fleet.md) makes that harmless.
 - SIGTERM / SIGINT: every worker gets SIGTERM and the parent waits for them (then SIGKILL after the
   shutdown grace plus 10 s). SIGHUP goes to worker 0: a reload applies fleet-wide.
 - A child dies with its parent (PR_SET_PDEATHSIG), so a SIGKILLed parent leaves no workers behind.
-- SQLite serves one sidecar: `--workers` > 1 is refused, as is a unix socket address.
+- On SQLite the parent holds the database's serve lock for its workers (no other `outrider serve` may use the
+  file), and the workers follow each other's changes through `fleet_change_feed`
+  (server/storage/fleet/changes.py); they all read this host's one policy file, so its policy is not enforced
+  against the stored one as a fleet's is. A unix socket address is refused.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 from types import FrameType
 
 from server.config import Config
+from server.storage.db import DatabaseInUse, lock_sqlite_for_serving
 
 log = logging.getLogger("outrider.workers")
 
@@ -46,11 +50,6 @@ def refusal(config: Config, workers: int) -> str | None:
     """Why `--workers` cannot run with this configuration (None: it can)."""
     if workers < 1 or workers > MAX_WORKERS:
         return f"--workers must be between 1 and {MAX_WORKERS}, not {workers}"
-    if config.database_url().startswith("sqlite"):
-        return (
-            f"--workers {workers} needs PostgreSQL: SQLite serves one sidecar. Give the workers one PostgreSQL "
-            "database (storage.db_url, --db-url): see docs/fleet.md"
-        )
     if config.listen.startswith("unix:"):
         return "--workers needs a TCP --listen address (HOST:PORT): processes share a port, not a unix socket"
     return None
@@ -219,4 +218,14 @@ def run_workers(argv: Sequence[str], config: Config, workers: int, port_file: st
     if problem is not None:
         print(f"outrider: cannot start: {problem}", file=sys.stderr)
         return 2
-    return Supervisor(argv, config, workers, port_file).run()
+    if config.db_url is None:
+        config.data_dir.mkdir(parents=True, exist_ok=True)
+    try:  # on SQLite the parent holds the database for its workers (server/storage/db.py)
+        release = lock_sqlite_for_serving(config.database_url())
+    except DatabaseInUse as exc:
+        print(f"outrider: cannot start: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return Supervisor(argv, config, workers, port_file).run()
+    finally:
+        release()

@@ -17,7 +17,7 @@ from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import SQLAlchemyError
 
 from server.domain.errors import StorageUnavailable
-from server.storage.sqlite_writes import QueuedWriteConnection, writes_lock
+from server.storage.sqlite_writes import QueuedWriteConnection, lock_reads_for_update, writes_lock
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,7 @@ def _create_db_engine(url: str, idle_in_transaction: float = IDLE_IN_TRANSACTION
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
+        lock_reads_for_update(engine)
         return engine
     engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
@@ -173,6 +174,8 @@ def migrate(engine: Engine) -> None:
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+        elif conn.dialect.name == "sqlite":  # the workers of `serve --workers` start together: one migrates
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "heads")
     log.debug("schema migrated to head")
@@ -196,11 +199,15 @@ def open_migrated(url: str, data_dir: Path | None = None) -> Engine:
     return engine
 
 
-def lock_sqlite_for_serving(url: str) -> Callable[[], None]:
+def lock_sqlite_for_serving(url: str, *, worker: bool = False) -> Callable[[], None]:
     """Hold an exclusive lock beside a SQLite database for as long as this sidecar serves; returns the
     release. SQLite is for one sidecar: its state is cached in the process, and several sidecars on one
     file would each believe their own cache. The lock is the kernel's (flock), so it goes away with the
-    process, however it ends; `outrider console`, `tokens` and `audit` do not take it."""
+    process, however it ends; `outrider console`, `tokens` and `audit` do not take it.
+
+    `outrider serve --workers N` takes it in the parent, whose workers then share the file (their caches
+    follow each other's changes: server/storage/fleet/changes.py). A `worker` (`--worker I`) finds the lock
+    held and serves only when its holder is its own parent."""
     if not url.startswith("sqlite"):
         return lambda: None
     db_path = Path(url.split(":///", 1)[1]) if ":///" in url else None
@@ -214,11 +221,20 @@ def lock_sqlite_for_serving(url: str) -> Callable[[], None]:
     except BlockingIOError:
         holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
         os.close(fd)
+        if worker and holder == str(os.getppid()):
+            return lambda: None  # our `serve --workers` parent holds it for its workers
         raise DatabaseInUse(
             f"another `outrider serve` (pid {holder}) already serves the SQLite database {db_path}. "
-            "SQLite is for one sidecar; to run several sidecars, give them one PostgreSQL database "
-            "(storage.db_url, --db-url): see docs/fleet.md"
+            "SQLite is for one sidecar (or the workers of one `outrider serve --workers N`); to run several "
+            "sidecars, give them one PostgreSQL database (storage.db_url, --db-url): see docs/fleet.md"
         ) from None
+    if worker:  # a worker must be started by `serve --workers`, which holds the lock for it
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        raise DatabaseInUse(
+            f"`outrider serve --worker` on the SQLite database {db_path} serves only under its `serve --workers` "
+            "parent (which locks the database for its workers); run `outrider serve --workers N`"
+        )
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
 

@@ -8,6 +8,11 @@ transaction (or its `BEGIN IMMEDIATE`) and released when the transaction ends: t
 soon as the last one commits. Writers in other processes (`outrider tokens`, `audit`) still meet SQLite's
 own lock and its busy handler, as before.
 
+A read that means to write what it read (`with_for_update()`, which SQLite does not render) starts its
+transaction with `BEGIN IMMEDIATE` (`lock_reads_for_update`): pysqlite would begin only at the first write,
+after the read, and another process (a worker of `serve --workers`, `outrider tokens`) could change the row in
+between. On PostgreSQL the row lock does that.
+
 The mutex is held exactly while SQLite's write lock would be, so it adds no deadlock the database did not
 have: a thread that writes on a second connection while its first holds a write waits `timeout` seconds and
 then fails with "database is locked" (StorageUnavailable), as SQLite's busy timeout made it fail before.
@@ -19,6 +24,8 @@ import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import Engine, event
 
 # The statements that take SQLite's write lock: pysqlite opens a transaction before the first INSERT, UPDATE,
 # DELETE or REPLACE; our `BEGIN IMMEDIATE` takes the lock at once; DDL (migrations) writes in autocommit.
@@ -34,6 +41,19 @@ def writes_lock(database: str) -> threading.Lock:
     key = str(Path(database).resolve())
     with _locks_guard:
         return _locks.setdefault(key, threading.Lock())
+
+
+def lock_reads_for_update(engine: Engine) -> None:
+    """On this SQLite engine, a statement with `with_for_update()` that opens a transaction opens it with
+    `BEGIN IMMEDIATE`: the write lock (and this process's turn) from the read on."""
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _for_update(conn: Any, cursor: Any, _sql: str, _params: Any, context: Any, _many: bool) -> None:
+        compiled = getattr(context, "compiled", None)
+        if compiled is None or getattr(compiled.statement, "_for_update_arg", None) is None:
+            return
+        if not conn.connection.dbapi_connection.in_transaction:
+            cursor.execute("BEGIN IMMEDIATE")
 
 
 def is_write(statement: str) -> bool:

@@ -1,4 +1,4 @@
-"""Three (or more) real `outrider serve` processes on one fresh PostgreSQL database."""
+"""Three (or more) real `outrider serve` processes on one fresh PostgreSQL database (or one SQLite file)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import grpc
 
 from outrider.v1 import recovery_service_pb2_grpc, safeguard_service_pb2_grpc, supervisor_service_pb2_grpc
 from outrider.v1 import supervisor_service_pb2 as spb
+from server.storage.db import lock_sqlite_for_serving
 from tests.integration.creds import with_token
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,24 +90,36 @@ class SidecarProc:
 
 
 class Fleet:
+    """On a SQLite URL the sidecars are workers sharing the file, as `outrider serve --workers N` runs them: this
+    process holds the file's serve lock as that parent does, and starts each with `--worker I`."""
+
     def __init__(self, tmp: Path, db_url: str, count: int = 3, config: Path | None = None) -> None:
         self.tmp, self.db_url = tmp, db_url
         self.token = operator_token(tmp, db_url)
+        self._release = lock_sqlite_for_serving(db_url)
+        self._workers = 0
         # Started together, then waited for: the three start-ups (migrations, loading) overlap.
-        procs = [SidecarProc(tmp, db_url, self.token, chr(ord("A") + i), config=config) for i in range(count)]
+        procs = [self._proc(chr(ord("A") + i), config=config) for i in range(count)]
         self.sidecars = [p.wait_serving() for p in procs]
+
+    def _proc(self, name: str, *args: str, config: Path | None = None) -> SidecarProc:
+        if self.db_url.startswith("sqlite"):
+            args = (*args, "--worker", str(self._workers))
+            self._workers += 1
+        return SidecarProc(self.tmp, self.db_url, self.token, name, *args, config=config)
 
     def __getitem__(self, i: int) -> SidecarProc:
         return self.sidecars[i]
 
     def start(self, name: str, *args: str, config: Path | None = None) -> SidecarProc:
-        p = SidecarProc(self.tmp, self.db_url, self.token, name, *args, config=config).wait_serving()
+        p = self._proc(name, *args, config=config).wait_serving()
         self.sidecars.append(p)
         return p
 
     def close(self) -> None:
         for p in self.sidecars:  # every one, also those a test killed: each holds its log file open
             p.close()
+        self._release()
 
 
 def guardrail_names(s: SidecarProc) -> list[str]:

@@ -1,12 +1,10 @@
 """`outrider serve --workers N`: N real sidecar processes on one listen port (SO_REUSEPORT) and one PostgreSQL
-database, supervised by a parent that starts a dead worker again; SQLite refuses it."""
+database, supervised by a parent that starts a dead worker again (on one SQLite file: test_sqlite_workers.py)."""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import grpc
@@ -17,7 +15,7 @@ from outrider.v1 import supervisor_service_pb2 as pb
 from outrider.v1 import supervisor_service_pb2_grpc
 from tests.integration.creds import with_token
 
-from .harness import ROOT, SidecarProc, operator_token, wait_until
+from .harness import SidecarProc, operator_token, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -110,17 +108,3 @@ def test_three_workers_serve_one_port_and_a_dead_one_is_started_again(tmp_path: 
         code = parent.close()
     assert code == 0
     wait_until(lambda: not any(alive(pid) for pid in workers), "every worker stops with the parent", timeout=60)
-
-
-def test_workers_are_refused_on_sqlite(tmp_path: Path) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "server", "serve", "--workers", "2", "--listen", "127.0.0.1:0", "--no-console"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "OUTRIDER_DB_URL": ""},
-        timeout=180,
-    )
-    assert r.returncode == 2, r.stderr
-    assert "--workers 2 needs PostgreSQL: SQLite serves one sidecar" in r.stderr
-    assert not (tmp_path / ".outrider" / "outrider.db").exists()  # refused before anything started

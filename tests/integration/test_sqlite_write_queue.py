@@ -1,6 +1,8 @@
 """A process's SQLite writers take turns on one mutex (server/storage/sqlite_writes.py): held from the first
 write of a transaction to its end, shared by every engine on the file, given back however the transaction
-ends, and a writer that waits past its timeout fails as StorageUnavailable. Real SQLite files."""
+ends, and a writer that waits past its timeout fails as StorageUnavailable. A read `with_for_update()` starts
+the transaction with BEGIN IMMEDIATE, so two read-then-write transactions never lose an update. Real SQLite
+files."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Engine, select, text
+from sqlalchemy import column as sa_column
+from sqlalchemy import table as sa_table
 from sqlalchemy.exc import IntegrityError
 
 from server.domain.errors import StorageUnavailable
@@ -134,3 +138,52 @@ def test_one_mutex_per_file(tmp_path: Path) -> None:
     assert writes_lock(str(tmp_path / "." / "a.db")) is a
     assert writes_lock(str(tmp_path / "b.db")) is not a
     assert str((tmp_path / "a.db").resolve()) in sqlite_writes._locks
+
+
+def test_a_read_for_update_takes_the_write_lock_from_the_read_on(url: str) -> None:
+    engine = create_db_engine(url)
+    mutex = _mutex(url)
+    table = sa_table("t", sa_column("k"), sa_column("v"))
+    with engine.connect() as conn:
+        conn.execute(select(table.c.v).where(table.c.k == 1)).all()
+        assert not mutex.locked()  # a plain read takes nothing
+        conn.execute(select(table.c.v).where(table.c.k == 1).with_for_update()).all()
+        assert mutex.locked() and conn.connection.dbapi_connection.in_transaction  # type: ignore[union-attr]
+        conn.rollback()
+    assert not mutex.locked()
+    engine.dispose()
+
+
+def test_two_read_then_write_transactions_never_lose_an_update(url: str) -> None:
+    """Each reads the counter FOR UPDATE, then writes it plus one: the second waits for the first's commit
+    and reads its value. (Without BEGIN IMMEDIATE both read 0 and the result was 1.)"""
+    first, second = create_db_engine(url), create_db_engine(url)
+    with first.begin() as conn:
+        conn.execute(text("INSERT INTO t VALUES (1, '0')"))
+    table = sa_table("t", sa_column("k"), sa_column("v"))
+    read = select(table.c.v).where(table.c.k == 1).with_for_update()
+    started, done = threading.Event(), threading.Event()
+
+    def increment(engine: Engine) -> None:
+        with engine.begin() as conn:
+            value = int(conn.execute(read).scalar_one())
+            conn.execute(text("UPDATE t SET v = :v WHERE k = 1"), {"v": str(value + 1)})
+
+    def other() -> None:
+        started.set()
+        increment(second)
+        done.set()
+
+    with first.begin() as conn:
+        value = int(conn.execute(read).scalar_one())
+        thread = threading.Thread(target=other)
+        thread.start()
+        assert started.wait(WAIT)
+        assert not done.wait(0.2)  # its read waits for our commit
+        conn.execute(text("UPDATE t SET v = :v WHERE k = 1"), {"v": str(value + 1)})
+    assert done.wait(WAIT)
+    thread.join(WAIT)
+    with first.connect() as conn:
+        assert conn.execute(text("SELECT v FROM t WHERE k = 1")).scalar_one() == "2"
+    first.dispose()
+    second.dispose()

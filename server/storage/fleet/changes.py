@@ -32,8 +32,14 @@ fleet policy version, server/services/fleet/policy.py), `recovery_settings` (set
 `commands` (routed commands). A new topic needs
 no schema change: its counter row appears on the first bump.
 
-On SQLite (one sidecar per database file, see server/storage/db.py) there is nobody to tell: `bump`
-does nothing and the listener does not run.
+On SQLite a sidecar alone on its database file (server/storage/db.py) has nobody to tell: `bump` does nothing
+and the listener does not run. The workers of `outrider serve --workers N` share one SQLite file (`shared`):
+SQLite has no NOTIFY, so `bump` also appends `(topic, version, origin, key)` to `fleet_change_feed` in the
+writer's transaction, and the listener thread reads the rows past the last one it saw every `FEED_INTERVAL`
+(the staleness bound between workers, plus the time to reload) and hands them to the same dispatch as
+notifications. SQLite has one writer at a time, so rows commit in `seq` order and a reader never skips one
+that commits later. Rows older than `FEED_KEEP` are deleted; a listener paused for longer finds a topic's
+counter ahead of what it read and reloads that topic, as after a lost notification.
 """
 
 from __future__ import annotations
@@ -41,11 +47,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from server.domain.errors import StorageUnavailable
 
 if TYPE_CHECKING:  # imported by the listener thread only: SQLite and the CLI never load the driver
     import psycopg
@@ -59,6 +69,19 @@ _BUMP = text(
     "ON CONFLICT (topic) DO UPDATE SET version = fleet_changes.version + 1 RETURNING version"
 )
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_FEED = text(
+    "INSERT INTO fleet_change_feed (topic, version, origin, key, create_time) "
+    "VALUES (:topic, :version, :origin, :key, :now)"
+)
+_FEED_READ = text(
+    "SELECT seq, topic, version, origin, key FROM fleet_change_feed WHERE seq > :last ORDER BY seq LIMIT 5000"
+)
+_FEED_END = text("SELECT COALESCE(MAX(seq), 0) FROM fleet_change_feed")
+_FEED_PRUNE = text("DELETE FROM fleet_change_feed WHERE create_time < :before")
+_COUNTERS = "SELECT topic, version FROM fleet_changes"
+FEED_INTERVAL = 0.05  # seconds between two reads of the feed by a worker's listener (SQLite)
+FEED_KEEP = 120.0  # seconds a feed row is kept
+_FEED_PRUNE_EVERY = 10.0
 LISTENER_PREFIX = "outrider-listener "  # the listener session's application name, before the sidecar id
 _WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requests, new topics)
 _LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
@@ -78,6 +101,14 @@ class _Topic:
     listening: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class _Note:
+    """A change read from the feed, shaped as psycopg's Notify (what `_deliver_batch` reads)."""
+
+    channel: str
+    payload: str
+
+
 @dataclass
 class ListenerStats:
     connected: bool = False
@@ -90,10 +121,12 @@ class ListenerStats:
 class ChangeLog:
     """Counters and NOTIFY for writers; LISTEN, dispatch and resynchronisation for this sidecar's caches."""
 
-    def __init__(self, engine: Engine, origin: str, *, poll_interval: float = 0.5) -> None:
+    def __init__(self, engine: Engine, origin: str, *, poll_interval: float = 0.5, shared: bool = False) -> None:
+        """`shared`: on SQLite, other processes (the workers of `serve --workers`) share the database file."""
         self.engine = engine
         self.origin = origin
-        self.enabled = engine.dialect.name == "postgresql"
+        self.feed = engine.dialect.name == "sqlite" and shared
+        self.enabled = engine.dialect.name == "postgresql" or self.feed
         self.poll_interval = poll_interval
         self.stats = ListenerStats()
         self._topics: dict[str, _Topic] = {}
@@ -123,7 +156,11 @@ class ChangeLog:
         payload = f"{version} {self.origin} {key}"
         if len(payload.encode()) > MAX_PAYLOAD:
             raise ValueError(f"notification payload for {topic!r} is too long ({len(payload)} characters)")
-        conn.execute(_NOTIFY, {"channel": CHANNEL_PREFIX + topic, "payload": payload})
+        if self.feed:
+            now = datetime.now(UTC)
+            conn.execute(_FEED, {"topic": topic, "version": version, "origin": self.origin, "key": key, "now": now})
+        else:
+            conn.execute(_NOTIFY, {"channel": CHANNEL_PREFIX + topic, "payload": payload})
         return version
 
     # ---- listeners -------------------------------------------------------------------------
@@ -138,7 +175,8 @@ class ChangeLog:
     def start(self) -> None:
         if not self.enabled or self._thread is not None:
             return
-        self._thread = threading.Thread(target=self._run, name="fleet-listener", daemon=True)
+        run = self._run_feed if self.feed else self._run
+        self._thread = threading.Thread(target=run, name="fleet-listener", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -271,7 +309,7 @@ class ChangeLog:
                 self._topics[name].listening = True
                 self._topics[name].seen = -1
 
-    def _deliver_batch(self, batch: list[psycopg.Notify]) -> None:
+    def _deliver_batch(self, batch: Sequence[psycopg.Notify | _Note]) -> None:
         """Deliver in order, but each (channel, key) of another sidecar's changes once, at its last
         position: handlers read the state back, so one read after the newest change covers the earlier
         ones. This sidecar's own notifications pass through `_deliver` (which counts them and skips the
@@ -334,12 +372,13 @@ class ChangeLog:
 
     def _poll(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
         """Resynchronise every topic whose counter is ahead of the notifications this listener got."""
-        counters = {str(topic): int(str(v)) for topic, v in conn.execute("SELECT topic, version FROM fleet_changes")}
-        lagging = self._lagging(counters)
-        if lagging:
+        counters = {str(topic): int(str(v)) for topic, v in conn.execute(_COUNTERS)}
+        if self._lagging(counters):
             self._deliver_batch(list(conn.notifies(timeout=_LATE_NOTIFY_GRACE)))
-            lagging = self._lagging(counters)
-        for name in lagging:
+        self._resync_lagging(counters)
+
+    def _resync_lagging(self, counters: dict[str, int]) -> None:
+        for name in self._lagging(counters):
             with self._lock:
                 t = self._topics[name]
                 t.seen = max(t.seen, counters.get(name, 0))
@@ -362,3 +401,70 @@ class ChangeLog:
     def _mark_unsynchronised(self, name: str) -> None:
         with self._lock:
             self._topics[name].seen = -1
+
+    # ---- the listener thread on a shared SQLite file ----------------------------------------
+
+    def _run_feed(self) -> None:
+        """Read the feed every FEED_INTERVAL and the counters every `poll_interval` (see the module docstring).
+        Each read is its own short transaction: an open one would keep SQLite from checkpointing its WAL."""
+        last: int | None = None
+        next_poll = next_prune = 0.0
+        while not self._stop.is_set():
+            try:
+                if last is None:  # (re)start: from the feed's end, every topic reloaded by the poll below
+                    with self.engine.connect() as conn:
+                        last = int(conn.execute(_FEED_END).scalar_one())
+                    next_poll = 0.0
+                if self._poll_now.is_set():
+                    next_poll = 0.0
+                now = time.monotonic()
+                if now >= next_poll:
+                    self._poll_now.clear()  # before the poll starts: a request made from now on gets this poll
+                    started = time.monotonic()
+                    with self.engine.connect() as conn:
+                        counters = {str(t): int(v) for t, v in conn.execute(text(_COUNTERS))}
+                    last = self._read_feed(last)  # the rows behind those counters first: no needless reload
+                    self._resync_lagging(counters)
+                    self._polled(started)
+                    next_poll = time.monotonic() + self.poll_interval
+                    if not self.stats.connected:
+                        self.stats.connected = True
+                        self.stats.connections += 1
+                        with self._synced:
+                            self._last_attempt_failed = False
+                        self._connected.set()
+                else:
+                    last = self._read_feed(last)
+                if now >= next_prune:
+                    self._prune_feed()
+                    next_prune = now + _FEED_PRUNE_EVERY
+            except (SQLAlchemyError, StorageUnavailable) as exc:
+                self._feed_failed(exc)
+            except Exception:
+                log.exception("fleet listener failed; restarting it")
+                self._feed_failed(None)
+            self._poll_now.wait(FEED_INTERVAL)  # ensure_fresh asks for a poll: at once
+
+    def _read_feed(self, last: int) -> int:
+        with self.engine.connect() as conn:
+            rows = conn.execute(_FEED_READ, {"last": last}).all()
+        if rows:
+            self._deliver_batch([_Note(CHANNEL_PREFIX + str(t), f"{v} {o} {k}") for _, t, v, o, k in rows])
+            last = int(rows[-1][0])
+        return last
+
+    def _prune_feed(self) -> None:
+        before = datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
+        with self.engine.begin() as conn:
+            conn.execute(_FEED_PRUNE, {"before": before})
+
+    def _feed_failed(self, exc: BaseException | None) -> None:
+        if exc is not None and not self._stop.is_set():
+            log.warning("fleet listener: the change feed cannot be read", extra={"error": type(exc).__name__})
+        self.stats.connected = False
+        self._connected.clear()
+        with self._synced:
+            self._failures += 1
+            self._last_attempt_failed = True
+            self._synced.notify_all()
+        self._stop.wait(0.5)

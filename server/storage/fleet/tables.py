@@ -1,4 +1,4 @@
-"""SQLModel tables of the fleet (migrations 0040, 0080 and 0100-0111, their own Alembic branch from 0002;
+"""SQLModel tables of the fleet (migrations 0040, 0080, 0100-0111 and 0150, their own Alembic branch from 0002;
 rate windows, 0013)."""
 
 from __future__ import annotations
@@ -37,6 +37,22 @@ class ChangeCounterRow(SQLModel, table=True):
 
     topic: str = Field(primary_key=True, max_length=64)
     version: int = Field(sa_column=Column(BigInteger, nullable=False))
+
+
+class ChangeFeedRow(SQLModel, table=True):
+    """One committed change, for the workers sharing a SQLite file (migration 0150; PostgreSQL uses NOTIFY
+    instead and leaves it empty): server/storage/fleet/changes.py. `seq` never goes back, even once the
+    newest rows are pruned (AUTOINCREMENT)."""
+
+    __tablename__ = "fleet_change_feed"
+    __table_args__ = (Index("ix_fleet_change_feed_create_time", "create_time"), {"sqlite_autoincrement": True})
+
+    seq: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True, autoincrement=True))
+    topic: str = Field(max_length=64)
+    version: int = Field(sa_column=Column(BigInteger, nullable=False))
+    origin: str = Field(max_length=32)
+    key: str
+    create_time: datetime = _utc()
 
 
 class FleetPolicyRow(SQLModel, table=True):

@@ -541,11 +541,11 @@ class SqlKillRepository:
     def claim_orphaned(self, gone_before: datetime) -> list[KillResult]:
         """Running kills whose owner is gone (no heartbeat since `gone_before`, or stopped), now owned by
         this sidecar: claimed under row locks (SKIP LOCKED) and re-owned in one transaction, so each is
-        resumed by exactly one sidecar. On SQLite (one sidecar per file) every running kill not owned by
-        this process is orphaned."""
+        resumed by exactly one sidecar. On SQLite with one sidecar per file every running kill not owned by
+        this process is orphaned (the workers of `serve --workers` sharing a file are a fleet)."""
         k, sc = KillRow, SidecarRow
         stmt = select(k).where(col(k.complete_time).is_(None), col(k.owner_sidecar) != self.owner)
-        if self.engine.dialect.name != "sqlite":
+        if self.engine.dialect.name != "sqlite" or (self.changes is not None and self.changes.enabled):
             alive = select(col(sc.sidecar_id)).where(col(sc.stop_time).is_(None), col(sc.heartbeat_time) >= gone_before)
             stmt = stmt.where(col(k.owner_sidecar).not_in(alive))
         with Session(self.engine) as s, s.begin():
