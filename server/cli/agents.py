@@ -57,7 +57,10 @@ def run_agents(args: argparse.Namespace, config: Config) -> int:
         # The sidecar's own audit chain, sealed with the same key (an unkeyed record would break `verify`).
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
         agents = AgentService(
-            SqlAgentRepository(engine, ChangeLog(engine, "cli")), settings=config.agents, audit=audit, clock=clock
+            SqlAgentRepository(engine, ChangeLog(engine, "cli", shared=True)),
+            settings=config.agents,
+            audit=audit,
+            clock=clock,
         )
         agents.load()
         actor = f"cli:{getpass.getuser()}"

@@ -24,7 +24,7 @@ def run_certs(args: argparse.Namespace, config: Config) -> int:
         clock = SystemClock()
         # The sidecar's own audit chain, sealed with the same key (an unkeyed record would break `verify`).
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
-        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli")), clock, audit)
+        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli", shared=True)), clock, audit)
         fingerprint, _ = access.revoke_certificate(args.fingerprint, args.reason, f"cli:{getpass.getuser()}")
         print(f"revoked certificate {fingerprint}")
         audit.close()

@@ -24,7 +24,7 @@ def run_tokens(args: argparse.Namespace, config: Config) -> int:
     try:
         clock = SystemClock()
         audit = open_audit_trail(config, SqlAuditRepository(engine), clock, load_audit_keys(config))
-        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli")), clock, audit)
+        access = AccessService(SqlTokenRepository(engine, ChangeLog(engine, "cli", shared=True)), clock, audit)
         actor = f"cli:{getpass.getuser()}"
         if args.tokens_command == "issue":
             admin = getattr(args, "admin", None)  # callers building their own Namespace may leave it out

@@ -99,6 +99,7 @@ def _serve(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_two_workers_serve_one_sqlite_file_and_nobody_else_may(tmp_path: Path) -> None:
     db = tmp_path / ".outrider" / "outrider.db"
     url = f"sqlite:///{db}"
+    db.parent.mkdir()
     token = operator_token(tmp_path, url)
     parent = SidecarProc(tmp_path, url, token, "W", "--workers", "2").wait_serving()
     try:

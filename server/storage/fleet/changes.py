@@ -39,7 +39,9 @@ writer's transaction, and the listener thread reads the rows past the last one i
 (the staleness bound between workers, plus the time to reload) and hands them to the same dispatch as
 notifications. SQLite has one writer at a time, so rows commit in `seq` order and a reader never skips one
 that commits later. Rows older than `FEED_KEEP` are deleted; a listener paused for longer finds a topic's
-counter ahead of what it read and reloads that topic, as after a lost notification.
+counter ahead of what it read and reloads that topic, as after a lost notification. The commands that change
+the database directly (`outrider tokens`, `certs`, `agents`) write the feed too on SQLite (their few rows wait
+for a worker's prune), so the workers take their changes at once.
 """
 
 from __future__ import annotations
