@@ -16,9 +16,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
+from outrider.v1 import recovery_service_pb2 as rpb
 from server.storage.db import DatabaseInUse, lock_sqlite_for_serving
+from tests.integration.rpc import error_info
 
 from .conftest import FAST_FAILOVER
 from .harness import ROOT, Fleet, SidecarProc, operator_token, wait_until
@@ -52,9 +55,12 @@ from .test_registry import (  # noqa: F401
     test_kill_on_a_of_an_agent_registered_via_b_and_reinstate_reach_every_sidecar,
     test_retry_counts_of_concurrent_attempts_on_three_sidecars_are_all_counted,
 )
-from .test_routing import (  # noqa: F401
-    test_a_budget_signal_caused_on_a_reaches_the_agent_attached_to_b,
-    test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream,
+from .test_routing import (
+    KILL,
+    NEVER,
+    attach,
+    kill,
+    test_a_budget_signal_caused_on_a_reaches_the_agent_attached_to_b,  # noqa: F401
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -83,6 +89,35 @@ def route_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
 @pytest.fixture(scope="module")
 def effects_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     yield from _sqlite_fleet(tmp_path_factory.mktemp("sqlite-effects"), FAST_FAILOVER)
+
+
+def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_fleet: Fleet) -> None:
+    """test_routing's test of the same name, but B's refusal of the agent's heartbeats is waited for: B learns
+    the TERMINATED standing A writes when the ack comes from the feed, within FEED_INTERVAL, while on PostgreSQL
+    the notification is pushed as A commits."""
+    a, b, _ = route_fleet.sidecars[:3]
+    agent = attach(b, "route-kill-1")
+    try:
+        result = kill(a, "route-kill-1", callback=NEVER)  # answered within the RPC's 60 s: the ack came
+        assert result.terminated and result.detail == "ok", result
+        assert len(agent.of(KILL)) == 1 and agent.of(KILL)[0].kill.kill_id == result.kill_id
+        err = agent.wait_ended()
+        assert err is not None and err.code() is grpc.StatusCode.ABORTED
+        assert error_info(err).reason == "AGENT_KILLED"
+        refused: list[grpc.StatusCode] = []
+
+        def heartbeat_refused() -> bool:
+            try:
+                b.recovery.Heartbeat(rpb.HeartbeatRequest(agent_id="route-kill-1"))
+            except grpc.RpcError as exc:
+                refused.append(exc.code())
+                return True
+            return False
+
+        wait_until(heartbeat_refused, "B no longer takes its heartbeats")
+        assert refused[-1] in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED)
+    finally:
+        agent.close()
 
 
 def _serve(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
