@@ -189,6 +189,7 @@ class Workers:
                 timeout=30,
                 metadata=ca.bearer(operator),
             )
+        time.sleep(1.0)  # the other workers learn the agent's group from the change feed (50 ms; generous)
 
     def close(self) -> None:
         if self.proc.poll() is None:
