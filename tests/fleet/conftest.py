@@ -33,12 +33,13 @@ def pg_url() -> Iterator[str]:
 FAST_FAILOVER = "fleet:\n  heartbeat_interval: 250ms\n  sidecar_timeout: 3s\n"
 
 
-def fast_failover_fleet(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Fleet]:
+def fast_failover_fleet(tmp_path_factory: pytest.TempPathFactory, name: str, sqlite: bool = False) -> Iterator[Fleet]:
     """A module's sidecars A, B and C with a 250 ms heartbeat and a 3 s sidecar timeout (a dead sidecar is
-    seen as gone quickly), for the routing, attachment and kill-effect tests."""
+    seen as gone quickly), for the routing, attachment and kill-effect tests; on a fresh PostgreSQL database,
+    or with `sqlite` as workers sharing one SQLite file (tests/fleet/test_sqlite_workers.py)."""
     tmp = tmp_path_factory.mktemp(name)
     (tmp / "outrider.yaml").write_text(FAST_FAILOVER)
-    for url in _pg():
+    for url in [f"sqlite:///{tmp / 'outrider.db'}"] if sqlite else _pg():
         f = Fleet(tmp, url, config=tmp / "outrider.yaml")
         try:
             yield f

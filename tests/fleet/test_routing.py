@@ -64,8 +64,10 @@ def step(saga: str, step_id: str) -> r.SagaStep:
     return r.SagaStep(saga_id=saga, step_id=step_id, action="notify", payload=payload)
 
 
-def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_fleet: Fleet) -> None:
-    a, b, _ = route_fleet.sidecars[:3]
+def kill_ends_the_stream_on_b(fleet: Fleet) -> tuple[SidecarProc, SimAgent]:
+    """Kill on A an agent attached to B: the ack comes, B ends the agent's stream. Returns B and the agent
+    (the caller closes it)."""
+    a, b, _ = fleet.sidecars[:3]
     agent = attach(b, "route-kill-1")
     try:
         result = kill(a, "route-kill-1", callback=NEVER)  # answered within the RPC's 60 s: the ack came
@@ -74,6 +76,15 @@ def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_f
         err = agent.wait_ended()
         assert err is not None and err.code() is grpc.StatusCode.ABORTED
         assert error_info(err).reason == "AGENT_KILLED"
+    except BaseException:
+        agent.close()
+        raise
+    return b, agent
+
+
+def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_fleet: Fleet) -> None:
+    b, agent = kill_ends_the_stream_on_b(route_fleet)
+    try:
         with pytest.raises(grpc.RpcError) as hb:  # B no longer takes its heartbeats
             b.recovery.Heartbeat(rpb.HeartbeatRequest(agent_id="route-kill-1"))
         assert hb.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED)

@@ -21,9 +21,8 @@ import pytest
 
 from outrider.v1 import recovery_service_pb2 as rpb
 from server.storage.db import DatabaseInUse, lock_sqlite_for_serving
-from tests.integration.rpc import error_info
 
-from .conftest import FAST_FAILOVER
+from .conftest import fast_failover_fleet
 from .harness import ROOT, Fleet, SidecarProc, operator_token, wait_until
 from .test_approvals import test_a_decision_on_c_wakes_the_call_waiting_on_b_within_milliseconds  # noqa: F401
 from .test_breakers import (  # noqa: F401
@@ -56,20 +55,18 @@ from .test_registry import (  # noqa: F401
     test_retry_counts_of_concurrent_attempts_on_three_sidecars_are_all_counted,
 )
 from .test_routing import (
-    KILL,
-    NEVER,
-    attach,
-    kill,
+    kill_ends_the_stream_on_b,
     test_a_budget_signal_caused_on_a_reaches_the_agent_attached_to_b,  # noqa: F401
 )
+from .test_workers import live_sidecar_pids
 
 pytestmark = pytest.mark.timeout(300)
 
 
-def _sqlite_fleet(tmp: Path, config: str = "") -> Iterator[Fleet]:
-    if config:
-        (tmp / "outrider.yaml").write_text(config)
-    f = Fleet(tmp, f"sqlite:///{tmp / 'outrider.db'}", config=tmp / "outrider.yaml" if config else None)
+@pytest.fixture(scope="module")
+def shared_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    tmp = tmp_path_factory.mktemp("sqlite-fleet")
+    f = Fleet(tmp, f"sqlite:///{tmp / 'outrider.db'}")
     try:
         yield f
     finally:
@@ -77,33 +74,21 @@ def _sqlite_fleet(tmp: Path, config: str = "") -> Iterator[Fleet]:
 
 
 @pytest.fixture(scope="module")
-def shared_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    yield from _sqlite_fleet(tmp_path_factory.mktemp("sqlite-fleet"))
-
-
-@pytest.fixture(scope="module")
 def route_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    yield from _sqlite_fleet(tmp_path_factory.mktemp("sqlite-routing"), FAST_FAILOVER)
+    yield from fast_failover_fleet(tmp_path_factory, "sqlite-routing", sqlite=True)
 
 
 @pytest.fixture(scope="module")
 def effects_fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    yield from _sqlite_fleet(tmp_path_factory.mktemp("sqlite-effects"), FAST_FAILOVER)
+    yield from fast_failover_fleet(tmp_path_factory, "sqlite-effects", sqlite=True)
 
 
 def test_a_kill_on_a_reaches_the_agent_attached_to_b_and_ends_its_stream(route_fleet: Fleet) -> None:
     """test_routing's test of the same name, but B's refusal of the agent's heartbeats is waited for: B learns
     the TERMINATED standing A writes when the ack comes from the feed, within FEED_INTERVAL, while on PostgreSQL
     the notification is pushed as A commits."""
-    a, b, _ = route_fleet.sidecars[:3]
-    agent = attach(b, "route-kill-1")
+    b, agent = kill_ends_the_stream_on_b(route_fleet)
     try:
-        result = kill(a, "route-kill-1", callback=NEVER)  # answered within the RPC's 60 s: the ack came
-        assert result.terminated and result.detail == "ok", result
-        assert len(agent.of(KILL)) == 1 and agent.of(KILL)[0].kill.kill_id == result.kill_id
-        err = agent.wait_ended()
-        assert err is not None and err.code() is grpc.StatusCode.ABORTED
-        assert error_info(err).reason == "AGENT_KILLED"
         refused: list[grpc.StatusCode] = []
 
         def heartbeat_refused() -> bool:
@@ -138,7 +123,7 @@ def test_two_workers_serve_one_sqlite_file_and_nobody_else_may(tmp_path: Path) -
     token = operator_token(tmp_path, url)
     parent = SidecarProc(tmp_path, url, token, "W", "--workers", "2").wait_serving()
     try:
-        wait_until(lambda: len(_live_pids(url)) == 2, "both workers registered in `sidecars`", timeout=120)
+        wait_until(lambda: len(live_sidecar_pids(url)) == 2, "both workers registered in `sidecars`", timeout=120)
         second = _serve(tmp_path, "--db-url", url)  # a second sidecar on the file: refused
         assert second.returncode != 0
         assert f"already serves the SQLite database {db}" in second.stderr
@@ -156,14 +141,3 @@ def test_a_worker_alone_is_refused_before_serving(tmp_path: Path) -> None:
     r = _serve(tmp_path, "--worker", "0")
     assert r.returncode != 0
     assert "serves only under its `serve --workers` parent" in r.stderr
-
-
-def _live_pids(url: str) -> set[int]:
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return {int(r[0]) for r in conn.execute(text("SELECT pid FROM sidecars WHERE stop_time IS NULL"))}
-    finally:
-        engine.dispose()
