@@ -131,3 +131,14 @@ def test_tokens_issue_imports_only_what_it_uses(tmp_path: Path) -> None:
     secret, loaded = done.stdout.splitlines()[-2:]
     assert secret.startswith("otr_")
     assert loaded == "LOADED 0 []"
+
+
+def test_workers_takes_a_number_or_auto() -> None:
+    """`serve --workers auto` is one worker per CPU this process may run on; anything else but a number is a
+    usage error, not a traceback."""
+    parse = _parser("").parse_args
+    assert parse(["serve", "--workers", "3"]).workers == 3
+    assert parse(["serve", "--workers", "auto"]).workers == len(os.sched_getaffinity(0))
+    assert parse(["serve"]).workers == 1
+    with pytest.raises(SystemExit):
+        parse(["serve", "--workers", "many"])
