@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,19 +64,17 @@ def is_write(statement: str) -> bool:
 
 class _WriteCursor(sqlite3.Cursor):
     def execute(self, sql: str, parameters: Any = (), /) -> _WriteCursor:
-        conn: QueuedWriteConnection = self.connection  # type: ignore[assignment]
-        conn._before(sql)
-        try:
-            super().execute(sql, parameters)
-        finally:
-            conn._after()
-        return self
+        return self._queued(super().execute, sql, parameters)
 
     def executemany(self, sql: str, seq_of_parameters: Any, /) -> _WriteCursor:
+        return self._queued(super().executemany, sql, seq_of_parameters)
+
+    def _queued(self, run: Callable[[str, Any], object], sql: str, parameters: Any) -> _WriteCursor:
+        """`run` the statement in this process's turn when it writes (see QueuedWriteConnection)."""
         conn: QueuedWriteConnection = self.connection  # type: ignore[assignment]
         conn._before(sql)
         try:
-            super().executemany(sql, seq_of_parameters)
+            run(sql, parameters)
         finally:
             conn._after()
         return self
