@@ -6,13 +6,15 @@ read it) makes it reload the topic, and the feed stays bounded."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
 
+from server.domain.errors import StorageUnavailable
 from server.storage.db import create_db_engine, migrate
 from server.storage.fleet import changes as changes_module
 from server.storage.fleet.changes import ChangeLog
@@ -61,6 +63,16 @@ def _pair(engines: tuple[Engine, Engine], poll: float = 0.2) -> tuple[ChangeLog,
     b.start()
     assert a.wait_connected(WAIT) and b.wait_connected(WAIT)
     return a, b, seen_a, seen_b
+
+
+def _until(condition: Callable[[], bool]) -> bool:
+    """Poll a condition no handler announces (the listener's own state), within WAIT."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _bump(log: ChangeLog, key: str) -> int:
@@ -152,3 +164,30 @@ def test_alone_on_sqlite_nothing_is_written_or_read(engines: tuple[Engine, Engin
     with engines[0].connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM fleet_change_feed")).scalar_one() == 0
         assert conn.execute(counters).all() == before
+
+
+def test_a_worker_that_cannot_read_the_feed_says_so_and_catches_up(engines: tuple[Engine, Engine]) -> None:
+    """Storage gone while B reads (StorageUnavailable, as the engine makes of SQLite's errors): B is not
+    connected meanwhile (its caches answer as unconfirmed), nothing is lost, and once it reads again the
+    change made during the outage arrives."""
+    a, b, _, seen_b = _pair(engines)
+    failing = threading.Event()
+    failing.set()
+    read = b._read_feed
+
+    def read_or_fail(last: int) -> int:
+        if failing.is_set():
+            raise StorageUnavailable()
+        return read(last)
+
+    b._read_feed = read_or_fail  # type: ignore[method-assign]
+    try:
+        _bump(a, "during-the-outage")
+        assert _until(lambda: not b.stats.connected)
+        assert not b.ensure_fresh(0.0, WAIT)  # the outage is reported, not waited out
+        failing.clear()
+        assert seen_b.wait(lambda: "during-the-outage" in seen_b.keys)
+        assert _until(lambda: b.stats.connected)
+    finally:
+        a.stop()
+        b.stop()
