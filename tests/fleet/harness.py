@@ -100,7 +100,12 @@ class Fleet:
         self._workers = 0
         # Started together, then waited for: the three start-ups (migrations, loading) overlap.
         procs = [self._proc(chr(ord("A") + i), config=config) for i in range(count)]
-        self.sidecars = [p.wait_serving() for p in procs]
+        try:
+            self.sidecars = [p.wait_serving() for p in procs]
+        except BaseException:  # one did not start: stop the others, or they outlive the test
+            self.sidecars = procs
+            self.close()
+            raise
 
     def _proc(self, name: str, *args: str, config: Path | None = None) -> SidecarProc:
         if self.db_url.startswith("sqlite"):

@@ -54,13 +54,21 @@ class SqlFleetPolicyRepository:
     def apply(
         self, policy: FleetPolicy, write: Callable[[], None], expected_version: int | None = None
     ) -> FleetPolicy | None:
-        if not self._postgres:  # one sidecar: nobody races, and nothing is held while the parts are written
+        if not self._postgres:
+            # One sidecar, or the workers of `serve --workers` sharing the file (and one policy file). Nothing is
+            # held while the parts are written (a worker's own writes would wait behind its lock); the row is
+            # then compared and set under SQLite's write lock (`with_for_update`: BEGIN IMMEDIATE), so of two
+            # workers applying at once, one stores and the other decides again.
             current = self.get()
-            if expected_version is not None and (current.version if current else 0) != expected_version:
+            seen = current.version if current else 0
+            if expected_version is not None and seen != expected_version:
                 return None
             write()
             with Session(self.engine) as s, s.begin():
-                return self._store(s, s.get(FleetPolicyRow, _KEY), policy)
+                row = s.get(FleetPolicyRow, _KEY, with_for_update=True)
+                if expected_version is not None and (row.version if row else 0) != seen:
+                    return None
+                return self._store(s, row, policy)
         with Session(self.engine) as s, s.begin():
             # The placeholder row makes the very first apply lockable too (a second inserter waits here).
             s.execute(
