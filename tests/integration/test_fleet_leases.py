@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -36,6 +37,7 @@ class Fleet:
         self.engine, self.poll, self.slots, self.feed_poll = engine, poll, slots, feed_poll
         self.clock = FakeClock()
         self.feeds: list[ChangeLog] = []
+        self.started: list[LeaseService] = []  # every service started, restarted ones included
         self.services = [self.start(f"sc{i}", listen) for i in range(n)]
 
     def start(self, name: str, listen: bool = False) -> LeaseService:
@@ -48,6 +50,7 @@ class Fleet:
             poll_interval=self.poll,
         )
         svc.load()
+        self.started.append(svc)
         if feed is not None:
             svc.attach(feed)
             feed.start()
@@ -58,6 +61,22 @@ class Fleet:
     def close(self) -> None:
         for feed in self.feeds:
             feed.stop()
+        for svc in self.started:
+            svc.close()  # waits for the give-backs of abandoned callers, before the engine is disposed
+
+
+@pytest.fixture
+def fleet_of(engine: Engine) -> Iterator[Callable[..., Fleet]]:
+    """Fleets of LeaseServices on `engine`, closed after the test (before the engine is disposed)."""
+    made: list[Fleet] = []
+
+    def make(**kw: Any) -> Fleet:
+        made.append(Fleet(engine, **kw))
+        return made[-1]
+
+    yield make
+    for fleet in made:
+        fleet.close()
 
 
 async def queued(
@@ -70,8 +89,8 @@ async def queued(
         await asyncio.sleep(0.005)
 
 
-def test_one_slot_is_exclusive_across_three_sidecars(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_one_slot_is_exclusive_across_three_sidecars(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
 
     async def main() -> None:
         tasks = [asyncio.create_task(svc.acquire(KEY, f"agent-{i}")) for i, svc in enumerate(fleet.services)]
@@ -90,8 +109,8 @@ def test_one_slot_is_exclusive_across_three_sidecars(engine: Engine) -> None:
     asyncio.run(main())
 
 
-def test_fifo_across_sidecars_and_fencing_tokens_only_grow(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_fifo_across_sidecars_and_fencing_tokens_only_grow(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
     a, b, c = fleet.services
 
     async def main() -> None:
@@ -124,8 +143,8 @@ def test_fifo_across_sidecars_and_fencing_tokens_only_grow(engine: Engine) -> No
     asyncio.run(main())
 
 
-def test_a_restarted_sidecar_holds_no_phantom_lease(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_a_restarted_sidecar_holds_no_phantom_lease(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
     a, b, _ = fleet.services
 
     async def main() -> None:
@@ -138,8 +157,8 @@ def test_a_restarted_sidecar_holds_no_phantom_lease(engine: Engine) -> None:
     asyncio.run(main())
 
 
-def test_the_reaper_expires_only_active_leases(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_the_reaper_expires_only_active_leases(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
     a, b, c = fleet.services
 
     async def main() -> None:
@@ -159,8 +178,8 @@ def test_the_reaper_expires_only_active_leases(engine: Engine) -> None:
     asyncio.run(main())
 
 
-def test_a_killed_agents_leases_are_revoked_wherever_they_were_granted(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_a_killed_agents_leases_are_revoked_wherever_they_were_granted(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
     a, b, c = fleet.services
     other = IsolationKey(Scope.USER, "bob")
 
@@ -182,8 +201,8 @@ def test_a_killed_agents_leases_are_revoked_wherever_they_were_granted(engine: E
     asyncio.run(main())
 
 
-def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(engine: Engine) -> None:
-    fleet = Fleet(engine)
+def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(fleet_of: Callable[..., Fleet]) -> None:
+    fleet = fleet_of()
     a, b, _ = fleet.services
 
     async def main() -> None:
@@ -205,23 +224,22 @@ def test_a_dead_sidecars_waiter_goes_stale_and_does_not_hold_the_queue(engine: E
     asyncio.run(main())
 
 
-def test_with_listeners_a_release_wakes_a_waiter_on_another_sidecar_at_once(engine: Engine, db_url: str) -> None:
+def test_with_listeners_a_release_wakes_a_waiter_on_another_sidecar_at_once(
+    fleet_of: Callable[..., Fleet], db_url: str
+) -> None:
     if not db_url.startswith("postgresql"):
         pytest.skip("notifications are PostgreSQL's (SQLite serves one sidecar)")
     # Neither the waiters' poll nor the change feed's counter poll runs within the test (an hour each): only
     # the NOTIFY can wake the waiter. How fast is measured by `make bench` (the p99 in docs/benchmarks.md).
-    fleet = Fleet(engine, listen=True, poll=3600.0, feed_poll=3600.0)
-    try:
-        a, b, _ = fleet.services
+    fleet = fleet_of(listen=True, poll=3600.0, feed_poll=3600.0)
+    a, b, _ = fleet.services
 
-        async def main() -> None:
-            held, _ = await a.acquire(KEY, "x")
-            waiter = asyncio.create_task(b.acquire(KEY, "y"))
-            await queued(a, 1)
-            await asyncio.to_thread(a.release, held.lease_id)
-            lease, _ = await asyncio.wait_for(waiter, 60.0)
-            assert lease.agent_id == "y"
+    async def main() -> None:
+        held, _ = await a.acquire(KEY, "x")
+        waiter = asyncio.create_task(b.acquire(KEY, "y"))
+        await queued(a, 1)
+        await asyncio.to_thread(a.release, held.lease_id)
+        lease, _ = await asyncio.wait_for(waiter, 60.0)
+        assert lease.agent_id == "y"
 
-        asyncio.run(main())
-    finally:
-        fleet.close()
+    asyncio.run(main())

@@ -4,6 +4,7 @@ revocation."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -95,6 +96,41 @@ def test_cancelled_waiter_leaves_the_queue() -> None:
         assert lease.agent_id == "a3" and lease.fencing_token == 2
 
     asyncio.run(main())
+
+
+def test_close_waits_for_an_abandoned_callers_give_back() -> None:
+    """The queue's row of a cancelled caller is left on a thread of its own; `close` (the sidecar stopping)
+    waits for it, so it never runs against storage that is already closed."""
+    repo = MemorySafeguards()
+    entered, go, left = threading.Event(), threading.Event(), threading.Event()
+    leave = repo.leave_queue
+
+    def slow_leave(*args: Any) -> None:
+        entered.set()
+        go.wait(30)
+        leave(*args)
+        left.set()
+
+    repo.leave_queue = slow_leave  # type: ignore[method-assign,assignment]
+    svc = service(repo)
+
+    async def main() -> None:
+        await svc.acquire(USER, "a1")
+        gone = asyncio.create_task(svc.acquire(USER, "a2"))
+        await settle()
+        gone.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await gone
+
+    asyncio.run(main())
+    assert entered.wait(30)
+    closing = threading.Thread(target=svc.close, kwargs={"timeout": 60.0})
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()  # still waiting for the give-back
+    go.set()
+    closing.join(60)
+    assert not closing.is_alive() and left.is_set()
 
 
 def test_a_deadline_while_waiting_leaves_the_queue() -> None:

@@ -28,6 +28,7 @@ import contextvars
 import heapq
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -179,6 +180,7 @@ class LeaseService:
         self._watched: dict[str, datetime] = {}  # lease id -> its expiry, while this process knows it ACTIVE
         self._next_sweep = 0.0
         self._pool: ThreadPoolExecutor | None = None
+        self._giving: set[threading.Thread] = set()  # give-backs still running (close waits for them)
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -189,11 +191,33 @@ class LeaseService:
         """Wake this process's waiters when another sidecar ends a lease of their key."""
         feed.subscribe(TOPIC, self._wake, self._wake_all)
 
-    def close(self) -> None:
+    def close(self, timeout: float = 5.0) -> None:
+        """Stops the storage threads, and waits (at most `timeout` seconds in all) for the give-backs still
+        running: a slot an abandoned caller was handed goes back before the storage behind it closes."""
         with self._lock:
             pool, self._pool = self._pool, None
+            giving = list(self._giving)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + timeout
+        for t in giving:
+            t.join(max(0.0, deadline - time.monotonic()))
+
+    def _in_background(self, fn: Callable[..., object], *args: object) -> None:
+        """`fn(*args)` on a thread of its own, outside the caller's context (its idempotency guard), tracked
+        so that `close` waits for it."""
+
+        def run() -> None:
+            try:
+                fn(*args)
+            finally:
+                with self._lock:
+                    self._giving.discard(thread)
+
+        thread = threading.Thread(target=run, name="lease-give-back", daemon=True)
+        with self._lock:
+            self._giving.add(thread)
+        thread.start()
 
     def _off_loop(self, fn: Callable[..., T], *args: object) -> asyncio.Future[T]:
         """`fn(*args)` on the leases' storage threads, in the caller's context (the call's idempotency guard)."""
@@ -268,7 +292,7 @@ class LeaseService:
                 with contextlib.suppress(RuntimeError):  # the loop is closed: the sidecar is stopping
                     w.loop.call_soon_threadsafe(w.event.set)
             elif w.taken != lease.lease_id:  # on a thread of its own: not in this call's context (its guard)
-                threading.Thread(target=self._give_back, args=(lease,), daemon=True).start()
+                self._in_background(self._give_back, lease)
         for key in unserved:
             self._wake(key.text)
 
@@ -355,7 +379,7 @@ class LeaseService:
                 if lease is not None:
                     extra = self._done(me, lease)
                     if extra is not None:  # cannot happen (one grant per row), but never hold two slots
-                        threading.Thread(target=self._give_back, args=(extra,), daemon=True).start()
+                        self._in_background(self._give_back, extra)
                     waited = 0.0 if waiter is None else max(0.0, self.clock.monotonic() - started)
                     return lease, waited
                 if waiter_id != waiter:  # queued (again, when its row was dropped as stale)
@@ -392,15 +416,15 @@ class LeaseService:
                 log.exception("could not leave the lease queue", extra={"waiter": waiter_id or waiter})
 
         if attempt is None:
-            threading.Thread(target=give_back, args=(None, ""), daemon=True).start()
+            self._in_background(give_back, None, "")
             return
 
         def done(fut: asyncio.Future[tuple[Lease | None, str]]) -> None:
             if fut.cancelled() or fut.exception() is not None:
-                threading.Thread(target=give_back, args=(None, ""), daemon=True).start()
+                self._in_background(give_back, None, "")
                 return
             lease, waiter_id = fut.result()
-            threading.Thread(target=give_back, args=(lease, waiter_id), daemon=True).start()
+            self._in_background(give_back, lease, waiter_id)
 
         attempt.add_done_callback(done)
 
