@@ -296,8 +296,10 @@ def _ghz_row(report: Any, decided: int) -> Row:
     at its deadline has answered part of its messages: counting whole streams would miss those)."""
     seconds = report["total"] / 1e9
     lat = {int(d["percentage"]): d["latency"] / 1e3 for d in report.get("latencyDistribution") or []}
-    errors = sum(n for text, n in (report.get("errorDistribution") or {}).items() if not text.endswith(_END_OF_RUN))
-    return Row(decided / seconds, lat.get(50, 0.0), lat.get(99, 0.0), errors)
+    failed = {text: n for text, n in (report.get("errorDistribution") or {}).items() if not text.endswith(_END_OF_RUN)}
+    for text, n in failed.items():
+        print(f"  failed {n}x: {text}", file=sys.stderr)
+    return Row(decided / seconds, lat.get(50, 0.0), lat.get(99, 0.0), sum(failed.values()))
 
 
 def _written(child: Child) -> int:
