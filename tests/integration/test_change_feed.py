@@ -166,6 +166,20 @@ def test_alone_on_sqlite_nothing_is_written_or_read(engines: tuple[Engine, Engin
         assert conn.execute(counters).all() == before
 
 
+def test_a_sidecar_alone_prunes_what_the_cli_left_in_the_feed_when_it_starts(engines: tuple[Engine, Engine]) -> None:
+    cli = ChangeLog(engines[1], "cli", shared=True)  # the CLI writes the feed: workers may be serving
+    for key in ("old", "new"):
+        _bump(cli, key)
+    with engines[0].begin() as conn:
+        old = datetime.now(UTC) - timedelta(seconds=changes_module.FEED_KEEP + 5)
+        conn.execute(text("UPDATE fleet_change_feed SET create_time = :t WHERE key = 'old'"), {"t": old})
+    alone = ChangeLog(engines[0], "sidecar", shared=False)
+    alone.start()
+    assert alone._thread is None  # still no listener
+    with engines[0].connect() as conn:
+        assert [r[0] for r in conn.execute(text("SELECT key FROM fleet_change_feed"))] == ["new"]
+
+
 def test_a_worker_that_cannot_read_the_feed_says_so_and_catches_up(engines: tuple[Engine, Engine]) -> None:
     """Storage gone while B reads (StorageUnavailable, as the engine makes of SQLite's errors): B is not
     connected meanwhile (its caches answer as unconfirmed), nothing is lost, and once it reads again the

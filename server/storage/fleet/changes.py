@@ -80,6 +80,7 @@ _FEED_READ = text(
 )
 _FEED_END = text("SELECT COALESCE(MAX(seq), 0) FROM fleet_change_feed")
 _FEED_PRUNE = text("DELETE FROM fleet_change_feed WHERE create_time < :before")
+_FEED_OLD = text("SELECT 1 FROM fleet_change_feed WHERE create_time < :before LIMIT 1")
 _COUNTERS = "SELECT topic, version FROM fleet_changes"
 FEED_INTERVAL = 0.05  # seconds between two reads of the feed by a worker's listener (SQLite)
 FEED_KEEP = 120.0  # seconds a feed row is kept
@@ -175,7 +176,11 @@ class ChangeLog:
             t.seen = -1  # the new subscriber has not been synchronised by this listener yet
 
     def start(self) -> None:
-        if not self.enabled or self._thread is not None:
+        if self._thread is not None:
+            return
+        if not self.enabled:
+            if self.engine.dialect.name == "sqlite":
+                self._prune_alone()
             return
         run = self._run_feed if self.feed else self._run
         self._thread = threading.Thread(target=run, name="fleet-listener", daemon=True)
@@ -454,6 +459,18 @@ class ChangeLog:
             self._deliver_batch([_Note(CHANNEL_PREFIX + str(t), f"{v} {o} {k}") for _, t, v, o, k in rows])
             last = int(rows[-1][0])
         return last
+
+    def _prune_alone(self) -> None:
+        """A sidecar alone on its SQLite file reads no feed, but the CLI's commands (`shared`: workers may be
+        serving) still write to it: what they left more than FEED_KEEP ago goes when the sidecar starts."""
+        try:
+            before = datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
+            with self.engine.connect() as conn:  # a read first: no write lock taken when there is nothing to do
+                old = conn.execute(_FEED_OLD, {"before": before}).first()
+            if old is not None:
+                self._prune_feed()
+        except Exception as exc:  # housekeeping: the sidecar starts all the same
+            log.warning("change feed: old rows were not pruned", extra={"error": type(exc).__name__})
 
     def _prune_feed(self) -> None:
         before = datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
