@@ -90,6 +90,11 @@ _WAIT_SLICE = 0.25  # how often the listener looks up from its socket (stop requ
 _LATE_NOTIFY_GRACE = 0.05  # a commit is visible a moment before its notification is sent
 
 
+def _feed_horizon() -> datetime:
+    """Feed rows written before this are older than FEED_KEEP."""
+    return datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
+
+
 def listener_name(origin: str) -> str:
     """The application name of a sidecar's listener session: while it shows in `pg_stat_activity`, the
     sidecar is running (server/storage/fleet/attachments.py reads it to route commands)."""
@@ -464,18 +469,16 @@ class ChangeLog:
         """A sidecar alone on its SQLite file reads no feed, but the CLI's commands (`shared`: workers may be
         serving) still write to it: what they left more than FEED_KEEP ago goes when the sidecar starts."""
         try:
-            before = datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
             with self.engine.connect() as conn:  # a read first: no write lock taken when there is nothing to do
-                old = conn.execute(_FEED_OLD, {"before": before}).first()
+                old = conn.execute(_FEED_OLD, {"before": _feed_horizon()}).first()
             if old is not None:
                 self._prune_feed()
         except Exception as exc:  # housekeeping: the sidecar starts all the same
             log.warning("change feed: old rows were not pruned", extra={"error": type(exc).__name__})
 
     def _prune_feed(self) -> None:
-        before = datetime.now(UTC) - timedelta(seconds=FEED_KEEP)
         with self.engine.begin() as conn:
-            conn.execute(_FEED_PRUNE, {"before": before})
+            conn.execute(_FEED_PRUNE, {"before": _feed_horizon()})
 
     def _feed_failed(self, exc: BaseException | None) -> None:
         if exc is not None and not self._stop.is_set():
