@@ -195,15 +195,25 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     async def _checked_stream(self, requests: Any, context: Any, principal: Principal, rule: Rule, method: str) -> Any:
         """Every message is authorized; from the second on, the credential is checked again (in memory), so
-        a stream opened before a revocation or a kill does not outlive it."""
+        a stream opened before a revocation or a kill does not outlive it. The credential is looked up again
+        for the second message and then whenever the credentials' mirror changed (`AccessService.generation`,
+        read before the lookup: a change during it is seen at the next message); the stream's metadata and
+        certificate are those it opened with."""
         first = True
+        checked_at: int | None = None  # the mirror's generation when the credential was last looked up
+        fields = rule.fields
+        for_control = method == _CONTROL_CHANNEL
         async for message in requests:
-            if not first and self._authenticate(context) != principal:
-                raise Unauthenticated("the stream's credential changed", reason="BAD_CREDENTIAL")
-            if not first and method != _CONTROL_CHANNEL:
-                self._refuse_killed(principal, method)
+            if not first:
+                generation = self.access.generation
+                if generation != checked_at:
+                    if self._authenticate(context) != principal:
+                        raise Unauthenticated("the stream's credential changed", reason="BAD_CREDENTIAL")
+                    checked_at = generation
+                if not for_control:
+                    self._refuse_killed(principal, method)
             first = False
-            authorize(principal, rule, method, {f: _field(message, f) for f in rule.fields}, streaming=True)
+            authorize(principal, rule, method, {f: _field(message, f) for f in fields}, streaming=True)
             yield message
 
     def charge(self, context: Any) -> None:

@@ -111,15 +111,17 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
     # ---- the chain -------------------------------------------------------------------------
 
     async def CheckAction(self, request: pb.CheckActionRequest, context: Ctx) -> pb.CheckActionResponse:
+        answer = pb.CheckActionResponse()
         with call_deadline(context.time_remaining()):  # how long an approval may wait for storage
-            return await self._decide(request)
+            await self._decide(request, answer)
+        return answer
 
     async def CheckActions(
         self, request_iterator: AsyncIterator[pb.CheckActionsRequest], context: Ctx
     ) -> AsyncIterator[pb.CheckActionsResponse]:
         deciding = [0]  # requests of this stream in flight
 
-        async def decide(message: pb.CheckActionsRequest) -> pb.CheckActionResponse:
+        async def decide(message: pb.CheckActionsRequest, answer: pb.CheckActionResponse) -> None:
             deciding[0] += 1
             with self._decision_span(message) as span:
                 try:
@@ -127,7 +129,7 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
                         await self.fresh()
                     self.charge(context)  # every request counts against the credential's rate limit
                     with call_deadline(context.time_remaining()):  # the stream's deadline, if any
-                        return await self._decide(message.check)
+                        await self._decide(message.check, answer)
                 except OutriderError as exc:
                     if span.is_recording():
                         span.set_attributes(
@@ -234,7 +236,9 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
             return ctx
         return convert.struct_to_dict(request.context, "context", self.limits)
 
-    async def _decide(self, request: pb.CheckActionRequest) -> pb.CheckActionResponse:
+    async def _decide(self, request: pb.CheckActionRequest, answer: pb.CheckActionResponse) -> None:
+        """Decides `request` and writes the answer into `answer` (an empty response; a stream's own, so the
+        answer is not copied into the stream's message)."""
         action, binary, size = self._accept(request)
         self.checks.admit(request.agent_id)
         try:
@@ -252,22 +256,20 @@ class SupervisorServicer(pb_grpc.SupervisorServiceServicer):
         finally:
             self.checks.release(request.agent_id)
         v = checked.verdict
-        effective = (
-            convert.dict_to_struct(checked.effective_context)
-            if checked.effective_context is not None
-            else request.context
-        )
-        return pb.CheckActionResponse(
-            allowed=v.allowed,
-            reason=v.reason,
-            severity=int(v.severity),  # type: ignore[arg-type]
-            guardrail=v.guardrail,
-            decision_id=checked.decision_id,
-            warnings=convert.warnings_to_pb(v.warnings),
-            approval=convert.approval_to_pb(checked.approval) if checked.approval else None,
-            effective_context=effective,
-            permit_id=checked.permit_id,
-        )
+        answer.allowed = v.allowed
+        answer.reason = v.reason
+        answer.severity = int(v.severity)  # type: ignore[assignment]
+        answer.guardrail = v.guardrail
+        answer.decision_id = checked.decision_id
+        if v.warnings:
+            answer.warnings.extend(convert.warnings_to_pb(v.warnings))
+        if checked.approval:
+            answer.approval.CopyFrom(convert.approval_to_pb(checked.approval))
+        if checked.effective_context is not None:
+            answer.effective_context.CopyFrom(convert.dict_to_struct(checked.effective_context))
+        else:
+            answer.effective_context.CopyFrom(request.context)
+        answer.permit_id = checked.permit_id
 
     async def ExplainAction(self, request: pb.ExplainActionRequest, context: Ctx) -> pb.ExplainActionResponse:
         p = current_principal()

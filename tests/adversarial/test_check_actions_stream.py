@@ -5,6 +5,8 @@ never INTERNAL."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -117,6 +119,46 @@ def test_a_stream_opened_before_its_token_was_revoked_ends_at_the_next_request(s
     err = stream.ended()
     assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
     assert 2 not in stream.answers
+
+
+def test_a_revocation_after_many_requests_ends_the_stream_at_the_next_one(sidecar: RunningSidecar) -> None:
+    """The credential is looked up again only when the credentials changed: a stream whose lookups were
+    skipped for a while still ends at the first request after its token is revoked."""
+    secret, token = sidecar.services.access.issue(PrincipalKind.AGENT, "agent-1", "t", "test")
+    stream = CheckStream(supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(sidecar.raw_channel, secret)))
+    for i in range(1, 6):
+        stream.send(i, check())
+    assert all(a.response.allowed for a in stream.wait(*range(1, 6)))
+    sidecar.services.access.revoke(token.token_id, "test")
+    stream.send(6, check(action="shell.exec"))
+    err = stream.ended()
+    assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert 6 not in stream.answers
+
+
+def test_a_revocation_by_the_cli_ends_an_open_stream(sidecar: RunningSidecar) -> None:
+    """Revoked by another process (the CLI writes the database): the sidecar's mirror follows, and the
+    stream ends at its first request after that, though nothing about the stream itself changed."""
+    secret, token = sidecar.services.access.issue(PrincipalKind.AGENT, "agent-1", "t", "test")
+    stream = CheckStream(supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(sidecar.raw_channel, secret)))
+    for i in range(1, 4):
+        stream.send(i, check())
+    assert all(a.response.allowed for a in stream.wait(*range(1, 4)))
+    cfg = sidecar.config
+    cli = subprocess.run(
+        [sys.executable, "-m", "server", "tokens", "revoke", token.token_id,
+         "--db-url", cfg.database_url(), "--data-dir", str(cfg.data_dir)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    deadline = time.monotonic() + 30
+    next_id = 4
+    while not stream.over(within=0.2) and time.monotonic() < deadline:
+        stream.send(next_id, check())  # answered (allowed) until the sidecar has seen the revocation
+        next_id += 1
+    err = stream.ended()
+    assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert error_info(err).reason == "BAD_CREDENTIAL"
 
 
 def test_a_reused_id_in_flight_ends_the_stream(sidecar: RunningSidecar) -> None:

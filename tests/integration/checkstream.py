@@ -65,6 +65,11 @@ class CheckStream:
             assert self._cond.wait_for(lambda: self._done, timeout), "the stream did not end"
         return self.error
 
+    def over(self, within: float) -> bool:
+        """Whether the stream ended, waiting at most `within` seconds for it."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._done, within)
+
     def cancel(self) -> None:
         self.call.cancel()
         self._out.put(_CLOSE)

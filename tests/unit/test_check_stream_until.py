@@ -21,8 +21,8 @@ async def _requests(ids: list[int], more: asyncio.Event) -> AsyncIterator[pb.Che
     await more.wait()  # the client keeps its side open
 
 
-async def _allow(message: pb.CheckActionsRequest) -> pb.CheckActionResponse:
-    return pb.CheckActionResponse(allowed=True, guardrail="g")
+async def _allow(message: pb.CheckActionsRequest, answer: pb.CheckActionResponse) -> None:
+    answer.allowed, answer.guardrail = True, "g"
 
 
 def test_a_raising_watcher_ends_the_stream_after_the_answers_already_decided() -> None:

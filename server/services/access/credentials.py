@@ -46,6 +46,9 @@ class AccessService:
         self._by_hash: dict[str, Token] = {}
         self._revoked_certificates: frozenset[str] = frozenset()
         self._version = -1
+        # Moved after every change to the mirror (under the lock, once the change is in place): a holder of an
+        # authenticated principal (a long stream) checks the credential again only when this moved.
+        self.generation = 0
         if changes is not None:
             changes.subscribe(ACCESS_TOPIC, lambda _key: self.refresh(), self.refresh)
 
@@ -54,6 +57,7 @@ class AccessService:
             self._version = self.repo.version()
             self._by_hash = self.repo.active()
             self._revoked_certificates = frozenset(self.repo.revoked_certificates())
+            self.generation += 1
 
     def refresh(self) -> None:
         """Pick up changes made by other processes (one tiny read when nothing changed)."""
@@ -65,6 +69,7 @@ class AccessService:
             self._version = self.repo.version()
             self._by_hash = self.repo.active()
             self._revoked_certificates = frozenset(self.repo.revoked_certificates())
+            self.generation += 1
 
     def certificate_revoked(self, fingerprint: str) -> bool:
         return fingerprint in self._revoked_certificates
@@ -78,6 +83,7 @@ class AccessService:
             if not self.repo.revoke_certificate(normal, reason, actor, now):
                 raise FailedPrecondition(f"certificate {normal} was already revoked", reason="ALREADY_REVOKED")
             self._revoked_certificates = self._revoked_certificates | {normal}
+            self.generation += 1
         self.audit.record(actor, "certificate.revoke", normal, {"reason": reason})
         log.info("client certificate revoked", extra={"fingerprint": normal, "actor": actor})
         return normal, now
@@ -114,6 +120,7 @@ class AccessService:
         with self._lock:
             self.repo.insert(token, hash_secret(secret))
             self._by_hash[hash_secret(secret)] = token
+            self.generation += 1
         self.audit.record(
             actor,
             "token.issue",
@@ -138,6 +145,7 @@ class AccessService:
                 raise FailedPrecondition(f"token {token_id!r} was already revoked", reason="ALREADY_REVOKED")
             # Refused from this instant on, before the answer goes out.
             self._by_hash = {h: t for h, t in self._by_hash.items() if t.token_id != token_id}
+            self.generation += 1
         self.audit.record(actor, "token.revoke", token_id, {"subject": before.subject, "kind": before.kind.name})
         log.info("token revoked", extra={"token_id": token_id, "actor": actor})
         return Token(
