@@ -206,7 +206,7 @@ async def build_server(
     if extra_handlers:
         server.add_generic_rpc_handlers(tuple(extra_handlers))
     health = HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health, registry)  # generic only too: no pending request of its own
     enable_reflection((*SERVICE_NAMES, "grpc.health.v1.Health"), server)  # v1 and v1alpha
 
     try:
