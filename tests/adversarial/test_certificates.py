@@ -15,12 +15,14 @@ import grpc
 import pytest
 
 from outrider.v1 import access_service_pb2 as apb
-from outrider.v1 import access_service_pb2_grpc
+from outrider.v1 import access_service_pb2_grpc, supervisor_service_pb2_grpc
 from server.domain.access.principals import PrincipalKind
 from tests.fakes import FakeClock
+from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
 from tests.integration.harness import RunningSidecar, make_config
 from tests.integration.recovery_sim import eventually
+from tests.integration.rpc import check
 
 from .helpers import refused
 
@@ -97,3 +99,32 @@ def test_a_revoked_client_certificate_is_refused(certs: Path, tmp_path: Path, cl
             return False
 
         eventually(w2_refused, what="the CLI's revocation reaching the sidecar")
+
+
+def test_a_certificate_revoked_while_its_stream_is_open_ends_the_stream(
+    certs: Path, tmp_path: Path, clock: FakeClock
+) -> None:
+    """A CheckActions stream opened with a client certificate looks its credential up again only after the
+    credentials changed: a revocation after many requests still ends it at the next one."""
+    cfg = replace(
+        make_config(tmp_path),
+        tls_cert_file=certs / "server.pem",
+        tls_key_file=certs / "server.key",
+        tls_client_ca_file=certs / "ca.pem",
+    )
+    with RunningSidecar(cfg, clock=clock, new_channel=None) as s:
+        creds = grpc.ssl_channel_credentials(
+            root_certificates=(certs / "ca.pem").read_bytes(),
+            private_key=(certs / "agent_w1.key").read_bytes(),
+            certificate_chain=(certs / "agent_w1.pem").read_bytes(),
+        )
+        with grpc.secure_channel(f"localhost:{s.sidecar.port}", creds) as channel:
+            stream = CheckStream(supervisor_service_pb2_grpc.SupervisorServiceStub(channel))
+            for i in range(1, 6):
+                stream.send(i, check("w1", "read"))
+            assert all(a.response.allowed for a in stream.wait(*range(1, 6)))
+            s.services.access.revoke_certificate(fingerprint(certs / "agent_w1.pem"), "lost laptop", "test")
+            stream.send(6, check("w1", "shell.exec"))
+            err = stream.ended()
+            assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert 6 not in stream.answers
