@@ -38,10 +38,11 @@ def self_usage() -> dict[str, Any]:
 class Child:
     """Parent side: a `python -m module ...` child started from the repo root; its first line says it is ready."""
 
-    def __init__(self, module: str, *args: str, ready_timeout: float = 90.0) -> None:
+    def __init__(self, module: str, *args: str, ready_timeout: float = 90.0, cwd: Path = ROOT) -> None:
+        """`cwd`: the checkout whose `module` runs (its own `server` package comes first on the path)."""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module, *args],
-            cwd=ROOT,
+            cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
