@@ -20,6 +20,7 @@ import asyncio
 import contextvars
 import functools
 import types
+from asyncio.tasks import _enter_task, _leave_task  # what task implementations use to say which task runs
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from typing import Any
 
@@ -84,12 +85,23 @@ def start_eagerly(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Non
     """Runs `coro` at once, in a copy of the current context as a task would, up to its first real wait.
     None when it finished without one (most decisions: no task, no loop turn, no done-callback); else the
     task that goes on with it in that same context. What a task would do, minus its cost when nothing
-    waits (Python 3.12's eager task factory, for 3.11)."""
+    waits (Python 3.12's eager task factory, for 3.11).
+
+    Unlike 3.12's, there is no task of its own yet while `coro` runs at once, so `asyncio.current_task()` is
+    None until its first wait (the caller's task is set aside meanwhile). Code that binds the current task
+    (`asyncio.timeout`, a `TaskGroup`) then fails at once with RuntimeError, instead of binding the caller's
+    task and cancelling the whole stream later."""
     context = contextvars.copy_context()
+    caller = asyncio.current_task(loop)
+    if caller is not None:
+        _leave_task(loop, caller)
     try:
         waiting_on = context.run(coro.send, None)
     except StopIteration:
         return None
+    finally:
+        if caller is not None:
+            _enter_task(loop, caller)
     return loop.create_task(_resume(coro, waiting_on), context=context)
 
 

@@ -146,3 +146,42 @@ def test_an_error_before_any_wait_is_raised_to_the_caller() -> None:
 
     with pytest.raises(ValueError, match="at once"):
         run(go())
+
+
+def test_no_task_is_current_until_the_first_wait_so_binding_one_fails_loudly() -> None:
+    """Until its first wait the coroutine has no task of its own: `asyncio.current_task()` is None there (not
+    the caller's task, which a timeout would then cancel), and the caller's task is current again after."""
+
+    async def go() -> tuple[list[Any], Any, BaseException | None]:
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        seen: list[Any] = []
+
+        async def decide() -> None:
+            seen.append(asyncio.current_task())
+            await ready
+            seen.append(asyncio.current_task())
+
+        async def bounded() -> None:
+            async with asyncio.timeout(5):
+                await asyncio.sleep(0)
+
+        caller = asyncio.current_task()
+        task = start_eagerly(loop, decide())
+        assert task is not None
+        after = asyncio.current_task()
+        ready.set_result(None)
+        await task
+        refused: BaseException | None = None
+        try:
+            start_eagerly(loop, bounded())
+        except RuntimeError as exc:
+            refused = exc
+        assert asyncio.current_task() is caller
+        return [*seen, task], after is caller, refused
+
+    (during, later, task), caller_back, refused = run(go())
+    assert during is None
+    assert later is task  # after its first wait it runs as its own task
+    assert caller_back
+    assert isinstance(refused, RuntimeError)
