@@ -16,6 +16,7 @@ import pytest
 
 from outrider.v1 import access_service_pb2 as apb
 from outrider.v1 import access_service_pb2_grpc, supervisor_service_pb2_grpc
+from server.config import Config
 from server.domain.access.principals import PrincipalKind
 from tests.fakes import FakeClock
 from tests.integration.checkstream import CheckStream
@@ -43,22 +44,31 @@ def fingerprint(pem: Path, colons: bool = False) -> str:
     return ":".join(digest[i : i + 2].upper() for i in range(0, 64, 2)) if colons else digest
 
 
-def test_a_revoked_client_certificate_is_refused(certs: Path, tmp_path: Path, clock: FakeClock) -> None:
-    cfg = replace(
+def mtls_config(certs: Path, tmp_path: Path) -> Config:
+    """A sidecar that serves TLS and asks every client for a certificate from the test CA."""
+    return replace(
         make_config(tmp_path),
         tls_cert_file=certs / "server.pem",
         tls_key_file=certs / "server.key",
         tls_client_ca_file=certs / "ca.pem",
     )
-    with RunningSidecar(cfg, clock=clock, new_channel=None) as s:
+
+
+def client_channel(certs: Path, name: str, port: int) -> grpc.Channel:
+    """A channel that presents the test CA's certificate `name` (`agent_w1`, `agent_w2`)."""
+    creds = grpc.ssl_channel_credentials(
+        root_certificates=(certs / "ca.pem").read_bytes(),
+        private_key=(certs / f"{name}.key").read_bytes(),
+        certificate_chain=(certs / f"{name}.pem").read_bytes(),
+    )
+    return grpc.secure_channel(f"localhost:{port}", creds)
+
+
+def test_a_revoked_client_certificate_is_refused(certs: Path, tmp_path: Path, clock: FakeClock) -> None:
+    with RunningSidecar(mtls_config(certs, tmp_path), clock=clock, new_channel=None) as s:
 
         def stub(name: str, secret: str = "") -> access_service_pb2_grpc.AccessServiceStub:
-            creds = grpc.ssl_channel_credentials(
-                root_certificates=(certs / "ca.pem").read_bytes(),
-                private_key=(certs / f"{name}.key").read_bytes(),
-                certificate_chain=(certs / f"{name}.pem").read_bytes(),
-            )
-            channel = grpc.secure_channel(f"localhost:{s.sidecar.port}", creds)
+            channel = client_channel(certs, name, s.sidecar.port)
             return access_service_pb2_grpc.AccessServiceStub(with_token(channel, secret) if secret else channel)
 
         w1, w2 = stub("agent_w1"), stub("agent_w2")
@@ -106,25 +116,16 @@ def test_a_certificate_revoked_while_its_stream_is_open_ends_the_stream(
 ) -> None:
     """A CheckActions stream opened with a client certificate looks its credential up again only after the
     credentials changed: a revocation after many requests still ends it at the next one."""
-    cfg = replace(
-        make_config(tmp_path),
-        tls_cert_file=certs / "server.pem",
-        tls_key_file=certs / "server.key",
-        tls_client_ca_file=certs / "ca.pem",
-    )
-    with RunningSidecar(cfg, clock=clock, new_channel=None) as s:
-        creds = grpc.ssl_channel_credentials(
-            root_certificates=(certs / "ca.pem").read_bytes(),
-            private_key=(certs / "agent_w1.key").read_bytes(),
-            certificate_chain=(certs / "agent_w1.pem").read_bytes(),
-        )
-        with grpc.secure_channel(f"localhost:{s.sidecar.port}", creds) as channel:
-            stream = CheckStream(supervisor_service_pb2_grpc.SupervisorServiceStub(channel))
-            for i in range(1, 6):
-                stream.send(i, check("w1", "read"))
-            assert all(a.response.allowed for a in stream.wait(*range(1, 6)))
-            s.services.access.revoke_certificate(fingerprint(certs / "agent_w1.pem"), "lost laptop", "test")
-            stream.send(6, check("w1", "shell.exec"))
-            err = stream.ended()
-            assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
-            assert 6 not in stream.answers
+    with (
+        RunningSidecar(mtls_config(certs, tmp_path), clock=clock, new_channel=None) as s,
+        client_channel(certs, "agent_w1", s.sidecar.port) as channel,
+    ):
+        stream = CheckStream(supervisor_service_pb2_grpc.SupervisorServiceStub(channel))
+        for i in range(1, 6):
+            stream.send(i, check("w1", "read"))
+        assert all(a.response.allowed for a in stream.wait(*range(1, 6)))
+        s.services.access.revoke_certificate(fingerprint(certs / "agent_w1.pem"), "lost laptop", "test")
+        stream.send(6, check("w1", "shell.exec"))
+        err = stream.ended()
+        assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
+        assert 6 not in stream.answers
