@@ -9,7 +9,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from outrider.v1 import common_pb2, supervisor_service_pb2_grpc
+from outrider.v1 import access_pb2, access_service_pb2_grpc, common_pb2, supervisor_service_pb2_grpc
+from outrider.v1 import access_service_pb2 as apb
 from outrider.v1 import recovery_pb2 as r
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import supervisor_service_pb2 as spb
@@ -138,3 +139,46 @@ def test_an_agent_streaming_on_a_cannot_check_for_another_on_b(shared_fleet: Fle
     stream.send(2, check("cs-victim", "read"))  # registered on A, known on B: still not the caller's
     err = stream.ended()
     assert err is not None and err.code() is grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_token_revoked_on_a_ends_its_open_stream_on_b(shared_fleet: Fleet, streams: list[CheckStream]) -> None:
+    """B's stream looks the credential up again only when B's credentials change: a revocation made on A
+    reaches B through the change feed, and the stream, already past its first lookups, ends at a request
+    after that."""
+    a, b, _ = shared_fleet.sidecars
+    made = cli(shared_fleet.tmp, shared_fleet.db_url, "tokens", "issue", "--admin", "cs-admin")
+    assert made.returncode == 0, made.stderr
+    assert a.raw is not None and b.raw is not None
+    admin = access_service_pb2_grpc.AccessServiceStub(with_token(a.raw, made.stdout.strip()))
+    issued = admin.IssueToken(apb.IssueTokenRequest(kind=access_pb2.PRINCIPAL_KIND_AGENT, subject="cs-revoked"))
+    as_agent = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(b.raw, issued.secret))
+
+    def b_knows_the_token() -> bool:
+        try:
+            as_agent.CheckAction(check("cs-revoked", "read"), timeout=30)
+        except grpc.RpcError as err:
+            if err.code() is not grpc.StatusCode.UNAUTHENTICATED:
+                raise
+            return False
+        return True
+
+    wait_until(b_knows_the_token, "B accepts the new token")
+    stream = CheckStream(as_agent)
+    streams.append(stream)
+    for i in range(1, 6):
+        stream.send(i, check("cs-revoked", "read"))
+    assert all(x.response.allowed for x in stream.wait(*range(1, 6)))
+    admin.RevokeToken(apb.RevokeTokenRequest(token_id=issued.token.token_id))
+    sent = [5]
+
+    def ended() -> bool:
+        if stream.over(within=0.1):
+            return True
+        sent.append(sent[-1] + 1)
+        stream.send(sent[-1], check("cs-revoked", "read"))  # allowed until B has seen the revocation
+        return False
+
+    wait_until(ended, "B's open stream ends after the revocation on A")
+    err = stream.ended()
+    assert err is not None and err.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert error_info(err).reason == "BAD_CREDENTIAL"
