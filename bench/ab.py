@@ -50,12 +50,6 @@ class Round:
     cpu_us: float  # the sidecar's CPU (every thread) per decision
 
 
-def process_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process, every thread included."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def checkout(base: str, tmp: Path) -> Path:
     """`base` as a directory: a path to a checkout, or a git revision checked out in a worktree under `tmp`."""
     if Path(base).is_dir():
@@ -78,13 +72,13 @@ def start(name: str, root: Path, tmp: Path) -> Side:
 
 
 def load(side: Side, mode: str, callers: int, seconds: float, out: dict[str, Round]) -> None:
-    cpu = process_cpu(side.child.pid)
+    cpu = float(side.child.ask("stats")["cpu_s"])  # the sidecar's own CPU, every thread (bench/sidecar.py)
     if mode == "stream":
         row = opa.run_stream(side.target, side.token, side.child, callers, seconds, 100)
     else:
         row = opa.run_unary(side.target, side.token, side.child, callers, seconds)
     decided = max(row.rate * seconds, 1.0)
-    out[side.name] = Round(row.rate, (process_cpu(side.child.pid) - cpu) / decided * 1e6)
+    out[side.name] = Round(row.rate, (float(side.child.ask("stats")["cpu_s"]) - cpu) / decided * 1e6)
 
 
 def together(sides: list[Side], mode: str, callers: int, seconds: float) -> dict[str, Round]:
