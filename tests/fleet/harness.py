@@ -12,7 +12,12 @@ from pathlib import Path
 
 import grpc
 
-from outrider.v1 import recovery_service_pb2_grpc, safeguard_service_pb2_grpc, supervisor_service_pb2_grpc
+from outrider.v1 import (
+    access_service_pb2_grpc,
+    recovery_service_pb2_grpc,
+    safeguard_service_pb2_grpc,
+    supervisor_service_pb2_grpc,
+)
 from outrider.v1 import supervisor_service_pb2 as spb
 from server.storage.db import lock_sqlite_for_serving
 from tests.integration.creds import with_token
@@ -125,6 +130,14 @@ class Fleet:
         for p in self.sidecars:  # every one, also those a test killed: each holds its log file open
             p.close()
         self._release()
+
+
+def admin_on(fleet: Fleet, s: SidecarProc, name: str) -> access_service_pb2_grpc.AccessServiceStub:
+    """AccessService on `s` as a new admin operator `name` (its token issued by the CLI)."""
+    made = cli(fleet.tmp, fleet.db_url, "tokens", "issue", "--admin", name)
+    assert made.returncode == 0, made.stderr
+    assert s.raw is not None
+    return access_service_pb2_grpc.AccessServiceStub(with_token(s.raw, made.stdout.strip()))
 
 
 def guardrail_names(s: SidecarProc) -> list[str]:

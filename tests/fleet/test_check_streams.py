@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from outrider.v1 import access_pb2, access_service_pb2_grpc, common_pb2, supervisor_service_pb2_grpc
+from outrider.v1 import access_pb2, common_pb2, supervisor_service_pb2_grpc
 from outrider.v1 import access_service_pb2 as apb
 from outrider.v1 import recovery_pb2 as r
 from outrider.v1 import recovery_service_pb2 as rpb
@@ -18,7 +18,7 @@ from tests.integration.checkstream import CheckStream
 from tests.integration.creds import with_token
 from tests.integration.rpc import check, error_info, guardrail
 
-from .harness import Fleet, SidecarProc, cli, guardrail_names, wait_everywhere, wait_until
+from .harness import Fleet, SidecarProc, admin_on, cli, guardrail_names, wait_everywhere, wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -146,10 +146,8 @@ def test_a_token_revoked_on_a_ends_its_open_stream_on_b(shared_fleet: Fleet, str
     reaches B through the change feed, and the stream, already past its first lookups, ends at a request
     after that."""
     a, b, _ = shared_fleet.sidecars
-    made = cli(shared_fleet.tmp, shared_fleet.db_url, "tokens", "issue", "--admin", "cs-admin")
-    assert made.returncode == 0, made.stderr
-    assert a.raw is not None and b.raw is not None
-    admin = access_service_pb2_grpc.AccessServiceStub(with_token(a.raw, made.stdout.strip()))
+    admin = admin_on(shared_fleet, a, "cs-admin")
+    assert b.raw is not None
     issued = admin.IssueToken(apb.IssueTokenRequest(kind=access_pb2.PRINCIPAL_KIND_AGENT, subject="cs-revoked"))
     as_agent = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(b.raw, issued.secret))
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 from google.protobuf.duration_pb2 import Duration
 
-from outrider.v1 import access_pb2, access_service_pb2_grpc, common_pb2, recovery_pb2, supervisor_service_pb2_grpc
+from outrider.v1 import access_pb2, common_pb2, recovery_pb2, supervisor_service_pb2_grpc
 from outrider.v1 import access_service_pb2 as apb
 from outrider.v1 import recovery_service_pb2 as rpb
 from outrider.v1 import supervisor_service_pb2 as spb
@@ -17,7 +17,7 @@ from tests.integration.creds import with_token
 from tests.integration.recovery_sim import SimAgent
 from tests.integration.rpc import check, guardrail
 
-from .harness import Fleet, SidecarProc, cli, wait_until
+from .harness import Fleet, SidecarProc, admin_on, wait_until
 
 # That a change arrives is asserted here; how fast (milliseconds with notifications, within
 # fleet.resync_interval without) is measured by `make bench` (bench/fleet.py): a duration bound in the suite
@@ -83,10 +83,8 @@ def test_attach_on_b_of_an_agent_registered_via_a_is_found(shared_fleet: Fleet) 
 
 def test_a_token_revoked_on_a_is_refused_by_b_at_once(shared_fleet: Fleet) -> None:
     a, b, _ = shared_fleet.sidecars
-    made = cli(shared_fleet.tmp, shared_fleet.db_url, "tokens", "issue", "--admin", "reg-admin")
-    assert made.returncode == 0, made.stderr
-    assert a.raw is not None and b.raw is not None
-    admin = access_service_pb2_grpc.AccessServiceStub(with_token(a.raw, made.stdout.strip()))
+    admin = admin_on(shared_fleet, a, "reg-admin")
+    assert b.raw is not None
     issued = admin.IssueToken(apb.IssueTokenRequest(kind=access_pb2.PRINCIPAL_KIND_AGENT, subject="reg-token-1"))
     assert issued.secret
     as_agent = supervisor_service_pb2_grpc.SupervisorServiceStub(with_token(b.raw, issued.secret))
